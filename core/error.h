@@ -1,0 +1,24 @@
+/* core/error.h: the one-line error every fallible call fills in.
+ * Contract: a function that returns an error status has written a message that names the place
+ * (file, JSON path) and the reason, on one line, with no trailing newline. */
+#ifndef CS_CORE_ERROR_H
+#define CS_CORE_ERROR_H
+
+#include <stdarg.h>
+
+typedef struct {
+  char msg[512];
+} cs_err;
+
+#if defined(__GNUC__)
+#define CS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CS_PRINTF(a, b)
+#endif
+
+/* Writes the message (truncated to fit, newlines replaced by spaces); returns -1 for `return cs_err_set(...)`. */
+int cs_err_set(cs_err *err, const char *fmt, ...) CS_PRINTF(2, 3);
+/* Prepends "prefix: " to an existing message (used to add a file name or a case label). */
+void cs_err_prefix(cs_err *err, const char *fmt, ...) CS_PRINTF(2, 3);
+
+#endif

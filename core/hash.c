@@ -1,0 +1,77 @@
+/* core/hash.c: SHA-256 through a reused EVP context; base64url and hex encoders. */
+#include "core/hash.h"
+
+#include <openssl/evp.h>
+#include <stdlib.h>
+
+struct cs_hasher {
+  EVP_MD *md; /* fetched once: EVP_sha256() would re-resolve the provider on every init */
+  EVP_MD_CTX *ctx;
+};
+
+cs_hasher *cs_hasher_new(void) {
+  cs_hasher *h = calloc(1, sizeof *h);
+  if (!h)
+    return NULL;
+  h->md = EVP_MD_fetch(NULL, "SHA256", NULL);
+  h->ctx = EVP_MD_CTX_new();
+  if (!h->md || !h->ctx) {
+    cs_hasher_free(h);
+    return NULL;
+  }
+  return h;
+}
+
+void cs_hasher_free(cs_hasher *h) {
+  if (!h)
+    return;
+  EVP_MD_CTX_free(h->ctx);
+  EVP_MD_free(h->md);
+  free(h);
+}
+
+void cs_hasher_begin(cs_hasher *h) { EVP_DigestInit_ex2(h->ctx, h->md, NULL); }
+void cs_hasher_add(cs_hasher *h, const void *data, size_t len) { EVP_DigestUpdate(h->ctx, data, len); }
+void cs_hasher_finish(cs_hasher *h, uint8_t out[32]) {
+  unsigned int n = 32;
+  EVP_DigestFinal_ex(h->ctx, out, &n);
+}
+
+void cs_sha256(cs_hasher *h, const void *data, size_t len, uint8_t out[32]) {
+  cs_hasher_begin(h);
+  cs_hasher_add(h, data, len);
+  cs_hasher_finish(h, out);
+}
+
+size_t cs_base64url(const uint8_t *in, size_t n, char *out) {
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  size_t o = 0, i = 0;
+  for (; i + 3 <= n; i += 3) {
+    uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
+    out[o++] = tab[v >> 18];
+    out[o++] = tab[(v >> 12) & 63];
+    out[o++] = tab[(v >> 6) & 63];
+    out[o++] = tab[v & 63];
+  }
+  if (n - i == 1) {
+    uint32_t v = (uint32_t)in[i] << 16;
+    out[o++] = tab[v >> 18];
+    out[o++] = tab[(v >> 12) & 63];
+  } else if (n - i == 2) {
+    uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
+    out[o++] = tab[v >> 18];
+    out[o++] = tab[(v >> 12) & 63];
+    out[o++] = tab[(v >> 6) & 63];
+  }
+  out[o] = 0;
+  return o;
+}
+
+void cs_hex(const uint8_t *in, size_t n, char *out) {
+  static const char hex[] = "0123456789abcdef";
+  for (size_t i = 0; i < n; i++) {
+    out[2 * i] = hex[in[i] >> 4];
+    out[2 * i + 1] = hex[in[i] & 15];
+  }
+  out[2 * n] = 0;
+}

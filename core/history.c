@@ -1,0 +1,137 @@
+/* core/history.c: provider and role names, totals, the document-order index and pairing. */
+#include "core/history.h"
+
+static const char *const provider_names[CS_PROVIDER_COUNT] = {
+    "anthropic", "openai_chat", "openai_responses", "mistral", "kimi",
+    "gemini",    "bedrock",     "adk",              "aisdk",   "unknown",
+};
+
+const char *cs_provider_name(cs_provider p) {
+  return (unsigned)p < CS_PROVIDER_COUNT ? provider_names[p] : "unknown";
+}
+
+int cs_provider_parse(cs_str name) {
+  for (int i = 0; i < CS_PROVIDER_COUNT; i++)
+    if (cs_str_eq_c(name, provider_names[i]))
+      return i;
+  return -1;
+}
+
+const char *cs_role_name(cs_role r) {
+  static const char *const names[] = {"system", "user", "assistant", "tool"};
+  return (unsigned)r < 4 ? names[r] : "?";
+}
+
+uint32_t cs_history_ncalls(const cs_history *h) {
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < h->nturns; t++)
+    n += h->turns[t].ncalls;
+  return n;
+}
+
+uint32_t cs_history_nresults(const cs_history *h) {
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < h->nturns; t++)
+    n += h->turns[t].nresults;
+  return n;
+}
+
+void cs_history_index_build(const cs_history *h, cs_arena *a, cs_history_index *ix) {
+  uint32_t nc = cs_history_ncalls(h), nr = cs_history_nresults(h);
+  ix->ncalls = nc;
+  ix->nresults = nr;
+  ix->calls = CS_ARENA_NEW(a, const cs_call *, nc + 1);
+  ix->call_turn = CS_ARENA_NEW(a, uint32_t, nc + 1);
+  ix->call_pos = CS_ARENA_NEW(a, uint32_t, nc + 1);
+  ix->answers = CS_ARENA_NEW(a, uint32_t, nc + 1);
+  ix->results = CS_ARENA_NEW(a, const cs_result *, nr + 1);
+  ix->result_turn = CS_ARENA_NEW(a, uint32_t, nr + 1);
+  ix->pair = CS_ARENA_NEW(a, int32_t, nr + 1);
+
+  uint32_t ci = 0, ri = 0;
+  int64_t last_assistant_first = -1, last_assistant_end = -1; /* global call range of that turn */
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    const cs_turn *turn = &h->turns[t];
+    /* Only assistant turns carry calls; a hand-built turn of another role that has some is still
+     * indexed, so that ix->ncalls (= cs_history_ncalls) never counts calls left unfilled. */
+    if (turn->role == CS_ROLE_ASSISTANT || turn->ncalls) {
+      last_assistant_first = ci;
+      for (uint32_t k = 0; k < turn->ncalls; k++, ci++) {
+        ix->calls[ci] = &turn->calls[k];
+        ix->call_turn[ci] = t;
+        ix->call_pos[ci] = k;
+      }
+      last_assistant_end = ci;
+    }
+    for (uint32_t k = 0; k < turn->nresults; k++, ri++) {
+      const cs_result *r = &turn->results[k];
+      ix->results[ri] = r;
+      ix->result_turn[ri] = t;
+      int32_t match = -1;
+      if (!cs_str_is_blank(r->call_id)) {
+        for (uint32_t c = 0; c < ci; c++) {
+          if (ix->answers[c] || ix->calls[c]->server)
+            continue;
+          if (cs_str_eq(ix->calls[c]->id, r->call_id)) {
+            match = (int32_t)c;
+            break;
+          }
+        }
+      } else if (last_assistant_first >= 0) {
+        for (int64_t c = last_assistant_first; c < last_assistant_end; c++) {
+          if (ix->answers[c] || ix->calls[c]->server)
+            continue;
+          if (cs_str_eq(ix->calls[c]->name, r->name)) {
+            match = (int32_t)c;
+            break;
+          }
+        }
+      }
+      ix->pair[ri] = match;
+      if (match >= 0)
+        ix->answers[match] = 1;
+    }
+  }
+}
+
+cs_history cs_history_clone(const cs_history *h, cs_arena *a) {
+  cs_history out = {CS_ARENA_NEW(a, cs_turn, h->nturns + 1), h->nturns};
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    const cs_turn *src = &h->turns[t];
+    cs_turn *dst = &out.turns[t];
+    *dst = *src;
+    dst->turn_key = cs_arena_str(a, src->turn_key);
+    dst->text = cs_arena_str(a, src->text);
+    dst->calls = CS_ARENA_NEW(a, cs_call, src->ncalls + 1);
+    for (uint32_t k = 0; k < src->ncalls; k++) {
+      dst->calls[k] = src->calls[k];
+      dst->calls[k].id = cs_arena_str(a, src->calls[k].id);
+      dst->calls[k].name = cs_arena_str(a, src->calls[k].name);
+      dst->calls[k].args = cs_arena_str(a, src->calls[k].args);
+    }
+    dst->results = CS_ARENA_NEW(a, cs_result, src->nresults + 1);
+    for (uint32_t k = 0; k < src->nresults; k++) {
+      dst->results[k].call_id = cs_arena_str(a, src->results[k].call_id);
+      dst->results[k].name = cs_arena_str(a, src->results[k].name);
+      dst->results[k].content = cs_arena_str(a, src->results[k].content);
+    }
+  }
+  return out;
+}
+
+cs_answer cs_answer_new(uint32_t ncalls, uint32_t nresults, cs_arena *a) {
+  cs_answer x = {CS_ARENA_NEW(a, cs_str, ncalls + 1), ncalls, CS_ARENA_NEW(a, cs_str, nresults + 1), nresults};
+  return x;
+}
+
+bool cs_answer_eq(const cs_answer *x, const cs_answer *y) {
+  if (x->ncalls != y->ncalls || x->nresults != y->nresults)
+    return false;
+  for (uint32_t i = 0; i < x->ncalls; i++)
+    if (!cs_str_eq(x->calls[i], y->calls[i]))
+      return false;
+  for (uint32_t i = 0; i < x->nresults; i++)
+    if (!cs_str_eq(x->results[i], y->results[i]))
+      return false;
+  return true;
+}

@@ -1,0 +1,554 @@
+/* core/history_json.c: strict PROTOCOL.md history reader (cJSON) and compact writer. */
+#include "core/history_json.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/utf8.h"
+
+void cs_json_line_col(cs_str json, size_t off, size_t *line, size_t *col) {
+  size_t l = 1, c = 1;
+  for (size_t i = 0; i < off && i < json.len; i++) {
+    if (json.ptr[i] == '\n')
+      l++, c = 1;
+    else if (((unsigned char)json.ptr[i] & 0xC0) != 0x80)
+      c++;
+  }
+  *line = l;
+  *col = c;
+}
+
+int cs_json_precheck(cs_str json, size_t max_bytes, cs_err *err) {
+  size_t line, col, bad;
+  if (!max_bytes)
+    max_bytes = 64u << 20;
+  if (json.len > max_bytes)
+    return cs_err_set(err, "input is %zu bytes, the limit is %zu", json.len, max_bytes);
+  if (!cs_utf8_valid(json.ptr, json.len, &bad)) {
+    cs_json_line_col(json, bad, &line, &col);
+    return cs_err_set(err, "%zu:%zu: %s", line, col,
+                      json.ptr[bad] == 0 ? "NUL byte in input" : "invalid UTF-8 in input");
+  }
+  /* \u0000 can only occur inside a string; an odd run of backslashes before 'u' makes it an escape. */
+  for (size_t i = 0; i + 5 < json.len; i++) {
+    if (json.ptr[i] != '\\')
+      continue;
+    size_t run = 0;
+    while (i + run < json.len && json.ptr[i + run] == '\\')
+      run++;
+    size_t u = i + run;
+    if (run % 2 == 1 && u + 4 < json.len && json.ptr[u] == 'u' && memcmp(json.ptr + u + 1, "0000", 4) == 0) {
+      cs_json_line_col(json, u - 1, &line, &col);
+      return cs_err_set(err, "%zu:%zu: \\u0000 is not allowed (IDs are Unicode text without U+0000)", line, col);
+    }
+    i = u - 1;
+  }
+  return 0;
+}
+
+/* Locating syntax errors. cJSON reports where it gave up, often the start of the enclosing value,
+ * and cannot tell a truncated input from a wrong byte; this scanner, run only after cJSON failed,
+ * finds the first offending byte and names the reason. It is iterative, so depth costs no stack. */
+#define JSON_MAX_DEPTH 1000 /* cJSON's CJSON_NESTING_LIMIT */
+
+typedef struct {
+  size_t off;      /* offset of the first offending byte (json.len: the input ended early) */
+  const char *why; /* reason; NULL when the scanner found nothing wrong */
+} syntax_error;
+
+static bool hex4(cs_str j, size_t at, unsigned *v) {
+  if (at + 4 > j.len)
+    return false;
+  *v = 0;
+  for (size_t k = 0; k < 4; k++) {
+    char c = j.ptr[at + k];
+    unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                 : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                 : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                        : 16u;
+    if (d > 15)
+      return false;
+    *v = *v << 4 | d;
+  }
+  return true;
+}
+
+/* Scans the string starting at the quote j.ptr[*i]; on success *i is just past the closing quote. */
+static bool scan_string(cs_str j, size_t *i, syntax_error *e) {
+  size_t p = *i + 1;
+  while (p < j.len && j.ptr[p] != '"') {
+    if (j.ptr[p] != '\\') {
+      p++;
+      continue;
+    }
+    if (p + 1 >= j.len)
+      goto truncated;
+    char c = j.ptr[p + 1];
+    if (c != 'u') {
+      if (!strchr("\"\\/bfnrt", c) || c == 0) {
+        *e = (syntax_error){p, "invalid escape sequence"};
+        return false;
+      }
+      p += 2;
+      continue;
+    }
+    unsigned v, w;
+    if (p + 6 > j.len)
+      goto truncated; /* cut inside the escape */
+    if (!hex4(j, p + 2, &v)) {
+      *e = (syntax_error){p, "invalid \\u escape (expected 4 hex digits)"};
+      return false;
+    }
+    if (v >= 0xD800 && v <= 0xDBFF) { /* a high surrogate must be followed by a low one */
+      if (p + 12 > j.len && (p + 6 == j.len || j.ptr[p + 6] == '\\') && (p + 7 >= j.len || j.ptr[p + 7] == 'u'))
+        goto truncated; /* cut inside the pair */
+      if (p + 12 > j.len || j.ptr[p + 6] != '\\' || j.ptr[p + 7] != 'u' || !hex4(j, p + 8, &w) || w < 0xDC00 ||
+          w > 0xDFFF) {
+        *e = (syntax_error){p, "unpaired UTF-16 surrogate escape"};
+        return false;
+      }
+      p += 12;
+      continue;
+    }
+    if (v >= 0xDC00 && v <= 0xDFFF) {
+      *e = (syntax_error){p, "unpaired UTF-16 surrogate escape"};
+      return false;
+    }
+    p += 6;
+  }
+  if (p < j.len) {
+    *i = p + 1;
+    return true;
+  }
+truncated:
+  *e = (syntax_error){j.len, "JSON ends early (truncated input?)"};
+  return false;
+}
+
+static bool scan_number(cs_str j, size_t *i, syntax_error *e) {
+  size_t p = *i;
+#define DIGIT(k) ((k) < j.len && j.ptr[k] >= '0' && j.ptr[k] <= '9')
+  if (p < j.len && j.ptr[p] == '-')
+    p++;
+  if (!DIGIT(p))
+    goto bad;
+  if (j.ptr[p] == '0')
+    p++;
+  else
+    while (DIGIT(p))
+      p++;
+  if (p < j.len && j.ptr[p] == '.') {
+    p++;
+    if (!DIGIT(p))
+      goto bad;
+    while (DIGIT(p))
+      p++;
+  }
+  if (p < j.len && (j.ptr[p] == 'e' || j.ptr[p] == 'E')) {
+    p++;
+    if (p < j.len && (j.ptr[p] == '+' || j.ptr[p] == '-'))
+      p++;
+    if (!DIGIT(p))
+      goto bad;
+    while (DIGIT(p))
+      p++;
+  }
+#undef DIGIT
+  *i = p;
+  return true;
+bad:
+  *e = (syntax_error){p, p >= j.len ? "JSON ends early (truncated input?)" : "malformed number"};
+  return false;
+}
+
+static syntax_error find_syntax_error(cs_str j) {
+  enum { VALUE, ARRAY_FIRST, OBJECT_FIRST, OBJECT_KEY, COLON, AFTER } state = VALUE;
+  unsigned char in_object[JSON_MAX_DEPTH]; /* per open container: 1 object, 0 array */
+  size_t depth = 0, i = 0;
+  syntax_error e = {0, NULL};
+  for (;;) {
+    while (i < j.len && (j.ptr[i] == ' ' || j.ptr[i] == '\t' || j.ptr[i] == '\n' || j.ptr[i] == '\r'))
+      i++;
+    if (i >= j.len) {
+      if (state == AFTER && depth == 0)
+        return e; /* a complete value: nothing found */
+      return (syntax_error){j.len, "JSON ends early (truncated input?)"};
+    }
+    char c = j.ptr[i];
+    switch (state) {
+    case ARRAY_FIRST:
+      if (c == ']') {
+        depth--, i++, state = AFTER;
+        continue;
+      }
+      /* fall through */
+    case VALUE:
+      if (c == '{' || c == '[') {
+        if (depth == JSON_MAX_DEPTH)
+          return (syntax_error){i, "JSON nested deeper than 1000 levels"};
+        in_object[depth++] = c == '{';
+        i++, state = c == '{' ? OBJECT_FIRST : ARRAY_FIRST;
+      } else if (c == '"') {
+        if (!scan_string(j, &i, &e))
+          return e;
+        state = AFTER;
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        if (!scan_number(j, &i, &e))
+          return e;
+        state = AFTER;
+      } else if (c == 't' || c == 'f' || c == 'n') {
+        const char *word = c == 't' ? "true" : c == 'f' ? "false" : "null";
+        size_t k = 0, n = strlen(word);
+        while (k < n && i + k < j.len && j.ptr[i + k] == word[k])
+          k++;
+        if (k < n)
+          return (syntax_error){i + k, i + k >= j.len ? "JSON ends early (truncated input?)" : "invalid literal"};
+        i += n, state = AFTER;
+      } else {
+        return (syntax_error){i, "expected a JSON value"};
+      }
+      break;
+    case OBJECT_FIRST:
+      if (c == '}') {
+        depth--, i++, state = AFTER;
+        continue;
+      }
+      /* fall through */
+    case OBJECT_KEY:
+      if (c != '"')
+        return (syntax_error){i, "expected a string key"};
+      if (!scan_string(j, &i, &e))
+        return e;
+      state = COLON;
+      break;
+    case COLON:
+      if (c != ':')
+        return (syntax_error){i, "expected ':'"};
+      i++, state = VALUE;
+      break;
+    case AFTER:
+      if (depth == 0)
+        return (syntax_error){i, "unexpected data after the history object"};
+      if (c == ',') {
+        i++, state = in_object[depth - 1] ? OBJECT_KEY : VALUE;
+      } else if (c == (in_object[depth - 1] ? '}' : ']')) {
+        depth--, i++;
+      } else {
+        return (syntax_error){i, in_object[depth - 1] ? "expected ',' or '}'" : "expected ',' or ']'"};
+      }
+      break;
+    }
+  }
+}
+
+typedef struct {
+  const cs_history_limits *lim;
+  cs_arena *a;
+  cs_err *err;
+  char path[160];
+} reader;
+
+static size_t lim_id(const reader *r) {
+  return r->lim && r->lim->max_id_bytes ? r->lim->max_id_bytes : CS_DEFAULT_MAX_ID_BYTES;
+}
+
+static const char *type_name(const cJSON *v) {
+  if (cJSON_IsNull(v))
+    return "null";
+  if (cJSON_IsBool(v))
+    return "a boolean";
+  if (cJSON_IsNumber(v))
+    return "a number";
+  if (cJSON_IsString(v))
+    return "a string";
+  if (cJSON_IsArray(v))
+    return "an array";
+  if (cJSON_IsObject(v))
+    return "an object";
+  return "an invalid value";
+}
+
+/* Reads member `key` of `obj` as a string. `nullable`: null is allowed (-> null cs_str).
+ * `required`: absence is an error; otherwise absence gives `*out` = null. */
+static int get_str(reader *r, const cJSON *obj, const char *key, int nullable, int required, size_t max, cs_str *out) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = CS_NULL_STR;
+  if (!v) {
+    if (required)
+      return cs_err_set(r->err, "%s: missing \"%s\"", r->path, key);
+    return 0;
+  }
+  if (cJSON_IsNull(v)) {
+    if (!nullable)
+      return cs_err_set(r->err, "%s.%s: expected a string, got null", r->path, key);
+    return 0;
+  }
+  if (!cJSON_IsString(v) || !v->valuestring)
+    return cs_err_set(r->err, "%s.%s: expected a string, got %s", r->path, key, type_name(v));
+  size_t n = strlen(v->valuestring);
+  if (max && n > max)
+    return cs_err_set(r->err, "%s.%s: string is %zu bytes, the limit is %zu", r->path, key, n, max);
+  if (!cs_utf8_valid(v->valuestring, n, NULL))
+    return cs_err_set(r->err, "%s.%s: not valid UTF-8 (unpaired surrogate escape?)", r->path, key);
+  *out = cs_arena_str(r->a, cs_str_n(v->valuestring, n));
+  return 0;
+}
+
+static int get_payload(reader *r, const cJSON *obj, const char *key, cs_str *out) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = CS_NULL_STR;
+  if (!v)
+    return 0;
+  char *txt = cJSON_PrintUnformatted(v);
+  if (!txt)
+    return cs_err_set(r->err, "%s.%s: cannot be printed", r->path, key);
+  *out = cs_arena_strc(r->a, txt);
+  cJSON_free(txt);
+  return 0;
+}
+
+static int get_array(reader *r, const cJSON *obj, const char *key, const cJSON **out, int *n) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  *out = NULL;
+  *n = 0;
+  if (!v || cJSON_IsNull(v))
+    return 0;
+  if (!cJSON_IsArray(v))
+    return cs_err_set(r->err, "%s.%s: expected an array, got %s", r->path, key, type_name(v));
+  *out = v;
+  *n = cJSON_GetArraySize(v);
+  return 0;
+}
+
+static int read_call(reader *r, const cJSON *v, cs_call *c) {
+  if (!cJSON_IsObject(v))
+    return cs_err_set(r->err, "%s: expected an object, got %s", r->path, type_name(v));
+  if (get_str(r, v, "id", 1, 0, lim_id(r), &c->id) || get_str(r, v, "name", 0, 1, lim_id(r), &c->name) ||
+      get_payload(r, v, "args", &c->args))
+    return -1;
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(v, "server");
+  if (s && !cJSON_IsBool(s) && !cJSON_IsNull(s))
+    return cs_err_set(r->err, "%s.server: expected a boolean, got %s", r->path, type_name(s));
+  c->server = s && cJSON_IsTrue(s);
+  return 0;
+}
+
+static int read_result(reader *r, const cJSON *v, cs_result *res) {
+  if (!cJSON_IsObject(v))
+    return cs_err_set(r->err, "%s: expected an object, got %s", r->path, type_name(v));
+  if (get_str(r, v, "call_id", 1, 0, lim_id(r), &res->call_id) ||
+      get_str(r, v, "name", 0, 1, lim_id(r), &res->name))
+    return -1;
+  const cJSON *content = cJSON_GetObjectItemCaseSensitive(v, "content");
+  if (content && cJSON_IsString(content))
+    return get_str(r, v, "content", 1, 0, 0, &res->content);
+  return get_payload(r, v, "content", &res->content);
+}
+
+static int read_turn(reader *r, const cJSON *v, cs_turn *t) {
+  size_t base = strlen(r->path);
+  if (!cJSON_IsObject(v))
+    return cs_err_set(r->err, "%s: expected an object, got %s", r->path, type_name(v));
+  cs_str role;
+  if (get_str(r, v, "role", 0, 1, 64, &role))
+    return -1;
+  static const char *const roles[] = {"system", "user", "assistant", "tool"};
+  int ri = -1;
+  for (int i = 0; i < 4; i++)
+    if (cs_str_eq_c(role, roles[i]))
+      ri = i;
+  if (ri < 0)
+    return cs_err_set(r->err, "%s.role: unknown role \"%.40s\" (expected system, user, assistant or tool)", r->path,
+                      role.ptr);
+  t->role = (cs_role)ri;
+  t->provider = CS_PROV_UNKNOWN;
+  if (get_str(r, v, "turn_key", 1, 0, lim_id(r), &t->turn_key) || get_payload(r, v, "text", &t->text))
+    return -1;
+  const cJSON *tx = cJSON_GetObjectItemCaseSensitive(v, "text");
+  if (tx && cJSON_IsString(tx) && get_str(r, v, "text", 1, 0, 0, &t->text))
+    return -1;
+
+  const cJSON *arr;
+  int n;
+  if (t->role == CS_ROLE_ASSISTANT) {
+    cs_str prov;
+    if (get_str(r, v, "provider", 1, 0, 64, &prov))
+      return -1;
+    if (prov.ptr) {
+      int p = cs_provider_parse(prov);
+      if (p < 0)
+        return cs_err_set(r->err, "%s.provider: unknown provider \"%.40s\"", r->path, prov.ptr);
+      t->provider = (cs_provider)p;
+    }
+    if (get_array(r, v, "calls", &arr, &n))
+      return -1;
+    t->ncalls = (uint32_t)n;
+    t->calls = CS_ARENA_NEW(r->a, cs_call, (size_t)n + 1);
+    int i = 0;
+    for (const cJSON *c = arr ? arr->child : NULL; c; c = c->next, i++) {
+      snprintf(r->path + base, sizeof r->path - base, ".calls[%d]", i);
+      if (read_call(r, c, &t->calls[i]))
+        return -1;
+    }
+  } else if (cJSON_GetObjectItemCaseSensitive(v, "calls")) {
+    return cs_err_set(r->err, "%s.calls: only assistant turns carry calls", r->path);
+  }
+  if (t->role == CS_ROLE_TOOL) {
+    if (get_array(r, v, "results", &arr, &n))
+      return -1;
+    t->nresults = (uint32_t)n;
+    t->results = CS_ARENA_NEW(r->a, cs_result, (size_t)n + 1);
+    int i = 0;
+    for (const cJSON *c = arr ? arr->child : NULL; c; c = c->next, i++) {
+      snprintf(r->path + base, sizeof r->path - base, ".results[%d]", i);
+      if (read_result(r, c, &t->results[i]))
+        return -1;
+    }
+  } else if (cJSON_GetObjectItemCaseSensitive(v, "results")) {
+    return cs_err_set(r->err, "%s.results: only tool turns carry results", r->path);
+  }
+  r->path[base] = 0;
+  return 0;
+}
+
+int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_limits *lim, cs_arena *a,
+                          cs_history *out, cs_err *err) {
+  reader r = {lim, a, err, {0}};
+  snprintf(r.path, sizeof r.path, "%s", path && *path ? path : "history");
+  memset(out, 0, sizeof *out);
+  if (!cJSON_IsObject(v))
+    return cs_err_set(err, "%s: expected an object, got %s", r.path, type_name(v));
+  const cJSON *turns = cJSON_GetObjectItemCaseSensitive(v, "turns");
+  if (!turns)
+    return cs_err_set(err, "%s: missing \"turns\"", r.path);
+  if (!cJSON_IsArray(turns))
+    return cs_err_set(err, "%s.turns: expected an array, got %s", r.path, type_name(turns));
+  size_t max_turns = lim && lim->max_turns ? lim->max_turns : 100000;
+  int n = cJSON_GetArraySize(turns);
+  if ((size_t)n > max_turns)
+    return cs_err_set(err, "%s.turns: %d turns, the limit is %zu", r.path, n, max_turns);
+  out->nturns = (uint32_t)n;
+  out->turns = CS_ARENA_NEW(a, cs_turn, (size_t)n + 1);
+  size_t base = strlen(r.path);
+  int i = 0;
+  for (const cJSON *t = turns->child; t; t = t->next, i++) {
+    snprintf(r.path + base, sizeof r.path - base, ".turns[%d]", i);
+    if (read_turn(&r, t, &out->turns[i]))
+      return -1;
+  }
+  return 0;
+}
+
+int cs_history_parse(cs_str json, const cs_history_limits *lim, cs_arena *a, cs_history *out, cs_err *err) {
+  if (cs_json_precheck(json, lim ? lim->max_input_bytes : 0, err))
+    return -1;
+  if (!json.ptr)
+    json = cs_str_n("", 0);
+  const char *end = NULL;
+  /* cJSON_GetErrorPtr is process-wide state (not thread-safe): only `end` is used. */
+  cJSON *root = cJSON_ParseWithLengthOpts(json.ptr, json.len, &end, 0);
+  if (!root) {
+    size_t line, col;
+    syntax_error se = find_syntax_error(json);
+    if (!se.why) { /* the scanner accepted what cJSON refused: fall back to cJSON's place */
+      se.off = end && end >= json.ptr && end <= json.ptr + json.len ? (size_t)(end - json.ptr) : 0;
+      se.why = "JSON syntax error";
+    }
+    cs_json_line_col(json, se.off, &line, &col);
+    if (se.off >= json.len)
+      return cs_err_set(err, "%zu:%zu: %s", line, col, se.why);
+    char near[16];
+    size_t n = 0;
+    for (size_t k = se.off; k < json.len && n < 12; k++) /* printable ASCII only: the message stays one line */
+      near[n++] = json.ptr[k] >= 0x20 && json.ptr[k] < 0x7f ? json.ptr[k] : '?';
+    near[n] = 0;
+    return cs_err_set(err, "%zu:%zu: %s near '%s'", line, col, se.why, near);
+  }
+  /* Anything but white space after the value is an error. */
+  size_t used = end ? (size_t)(end - json.ptr) : json.len;
+  while (used < json.len &&
+         (json.ptr[used] == ' ' || json.ptr[used] == '\t' || json.ptr[used] == '\r' || json.ptr[used] == '\n'))
+    used++;
+  int rc = 0;
+  if (used < json.len) {
+    size_t line, col;
+    cs_json_line_col(json, used, &line, &col);
+    rc = cs_err_set(err, "%zu:%zu: unexpected data after the history object", line, col);
+  } else {
+    rc = cs_history_from_cjson(root, "history", lim, a, out, err);
+  }
+  cJSON_Delete(root);
+  return rc;
+}
+
+static void write_call(cs_buf *b, const cs_call *c) {
+  cs_buf_puts(b, "{\"id\":");
+  cs_buf_json_str(b, c->id);
+  cs_buf_puts(b, ",\"name\":");
+  cs_buf_json_str(b, c->name);
+  if (c->args.ptr) {
+    cs_buf_puts(b, ",\"args\":");
+    cs_buf_put(b, c->args.ptr, c->args.len);
+  }
+  if (c->server)
+    cs_buf_puts(b, ",\"server\":true");
+  cs_buf_putc(b, '}');
+}
+
+static void write_result(cs_buf *b, const cs_result *r) {
+  cs_buf_puts(b, "{\"call_id\":");
+  cs_buf_json_str(b, r->call_id);
+  cs_buf_puts(b, ",\"name\":");
+  cs_buf_json_str(b, r->name);
+  if (r->content.ptr) {
+    cs_buf_puts(b, ",\"content\":");
+    cs_buf_json_str(b, r->content);
+  }
+  cs_buf_putc(b, '}');
+}
+
+void cs_history_write(cs_buf *b, const cs_history *h) {
+  cs_buf_puts(b, "{\"turns\":[");
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    const cs_turn *turn = &h->turns[t];
+    if (t)
+      cs_buf_putc(b, ',');
+    cs_buf_puts(b, "{\"role\":\"");
+    cs_buf_puts(b, cs_role_name(turn->role));
+    cs_buf_putc(b, '"');
+    if (turn->role == CS_ROLE_ASSISTANT) {
+      cs_buf_puts(b, ",\"provider\":\"");
+      cs_buf_puts(b, cs_provider_name(turn->provider));
+      cs_buf_putc(b, '"');
+    }
+    if (turn->turn_key.ptr) {
+      cs_buf_puts(b, ",\"turn_key\":");
+      cs_buf_json_str(b, turn->turn_key);
+    }
+    if (turn->text.ptr) {
+      cs_buf_puts(b, ",\"text\":");
+      cs_buf_json_str(b, turn->text);
+    }
+    if (turn->role == CS_ROLE_ASSISTANT) {
+      cs_buf_puts(b, ",\"calls\":[");
+      for (uint32_t k = 0; k < turn->ncalls; k++) {
+        if (k)
+          cs_buf_putc(b, ',');
+        write_call(b, &turn->calls[k]);
+      }
+      cs_buf_putc(b, ']');
+    }
+    if (turn->role == CS_ROLE_TOOL) {
+      cs_buf_puts(b, ",\"results\":[");
+      for (uint32_t k = 0; k < turn->nresults; k++) {
+        if (k)
+          cs_buf_putc(b, ',');
+        write_result(b, &turn->results[k]);
+      }
+      cs_buf_putc(b, ']');
+    }
+    cs_buf_putc(b, '}');
+  }
+  cs_buf_puts(b, "]}");
+}

@@ -1,0 +1,36 @@
+/* core/history_json.h: reading and writing histories as PROTOCOL.md JSON (through cJSON).
+ * Reading is strict and total: any input either yields a history or a one-line error naming the
+ * place (line:column for syntax, a JSON path such as turns[2].calls[0].id for content). */
+#ifndef CS_CORE_HISTORY_JSON_H
+#define CS_CORE_HISTORY_JSON_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "core/history.h"
+
+typedef struct {
+  size_t max_input_bytes; /* 0: 64 MiB */
+  size_t max_id_bytes;    /* 0: 65536 (IDs and call_ids) */
+  size_t max_turns;       /* 0: 100000 */
+} cs_history_limits;
+
+#define CS_DEFAULT_MAX_ID_BYTES 65536u
+
+/* Parses `json` (one history object) into `out`, memory in `a`. Returns 0, or -1 with `err` set. */
+int cs_history_parse(cs_str json, const cs_history_limits *lim, cs_arena *a, cs_history *out, cs_err *err);
+/* Converts an already parsed cJSON value; `path` prefixes error places (e.g. "history"). */
+int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_limits *lim, cs_arena *a,
+                          cs_history *out, cs_err *err);
+/* Checks raw JSON text before cJSON sees it: size, UTF-8, no NUL byte, no \u0000 escape (cJSON
+ * would silently cut a string there). Returns 0 or -1 with `err` naming line:column. */
+int cs_json_precheck(cs_str json, size_t max_bytes, cs_err *err);
+/* Line and column (1-based) of byte `off` in `json`. */
+void cs_json_line_col(cs_str json, size_t off, size_t *line, size_t *col);
+
+/* Appends the history as compact JSON (one line, no newline). */
+void cs_history_write(cs_buf *b, const cs_history *h);
+
+#endif

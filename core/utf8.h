@@ -1,0 +1,12 @@
+/* core/utf8.h: UTF-8 validation (IDs are Unicode text without U+0000, so every reader checks). */
+#ifndef CS_CORE_UTF8_H
+#define CS_CORE_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* True when the bytes are well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF) and hold
+ * no NUL byte. On false, *bad_at (if not NULL) is the offset of the first bad byte. */
+bool cs_utf8_valid(const char *s, size_t n, size_t *bad_at);
+
+#endif

@@ -1,0 +1,335 @@
+/* harness/cli.c: the option table and its parser; shared helpers of the commands. */
+#include "harness/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/result.h"
+
+typedef enum { ARG_NONE, ARG_STR, ARG_U64, ARG_U32, ARG_DURATION, ARG_SHARE, ARG_DOUBLE } arg_kind;
+
+typedef struct {
+  const char *name;
+  arg_kind kind;
+  unsigned commands; /* cs_cmd_bit mask */
+  const char *help;
+} option_row;
+
+#define GEN (CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY | CS_CMD_COLLIDE | CS_CMD_PROBE)
+#define RULES (GEN | CS_CMD_VECTORS | CS_CMD_CANON | CS_CMD_EMIT)
+#define REPORTING (CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY | CS_CMD_PROBE)
+static const option_row rows[] = {
+    {"impl", ARG_STR, GEN, "NAME  a built-in implementation (repeatable; 'all' for every built-in)"},
+    {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
+    {"target", ARG_STR, GEN | CS_CMD_EMIT | CS_CMD_VECTORS, "T  restrict to a target (repeatable)"},
+    {"property", ARG_STR, GEN, "P  restrict to properties whose name starts with P (repeatable)"},
+    {"seed", ARG_U64, GEN, "N  run seed (default 1)"},
+    {"cases", ARG_U64, GEN, "N  cases per implementation"},
+    {"time", ARG_DURATION, GEN, "D  time limit (30s, 5m, 2h)"},
+    {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "N  worker processes"},
+    {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
+    {"rule", ARG_STR, RULES, "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern)"},
+    {"profile", ARG_STR, RULES, "FILE  rule overrides, one per line"},
+    {"junit", ARG_STR, REPORTING, "FILE  write a JUnit XML report"},
+    {"json", ARG_STR, REPORTING, "FILE  write a JSON report (docs/report-schema.md)"},
+    {"markdown", ARG_STR, REPORTING, "FILE  write a Markdown summary (for $GITHUB_STEP_SUMMARY)"},
+    {"html", ARG_STR, REPORTING, "FILE  write a self-contained HTML report"},
+    {"expect", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "FILE  known failures, 'property target' per line"},
+    {"strict", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY, "  recommended properties fail the run too"},
+    {"no-corpus", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ, "  do not replay or save regression cases"},
+    {"corpus", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "DIR  regression corpus (default corpus/regressions)"},
+    {"stats", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ, "  print how often each pathology class was generated"},
+    {"min-coverage", ARG_SHARE, CS_CMD_RUN | CS_CMD_FUZZ, "SHARE  fail when a class occurs in fewer cases (0.01 or 1%)"},
+    {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd (default 5000)"},
+    {"max-id-len", ARG_U32, GEN, "N  longest generated ID in bytes (default 65536)"},
+    {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
+    {"generate", ARG_NONE, CS_CMD_VECTORS, "  rewrite the vectors, keeping existing tcIds"},
+    {"color", ARG_STR, REPORTING, "WHEN  auto, always or never"},
+    {"quiet", ARG_NONE, GEN, "  print only the summary"},
+    {"merge", ARG_STR, CS_CMD_FUZZ, "OUT  merge shard result directories into OUT"},
+    {"provider", ARG_STR, CS_CMD_PROBE, "P  provider to probe"},
+    {"model", ARG_STR, CS_CMD_PROBE, "M  model name"},
+    {"base-url", ARG_STR, CS_CMD_PROBE, "URL  API base URL (a gateway or a local fake)"},
+    {"discover", ARG_NONE, CS_CMD_PROBE, "  measure the provider's real rule"},
+    {"dry-run", ARG_NONE, CS_CMD_PROBE, "  print the requests, send nothing"},
+    {"record", ARG_STR, CS_CMD_PROBE, "DIR  store requests and responses (keys removed)"},
+    {"replay", ARG_STR, CS_CMD_PROBE, "DIR  answer from recorded responses, offline"},
+    {"max-requests", ARG_U32, CS_CMD_PROBE, "N  request budget (default 50)"},
+    {"rate", ARG_DOUBLE, CS_CMD_PROBE, "R  requests per second at most (default 2)"},
+};
+
+int cs_fail(int status, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  for (char *p = msg; *p; p++)
+    if (*p == '\n' || *p == '\r')
+      *p = ' ';
+  fprintf(stderr, "callsign: %s\n", msg);
+  return status;
+}
+
+int cs_parse_duration(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || errno || v < 0)
+    return -1;
+  if (*end == 0 || strcmp(end, "s") == 0)
+    *out = v;
+  else if (strcmp(end, "ms") == 0)
+    *out = v / 1000;
+  else if (strcmp(end, "m") == 0)
+    *out = v * 60;
+  else if (strcmp(end, "h") == 0)
+    *out = v * 3600;
+  else
+    return -1;
+  return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (!*s || *s == '-')
+    return -1;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (*end || errno)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int push(const char **list, size_t *n, const char *v, const char *what, cs_err *err) {
+  if (*n >= CS_MAX_LIST)
+    return cs_err_set(err, "too many %s options (at most %d)", what, CS_MAX_LIST);
+  list[(*n)++] = v;
+  return 0;
+}
+
+static int apply(cs_options *o, const option_row *row, const char *v, cs_err *err) {
+  const char *n = row->name;
+  uint64_t u;
+  double d;
+  switch (row->kind) {
+  case ARG_U64:
+  case ARG_U32:
+    if (parse_u64(v, &u) || (row->kind == ARG_U32 && u > 0xffffffffu))
+      return cs_err_set(err, "--%s: '%s' is not a whole number", n, v);
+    break;
+  case ARG_DURATION:
+    if (cs_parse_duration(v, &d))
+      return cs_err_set(err, "--%s: '%s' is not a duration (30s, 5m, 2h)", n, v);
+    break;
+  case ARG_SHARE: {
+    char *end;
+    d = strtod(v, &end);
+    if (end == v || (*end && strcmp(end, "%") != 0) || d < 0)
+      return cs_err_set(err, "--%s: '%s' is not a share (0.02 or 2%%)", n, v);
+    if (*end == '%' || d > 1)
+      d /= 100;
+    if (d > 1)
+      return cs_err_set(err, "--%s: '%s' is more than 100%%", n, v);
+    break;
+  }
+  case ARG_DOUBLE: {
+    char *end;
+    d = strtod(v, &end);
+    if (end == v || *end || d <= 0)
+      return cs_err_set(err, "--%s: '%s' is not a positive number", n, v);
+    break;
+  }
+  default:
+    break;
+  }
+  if (!strcmp(n, "impl"))
+    return push(o->impls, &o->nimpls, v, "--impl", err);
+  if (!strcmp(n, "target")) {
+    int t = cs_target_parse(v);
+    if (t < 0)
+      return cs_err_set(err, "--target: unknown target '%s' (see callsign list)", v);
+    o->targets |= 1u << t;
+  } else if (!strcmp(n, "property")) {
+    return push(o->only, &o->nonly, v, "--property", err);
+  } else if (!strcmp(n, "seed")) {
+    o->seed = u;
+    o->seed_set = true;
+  } else if (!strcmp(n, "cases")) {
+    o->cases = u;
+  } else if (!strcmp(n, "time")) {
+    o->time_s = d;
+  } else if (!strcmp(n, "jobs")) {
+    if (u == 0 || u > 256)
+      return cs_err_set(err, "--jobs: must be 1 to 256");
+    o->jobs = (unsigned)u;
+  } else if (!strcmp(n, "shard")) {
+    unsigned i, k;
+    char extra;
+    if (sscanf(v, "%u/%u%c", &i, &k, &extra) != 2 || k == 0 || i >= k)
+      return cs_err_set(err, "--shard: '%s' is not I/N with 0 <= I < N", v);
+    o->shard_i = i;
+    o->shard_n = k;
+  } else if (!strcmp(n, "rule")) {
+    return push(o->rules, &o->nrules, v, "--rule", err);
+  } else if (!strcmp(n, "profile")) {
+    o->profile = v;
+  } else if (!strcmp(n, "expect")) {
+    o->expect = v;
+  } else if (!strcmp(n, "corpus")) {
+    o->corpus_dir = v;
+  } else if (!strcmp(n, "min-coverage")) {
+    o->min_coverage = d;
+  } else if (!strcmp(n, "deadline")) {
+    o->deadline_ms = (unsigned)u;
+  } else if (!strcmp(n, "max-id-len")) {
+    o->max_id_len = (unsigned)u;
+  } else if (!strcmp(n, "color")) {
+    if (strcmp(v, "auto") && strcmp(v, "always") && strcmp(v, "never"))
+      return cs_err_set(err, "--color: expected auto, always or never");
+    o->color = v;
+  } else if (!strcmp(n, "merge")) {
+    o->merge_out = v;
+  } else if (!strcmp(n, "provider")) {
+    o->provider = v;
+  } else if (!strcmp(n, "model")) {
+    o->model = v;
+  } else if (!strcmp(n, "base-url")) {
+    o->base_url = v;
+  } else if (!strcmp(n, "record")) {
+    o->record_dir = v;
+  } else if (!strcmp(n, "replay")) {
+    o->replay_dir = v;
+  } else if (!strcmp(n, "max-requests")) {
+    o->max_requests = (unsigned)u;
+  } else if (!strcmp(n, "rate")) {
+    o->rate = d;
+  } else {
+    size_t nf;
+    const cs_report_format *f = cs_report_formats(&nf);
+    for (size_t i = 0; i < nf && i < 8; i++)
+      if (!strcmp(n, f[i].name)) {
+        o->report[i] = v;
+        return 0;
+      }
+    return cs_err_set(err, "--%s: not handled", n);
+  }
+  return 0;
+}
+
+static int set_flag(cs_options *o, const char *n) {
+  bool *flag = !strcmp(n, "strict")      ? &o->strict
+               : !strcmp(n, "no-corpus") ? &o->no_corpus
+               : !strcmp(n, "stats")     ? &o->stats
+               : !strcmp(n, "check")     ? &o->check
+               : !strcmp(n, "generate")  ? &o->generate
+               : !strcmp(n, "discover")  ? &o->discover
+               : !strcmp(n, "dry-run")   ? &o->dry_run
+               : !strcmp(n, "quiet")     ? &o->quiet
+                                         : NULL;
+  if (!flag)
+    return -1;
+  *flag = true;
+  return 0;
+}
+
+int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit cmd, cs_err *err) {
+  memset(o, 0, sizeof *o);
+  o->seed = 1;
+  for (int i = first; i < argc; i++) {
+    const char *a = argv[i];
+    if (a[0] != '-' || a[1] != '-' || a[2] == 0) {
+      if (a[0] == '-' && a[1] && a[1] != '-')
+        return cs_err_set(err, "unknown option '%s' (options are --long)", a);
+      if (!strcmp(a, "--"))
+        return cs_err_set(err, "'--' only follows --impl-cmd");
+      if (push(o->positional, &o->npositional, a, "positional", err))
+        return -1;
+      continue;
+    }
+    char name[64];
+    const char *eq = strchr(a + 2, '=');
+    size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+    if (nl >= sizeof name)
+      return cs_err_set(err, "unknown option '%.80s'", a);
+    memcpy(name, a + 2, nl);
+    name[nl] = 0;
+    const option_row *row = NULL;
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+      if (!strcmp(rows[k].name, name))
+        row = &rows[k];
+    if (!row)
+      return cs_err_set(err, "unknown option '--%s' (see callsign help)", name);
+    if (!(row->commands & cmd))
+      return cs_err_set(err, "option '--%s' does not apply to this command", name);
+    if (!strcmp(name, "impl-cmd")) {
+      if (i + 1 >= argc || strcmp(argv[i + 1], "--") != 0 || i + 2 >= argc)
+        return cs_err_set(err, "--impl-cmd must be followed by -- and the program's argv");
+      o->impl_cmd = &argv[i + 2];
+      break; /* the rest belongs to the implementation */
+    }
+    if (row->kind == ARG_NONE) {
+      if (eq)
+        return cs_err_set(err, "--%s takes no value", name);
+      set_flag(o, name);
+      continue;
+    }
+    const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+    if (!v)
+      return cs_err_set(err, "--%s needs a value", name);
+    if (apply(o, row, v, err))
+      return -1;
+  }
+  return 0;
+}
+
+void cs_options_usage(FILE *out, cs_cmd_bit cmd) {
+  for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
+    if (rows[k].commands & cmd)
+      fprintf(out, "  --%s %s\n", rows[k].name, rows[k].help);
+}
+
+cs_ruleset *cs_cli_ruleset(const cs_options *o, cs_err *err) {
+  cs_ruleset *rs = cs_ruleset_new(err);
+  if (!rs)
+    return NULL;
+  if (o->profile && cs_ruleset_load_profile(rs, o->profile, err))
+    goto fail;
+  for (size_t i = 0; i < o->nrules; i++)
+    if (cs_ruleset_override(rs, o->rules[i], err))
+      goto fail;
+  return rs;
+fail:
+  cs_ruleset_free(rs);
+  return NULL;
+}
+
+int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
+  bool std = !path || !strcmp(path, "-");
+  FILE *f = std ? stdin : fopen(path, "rb");
+  if (!f)
+    return cs_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+  char chunk[65536];
+  size_t n;
+  const size_t limit = (size_t)256 << 20;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (b->len + n > limit) {
+      if (!std)
+        fclose(f);
+      return cs_err_set(err, "%s: larger than %zu MiB", std ? "stdin" : path, limit >> 20);
+    }
+    cs_buf_put(b, chunk, n);
+  }
+  int bad = ferror(f);
+  if (!std)
+    fclose(f);
+  if (bad)
+    return cs_err_set(err, "%s: read error", std ? "stdin" : path);
+  if (!b->data)
+    cs_buf_put(b, "", 0);
+  return 0;
+}

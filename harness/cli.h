@@ -1,0 +1,94 @@
+/* harness/cli.h: command-line options shared by the commands, and what the commands share:
+ * opening implementations (built-in or --impl-cmd), the ruleset, reading inputs. One option table;
+ * each command accepts the options whose command mask names it. */
+#ifndef CS_HARNESS_CLI_H
+#define CS_HARNESS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/buf.h"
+#include "generators/history_gen.h"
+#include "impls/impl.h"
+#include "providers/rule.h"
+
+#define CS_VERSION "0.1.0"
+#define CS_MAX_LIST 64
+
+/* Exit statuses of DESIGN.md. */
+enum { CS_EXIT_OK = 0, CS_EXIT_FAIL = 1, CS_EXIT_USAGE = 2, CS_EXIT_IMPL = 3 };
+
+typedef enum {
+  CS_CMD_RUN = 1u << 0,
+  CS_CMD_FUZZ = 1u << 1,
+  CS_CMD_REPLAY = 1u << 2,
+  CS_CMD_COLLIDE = 1u << 3,
+  CS_CMD_PROBE = 1u << 4,
+  CS_CMD_VECTORS = 1u << 5,
+  CS_CMD_LIST = 1u << 6,
+  CS_CMD_CANON = 1u << 7,
+  CS_CMD_EMIT = 1u << 8,
+} cs_cmd_bit;
+
+typedef struct {
+  const char *impls[CS_MAX_LIST]; /* --impl NAME (repeatable; "all": every built-in) */
+  size_t nimpls;
+  char **impl_cmd; /* argv after --impl-cmd -- (NULL-terminated) */
+  unsigned targets; /* --target T (repeatable); 0: all */
+  const char *only[CS_MAX_LIST]; /* --property P (prefix; repeatable) */
+  size_t nonly;
+  uint64_t seed;
+  bool seed_set;
+  uint64_t cases;
+  double time_s;
+  unsigned jobs;
+  uint32_t shard_i, shard_n;
+  const char *rules[CS_MAX_LIST]; /* --rule TARGET.KEY=VALUE */
+  size_t nrules;
+  const char *profile;
+  const char *report[8]; /* per cs_report_formats() index: --junit FILE etc. */
+  const char *expect;
+  bool strict, no_corpus, stats, check, generate, discover, dry_run, quiet;
+  const char *corpus_dir;
+  double min_coverage; /* share in [0,1]; 0: off */
+  unsigned deadline_ms;
+  unsigned max_id_len;
+  const char *positional[CS_MAX_LIST];
+  size_t npositional;
+  const char *color; /* auto, always, never */
+  const char *merge_out;
+  /* probe */
+  const char *provider, *model, *base_url, *record_dir, *replay_dir;
+  unsigned max_requests;
+  double rate;
+} cs_options;
+
+/* Parses argv[first..argc) for command `cmd`. Returns 0, or -1 with a one-line reason. */
+int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit cmd, cs_err *err);
+/* Prints the options that command `cmd` accepts. */
+void cs_options_usage(FILE *out, cs_cmd_bit cmd);
+
+/* Builds the ruleset from defaults, --profile and --rule. */
+cs_ruleset *cs_cli_ruleset(const cs_options *o, cs_err *err);
+/* Reads a whole file ("-" or NULL: stdin) into `b`. */
+int cs_read_input(const char *path, cs_buf *b, cs_err *err);
+/* Parses "30", "30s", "5m", "2h". */
+int cs_parse_duration(const char *s, double *out);
+
+/* Prints "callsign: <message>" on stderr and returns `status`. */
+int cs_fail(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Commands (harness/cmd_*.c). */
+int cs_cmd_run(int argc, char **argv);
+int cs_cmd_replay(int argc, char **argv);
+int cs_cmd_vectors(int argc, char **argv);
+int cs_cmd_list(int argc, char **argv);
+int cs_cmd_canon(int argc, char **argv);
+int cs_cmd_emit(int argc, char **argv);
+
+#endif

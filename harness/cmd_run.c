@@ -1,0 +1,435 @@
+/* harness/cmd_run.c: `callsign run`: every chosen implementation against every property and target,
+ * the regression corpus first, the vectors for implementations claiming canonical v1, the
+ * known-failures list, generation statistics, and the reports. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/cli.h"
+#include "harness/corpus.h"
+#include "harness/expect.h"
+#include "harness/runner.h"
+#include "harness/vectors.h"
+#include "reports/result.h"
+
+typedef struct {
+  cs_options o;
+  cs_ruleset *rs;
+  cs_arena a; /* report strings */
+  cs_expect expect;
+  cs_report report;
+  cJSON *vectors;
+  char cmdline[2048];
+} run_ctx;
+
+static const char *dup_s(cs_arena *a, const char *s) { return s ? cs_arena_strc(a, s).ptr : NULL; }
+
+/* Quotes an argument for a POSIX shell when it needs it. */
+static void shell_arg(cs_buf *b, const char *s) {
+  bool plain = *s != 0;
+  for (const char *p = s; *p; p++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@%+,", *p))
+      plain = false;
+  if (plain) {
+    cs_buf_puts(b, s);
+    return;
+  }
+  cs_buf_putc(b, '\'');
+  for (const char *p = s; *p; p++)
+    cs_buf_puts(b, *p == '\'' ? "'\\''" : (char[2]){*p, 0});
+  cs_buf_putc(b, '\'');
+}
+
+static void replay_command(run_ctx *c, const char *impl_name, bool external, const cs_outcome *cell, const char *tname,
+                           cs_buf *b) {
+  cs_buf tok = {0};
+  cs_choices_token(cell->choices, cell->nchoices, &tok);
+  cs_buf_puts(b, "callsign replay");
+  if (!external) {
+    cs_buf_puts(b, " --impl ");
+    shell_arg(b, impl_name);
+  }
+  cs_buf_printf(b, " --property %s", cell->prop->name);
+  if (cell->target >= 0)
+    cs_buf_printf(b, " --target %s", tname);
+  for (size_t i = 0; i < c->o.nrules; i++) {
+    cs_buf_puts(b, " --rule ");
+    shell_arg(b, c->o.rules[i]);
+  }
+  if (c->o.profile) {
+    cs_buf_puts(b, " --profile ");
+    shell_arg(b, c->o.profile);
+  }
+  if (c->o.max_id_len)
+    cs_buf_printf(b, " --max-id-len %u", c->o.max_id_len);
+  cs_buf_putc(b, ' ');
+  cs_buf_puts(b, tok.data);
+  if (external) {
+    cs_buf_puts(b, " --impl-cmd --");
+    for (char **p = c->o.impl_cmd; *p; p++) {
+      cs_buf_putc(b, ' ');
+      shell_arg(b, *p);
+    }
+  }
+  cs_buf_free(&tok);
+}
+
+static cs_impl *open_impl(run_ctx *c, const char *name, cs_err *err) {
+  if (!name) {
+    cs_subprocess_config sc = {.deadline_ms = c->o.deadline_ms};
+    return cs_subprocess_open(c->o.impl_cmd, &sc, err);
+  }
+  const cs_builtin *b = cs_builtin_find(name);
+  if (!b) {
+    cs_err_set(err, "unknown implementation '%s' (see callsign list)", name);
+    return NULL;
+  }
+  cs_impl_env env = {c->rs, c->o.seed};
+  return b->create(&env, err);
+}
+
+static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_cell *out, bool external) {
+  const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
+  out->property = oc->prop->name;
+  out->target = tname;
+  out->required = oc->prop->tier == CS_TIER_REQUIRED;
+  out->contract = oc->prop->contract;
+  out->cases = oc->cases;
+  out->seed = c->o.seed;
+  out->case_index = oc->case_index;
+  out->verdict = !oc->applicable ? CS_VERDICT_NOT_APPLICABLE : oc->failed ? CS_VERDICT_FAIL : CS_VERDICT_PASS;
+  if (oc->failed) {
+    out->message = dup_s(&c->a, oc->message);
+    out->history_json = dup_s(&c->a, oc->history_json);
+    out->answer_json = dup_s(&c->a, oc->answer_json);
+    out->shrunk_turns = oc->shrunk_turns;
+    out->shrunk_calls = oc->shrunk_calls;
+    out->shrink_steps = oc->shrink_steps;
+    if (oc->choices) {
+      cs_buf tok = {0}, cmd = {0};
+      cs_choices_token(oc->choices, oc->nchoices, &tok);
+      out->token = dup_s(&c->a, tok.data);
+      replay_command(c, ir->name, external, oc, tname, &cmd);
+      out->replay = dup_s(&c->a, cmd.data);
+      cs_buf_free(&tok);
+      cs_buf_free(&cmd);
+    }
+  }
+  cs_expect_entry *e = cs_expect_find(&c->expect, ir->name, out->property, out->target);
+  if (e) {
+    e->matched = true;
+    if (out->verdict == CS_VERDICT_FAIL)
+      out->verdict = CS_VERDICT_EXPECTED_FAIL;
+    else if (out->verdict == CS_VERDICT_PASS)
+      out->verdict = CS_VERDICT_FIXED;
+  }
+}
+
+static void progress_line(void *user, uint64_t cases, uint64_t failures, double elapsed) {
+  (void)user;
+  fprintf(stderr, "\r  %llu cases, %llu failing properties, %.1f s ", (unsigned long long)cases,
+          (unsigned long long)failures, elapsed);
+}
+
+/* Runs one implementation; with `token` choices, replays that one case instead of generating. */
+static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint64_t *token, size_t ntoken) {
+  cs_err err = {{0}};
+  bool external = name == NULL;
+  memset(ir, 0, sizeof *ir);
+  ir->kind = external ? "external" : "built-in";
+  ir->name = dup_s(&c->a, name ? name : (c->o.impl_cmd[0] ? c->o.impl_cmd[0] : "?"));
+  cs_impl *impl = open_impl(c, name, &err);
+  if (!impl) {
+    ir->could_not_run = true;
+    ir->error = dup_s(&c->a, err.msg);
+    cs_fail(CS_EXIT_IMPL, "%s: %s", ir->name, err.msg);
+    return 0;
+  }
+  ir->name = dup_s(&c->a, impl->info.name ? impl->info.name : ir->name);
+  ir->version = dup_s(&c->a, impl->info.version ? impl->info.version : "");
+
+  cs_corpus corpus = {0};
+  const char *corpus_dir = c->o.corpus_dir ? c->o.corpus_dir : "corpus/regressions";
+  if (!c->o.no_corpus && cs_corpus_load(corpus_dir, ir->name, &corpus, &err))
+    fprintf(stderr, "callsign: warning: %s (corpus case skipped)\n", err.msg);
+
+  cs_run_config rc = {
+      .seed = c->o.seed,
+      .cases = c->o.cases,
+      .time_s = c->o.time_s,
+      .targets = c->o.targets,
+      .shard_i = c->o.shard_i,
+      .shard_n = c->o.shard_n,
+      .batch = external ? 64 : 32,
+      .gen = {.max_id_len = c->o.max_id_len},
+      .only = c->o.only,
+      .nonly = c->o.nonly,
+      .replay = (const uint64_t *const *)corpus.v,
+      .replay_len = corpus.len,
+      .nreplay = corpus.n,
+  };
+  if (!c->o.quiet && isatty(2))
+    rc.progress = progress_line;
+  cs_run_result res;
+  int status = token ? cs_run_replay(impl, c->rs, &rc, token, ntoken, &res, &err)
+                     : cs_run_impl(impl, c->rs, &rc, &res, &err);
+  if (rc.progress)
+    fputs("\r\033[K", stderr);
+  cs_corpus_free(&corpus);
+  if (status) {
+    ir->could_not_run = true;
+    ir->error = dup_s(&c->a, err.msg);
+    cs_fail(CS_EXIT_IMPL, "%s: %s", ir->name, err.msg);
+  }
+  ir->cases = res.cases;
+  ir->seconds = res.seconds;
+  memcpy(ir->faults, res.faults, sizeof ir->faults);
+  cs_str tail = impl->vt->stderr_tail ? impl->vt->stderr_tail(impl) : CS_NULL_STR;
+  if (tail.len)
+    ir->stderr_tail = cs_arena_str(&c->a, tail).ptr;
+
+  ir->cells = CS_ARENA_NEW(&c->a, cs_cell, res.ncells + 1);
+  for (size_t i = 0; i < res.ncells; i++) {
+    cs_outcome *oc = &res.cells[i];
+    /* The vectors are checked here, once, not per case. */
+    if (!token && !strcmp(oc->prop->name, "vectors.canonical_v1") && impl->info.claims_canonical_v1 &&
+        !(c->o.nonly && !cs_property_find("vectors.canonical_v1"))) {
+      oc->applicable = true;
+      if (!c->vectors)
+        c->vectors = cs_vectors_load(CS_VECTORS_DEFAULT, &err);
+      if (!c->vectors) {
+        oc->failed = true;
+        snprintf(oc->message, sizeof oc->message, "%s", err.msg);
+      } else {
+        char *hist = NULL;
+        int v = cs_vectors_check_impl(impl, c->vectors, oc->message, sizeof oc->message, &hist, &oc->cases, &err);
+        if (v != 1) {
+          oc->failed = true;
+          oc->history_json = hist;
+          if (v < 0)
+            snprintf(oc->message, sizeof oc->message, "%s", err.msg);
+        }
+      }
+    }
+    fill_cell(c, ir, oc, &ir->cells[ir->ncells++], external);
+    if (oc->failed && oc->choices && !c->o.no_corpus && !token) {
+      const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
+      if (cs_corpus_save(corpus_dir, ir->name, oc, tname, &err))
+        fprintf(stderr, "callsign: warning: %s\n", err.msg);
+    }
+  }
+  /* Which half of the normalizer theorem did it give up? */
+  const cs_cell *idem = NULL, *inj = NULL;
+  for (size_t i = 0; i < ir->ncells; i++) {
+    if (!strcmp(ir->cells[i].property, "normalize.idempotent") && ir->cells[i].verdict != CS_VERDICT_NOT_APPLICABLE &&
+        (!idem || ir->cells[i].verdict == CS_VERDICT_FAIL || ir->cells[i].verdict == CS_VERDICT_EXPECTED_FAIL))
+      idem = &ir->cells[i];
+    if (!strcmp(ir->cells[i].property, "normalize.injective") && ir->cells[i].verdict != CS_VERDICT_NOT_APPLICABLE &&
+        (!inj || ir->cells[i].verdict == CS_VERDICT_FAIL || ir->cells[i].verdict == CS_VERDICT_EXPECTED_FAIL))
+      inj = &ir->cells[i];
+  }
+  if (idem && inj) {
+    bool idem_ok = idem->verdict == CS_VERDICT_PASS || idem->verdict == CS_VERDICT_FIXED;
+    bool inj_ok = inj->verdict == CS_VERDICT_PASS || inj->verdict == CS_VERDICT_FIXED;
+    ir->note = idem_ok && !inj_ok   ? "normalize gave up injectivity and stayed idempotent"
+               : !idem_ok && inj_ok ? "normalize gave up idempotence and stayed injective"
+               : !idem_ok           ? "normalize is neither idempotent nor injective"
+                                    : "normalize held both idempotence and injectivity on these cases";
+  }
+  cs_run_result_free(&res);
+  cs_impl_destroy(impl);
+  return 0;
+}
+
+static int write_reports(run_ctx *c) {
+  size_t nf;
+  const cs_report_format *f = cs_report_formats(&nf);
+  for (size_t i = 0; i < nf && i < 8; i++) {
+    if (!c->o.report[i])
+      continue;
+    FILE *out = fopen(c->o.report[i], "w");
+    cs_err err = {{0}};
+    if (!out)
+      return cs_fail(CS_EXIT_USAGE, "%s: cannot write", c->o.report[i]);
+    int rc = f[i].write(&c->report, out, &err);
+    if (fclose(out) || rc)
+      return cs_fail(CS_EXIT_USAGE, "%s: %s", c->o.report[i], err.msg[0] ? err.msg : "write error");
+  }
+  return 0;
+}
+
+static int print_stats(run_ctx *c) {
+  const cs_report *r = &c->report;
+  int low = 0;
+  if (c->o.stats)
+    printf("\nGeneration statistics (%llu cases)\n", (unsigned long long)r->stat_cases);
+  for (size_t i = 0; i < r->nstats; i++) {
+    double share = r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0;
+    bool below = c->o.min_coverage > 0 && share < c->o.min_coverage;
+    if (c->o.stats || below)
+      printf("  %-28s %8llu  %6.2f%%%s\n", r->stats[i].name, (unsigned long long)r->stats[i].count, share * 100,
+             below ? "  below --min-coverage" : "");
+    low += below;
+  }
+  if (low)
+    cs_fail(CS_EXIT_FAIL, "%d pathology classes occurred in fewer than %.2f%% of cases", low, c->o.min_coverage * 100);
+  return low;
+}
+
+int cs_cmd_run(int argc, char **argv) {
+  run_ctx c;
+  memset(&c, 0, sizeof c);
+  cs_err err = {{0}};
+  int first = argc > 1 && !strcmp(argv[1], "run") ? 2 : 1;
+  if (cs_options_parse(&c.o, argc, argv, first, CS_CMD_RUN, &err))
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  if (c.o.npositional)
+    return cs_fail(CS_EXIT_USAGE, "run: unexpected argument '%s'", c.o.positional[0]);
+  if (c.o.impl_cmd && c.o.nimpls)
+    return cs_fail(CS_EXIT_USAGE, "run: give --impl or --impl-cmd, not both");
+  if (c.o.jobs > 1)
+    return cs_fail(CS_EXIT_USAGE, "run: --jobs is for fuzz; run uses one process (use --shard I/N to split a run)");
+  if (!(c.rs = cs_cli_ruleset(&c.o, &err)))
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  if (c.o.expect && cs_expect_load(c.o.expect, &c.expect, &err)) {
+    cs_ruleset_free(c.rs);
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  }
+  size_t nb;
+  const cs_builtin *b = cs_builtins(&nb);
+  const char *names[CS_MAX_LIST + 32];
+  size_t nn = 0;
+  for (size_t i = 0; i < c.o.nimpls; i++) {
+    if (!strcmp(c.o.impls[i], "all"))
+      for (size_t k = 0; k < nb; k++)
+        names[nn++] = b[k].name;
+    else if (!cs_builtin_find(c.o.impls[i])) {
+      cs_ruleset_free(c.rs);
+      return cs_fail(CS_EXIT_USAGE, "unknown implementation '%s' (see callsign list)", c.o.impls[i]);
+    } else
+      names[nn++] = c.o.impls[i];
+  }
+  if (c.o.impl_cmd)
+    names[nn++] = NULL;
+  else if (!nn)
+    for (size_t k = 0; k < nb; k++)
+      names[nn++] = b[k].name;
+
+  cs_buf cmd = {0};
+  for (int i = 0; i < argc; i++) {
+    if (i)
+      cs_buf_putc(&cmd, ' ');
+    shell_arg(&cmd, i == 0 ? "callsign" : argv[i]);
+  }
+  c.report.command = dup_s(&c.a, cmd.data);
+  cs_buf_free(&cmd);
+  c.report.tool_version = CS_VERSION;
+  c.report.seed = c.o.seed;
+  c.report.strict = c.o.strict;
+  for (int t = 0; t < CS_TARGET_COUNT; t++)
+    if (!c.o.targets || (c.o.targets >> t & 1u))
+      c.report.targets[c.report.ntargets++] = cs_target_get((cs_target_id)t)->name;
+  c.report.impls = CS_ARENA_NEW(&c.a, cs_impl_result, nn + 1);
+  for (size_t i = 0; i < nn; i++)
+    run_one(&c, names[i], &c.report.impls[c.report.nimpls++], NULL, 0);
+  int status = 0;
+  {
+    /* Statistics over the generated cases of one pass of the seed (the same for every implementation). */
+    cs_arena ga = {0};
+    cs_choices ch = {0};
+    uint64_t n = c.o.cases ? c.o.cases : 2000;
+    if (n > 20000)
+      n = 20000; /* statistics converge long before; keep the pass cheap */
+    cs_gen_config gc = {.max_id_len = c.o.max_id_len};
+    uint64_t counts[CS_LABEL_COUNT] = {0};
+    for (uint64_t k = 0; k < n; k++) {
+      cs_arena_reset(&ga);
+      cs_choices_record(&ch, cs_seed_mix(c.o.seed ^ cs_seed_mix(k + 1)));
+      cs_gen_case gcase;
+      cs_gen_history(&ch, &gc, &ga, &gcase);
+      for (int l = 0; l < CS_LABEL_COUNT; l++)
+        counts[l] += gcase.labels >> l & 1u;
+    }
+    cs_choices_free(&ch);
+    cs_arena_free(&ga);
+    c.report.stats = CS_ARENA_NEW(&c.a, cs_stat, CS_LABEL_COUNT);
+    for (int l = 0; l < CS_LABEL_COUNT; l++)
+      c.report.stats[c.report.nstats++] = (cs_stat){cs_label_name((cs_label)l), cs_label_desc((cs_label)l), counts[l]};
+    c.report.stat_cases = n;
+  }
+  /* Listed failures that never came up for an implementation that ran are reported as fixed. */
+  for (size_t i = 0; i < c.expect.n; i++)
+    if (!c.expect.e[i].matched)
+      fprintf(stderr, "callsign: --expect lists '%s %s%s%s', which this run did not check\n", c.expect.e[i].property,
+              c.expect.e[i].target, c.expect.e[i].impl[0] ? " " : "", c.expect.e[i].impl);
+  const char *color = c.o.color ? c.o.color : "auto";
+  bool use_color = !strcmp(color, "always") || (!strcmp(color, "auto") && isatty(1) && getenv("NO_COLOR") == NULL);
+  cs_report_terminal(&c.report, stdout, use_color, &err);
+  fflush(stdout);
+  if (print_stats(&c))
+    status = CS_EXIT_FAIL;
+  if (write_reports(&c))
+    status = CS_EXIT_USAGE;
+  int rs = cs_report_exit_status(&c.report);
+  if (status == 0 || rs == CS_EXIT_IMPL)
+    status = rs ? rs : status;
+  cs_expect_free(&c.expect);
+  if (c.vectors)
+    cJSON_Delete(c.vectors);
+  cs_ruleset_free(c.rs);
+  cs_arena_free(&c.a);
+  return status;
+}
+
+int cs_cmd_replay(int argc, char **argv) {
+  run_ctx c;
+  memset(&c, 0, sizeof c);
+  cs_err err = {{0}};
+  if (cs_options_parse(&c.o, argc, argv, 2, CS_CMD_REPLAY, &err))
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  if (c.o.npositional != 1)
+    return cs_fail(CS_EXIT_USAGE, "replay: give one replay token (cs1.…) or one saved case file");
+  if ((c.o.impl_cmd != NULL) == (c.o.nimpls == 1) || c.o.nimpls > 1)
+    return cs_fail(CS_EXIT_USAGE, "replay: give one --impl NAME or --impl-cmd -- ARGV...");
+  if (c.o.nimpls && !cs_builtin_find(c.o.impls[0]))
+    return cs_fail(CS_EXIT_USAGE, "unknown implementation '%s' (see callsign list)", c.o.impls[0]);
+  uint64_t *v = NULL;
+  size_t n = 0;
+  const char *arg = c.o.positional[0];
+  if (!strncmp(arg, "cs1.", 4)) {
+    if (cs_choices_parse_token(arg, &v, &n, &err))
+      return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  } else {
+    char prop[128], tgt[64];
+    if (cs_corpus_read_case(arg, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err))
+      return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+    /* A saved case names its property and target: check those unless told otherwise. */
+    if (!c.o.nonly && prop[0] && cs_property_find(prop))
+      c.o.only[c.o.nonly++] = cs_property_find(prop)->name;
+    if (!c.o.targets && cs_target_parse(tgt) >= 0)
+      c.o.targets = 1u << cs_target_parse(tgt);
+  }
+  if (!(c.rs = cs_cli_ruleset(&c.o, &err))) {
+    free(v);
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  }
+  c.o.no_corpus = true;
+  c.report.tool_version = CS_VERSION;
+  c.report.seed = c.o.seed;
+  c.report.strict = c.o.strict;
+  c.report.command = "callsign replay";
+  for (int t = 0; t < CS_TARGET_COUNT; t++)
+    if (!c.o.targets || (c.o.targets >> t & 1u))
+      c.report.targets[c.report.ntargets++] = cs_target_get((cs_target_id)t)->name;
+  c.report.impls = CS_ARENA_NEW(&c.a, cs_impl_result, 1);
+  run_one(&c, c.o.nimpls ? c.o.impls[0] : NULL, &c.report.impls[c.report.nimpls++], v, n);
+  free(v);
+  const char *color = c.o.color ? c.o.color : "auto";
+  bool use_color = !strcmp(color, "always") || (!strcmp(color, "auto") && isatty(1) && getenv("NO_COLOR") == NULL);
+  cs_report_terminal(&c.report, stdout, use_color, &err);
+  int status = write_reports(&c) ? CS_EXIT_USAGE : cs_report_exit_status(&c.report);
+  cs_ruleset_free(c.rs);
+  cs_arena_free(&c.a);
+  return status;
+}

@@ -1,0 +1,166 @@
+/* harness/corpus.c: saving and loading regression cases. */
+#include "harness/corpus.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/buf.h"
+#include "core/hash.h"
+#include "core/history_json.h"
+#include "harness/cli.h"
+
+void cs_corpus_dirname(const char *impl, char *out, size_t len) {
+  size_t o = 0;
+  for (const char *p = impl; *p && o + 1 < len; p++)
+    out[o++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                *p == '_' || *p == '.')
+                   ? *p
+                   : '_';
+  if (o == 0 && len > 1)
+    out[o++] = '_';
+  out[o] = 0;
+}
+
+static int mkdir_p(const char *path, cs_err *err) {
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    if (mkdir(tmp, 0777) && errno != EEXIST)
+      return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(tmp, 0777) && errno != EEXIST)
+    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+  return 0;
+}
+
+int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,
+                        size_t tlen, cs_err *err) {
+  cs_buf b = {0};
+  int rc = -1;
+  cJSON *root = NULL;
+  if (cs_read_input(path, &b, err))
+    goto cleanup;
+  if (cs_json_precheck(cs_buf_view(&b), 0, err)) {
+    cs_err_prefix(err, "%s", path);
+    goto cleanup;
+  }
+  root = cJSON_ParseWithLength(b.data, b.len);
+  const cJSON *tok = root ? cJSON_GetObjectItemCaseSensitive(root, "token") : NULL;
+  if (!cJSON_IsString(tok)) {
+    cs_err_set(err, "%s: not a callsign case (no \"token\")", path);
+    goto cleanup;
+  }
+  if (cs_choices_parse_token(tok->valuestring, v, n, err)) {
+    cs_err_prefix(err, "%s", path);
+    goto cleanup;
+  }
+  const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "property");
+  const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "target");
+  snprintf(property, plen, "%s", cJSON_IsString(p) ? p->valuestring : "");
+  snprintf(target, tlen, "%s", cJSON_IsString(t) ? t->valuestring : "-");
+  rc = 0;
+cleanup:
+  cJSON_Delete(root);
+  cs_buf_free(&b);
+  return rc;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  char sub[256], path[1400];
+  cs_corpus_dirname(impl, sub, sizeof sub);
+  snprintf(path, sizeof path, "%s/%s", dir, sub);
+  DIR *d = opendir(path);
+  if (!d)
+    return 0;
+  char **names = NULL;
+  size_t nn = 0, cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
+      continue;
+    if (nn == cap) {
+      cap = cap ? cap * 2 : 16;
+      names = realloc(names, cap * sizeof *names);
+    }
+    names[nn++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, nn, sizeof *names, by_name); /* a stable order: replays are reproducible */
+  out->v = calloc(nn + 1, sizeof *out->v);
+  out->len = calloc(nn + 1, sizeof *out->len);
+  int rc = 0;
+  for (size_t i = 0; i < nn; i++) {
+    char file[1700], prop[128], tgt[64];
+    snprintf(file, sizeof file, "%s/%s", path, names[i]);
+    if (rc == 0 && cs_corpus_read_case(file, &out->v[out->n], &out->len[out->n], prop, sizeof prop, tgt, sizeof tgt,
+                                       err) == 0)
+      out->n++;
+    else
+      rc = -1;
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
+void cs_corpus_free(cs_corpus *c) {
+  for (size_t i = 0; i < c->n; i++)
+    free(c->v[i]);
+  free(c->v);
+  free(c->len);
+  memset(c, 0, sizeof *c);
+}
+
+int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name,
+                   cs_err *err) {
+  char sub[256], path[1400];
+  cs_corpus_dirname(impl, sub, sizeof sub);
+  snprintf(path, sizeof path, "%s/%s", dir, sub);
+  if (mkdir_p(path, err))
+    return -1;
+  cs_buf tok = {0}, body = {0};
+  cs_choices_token(cell->choices, cell->nchoices, &tok);
+  uint8_t h[32];
+  char hex[65];
+  cs_hasher *hs = cs_hasher_new();
+  cs_sha256(hs, tok.data, tok.len, h);
+  cs_hasher_free(hs);
+  cs_hex(h, 4, hex);
+  char file[1800];
+  snprintf(file, sizeof file, "%s/%s@%s-%s.json", path, cell->prop->name, target_name, hex);
+  cs_buf_puts(&body, "{\n  \"impl\": ");
+  cs_buf_json_str(&body, cs_str_c(impl));
+  cs_buf_puts(&body, ",\n  \"property\": ");
+  cs_buf_json_str(&body, cs_str_c(cell->prop->name));
+  cs_buf_puts(&body, ",\n  \"target\": ");
+  cs_buf_json_str(&body, cs_str_c(target_name));
+  cs_buf_puts(&body, ",\n  \"token\": ");
+  cs_buf_json_str(&body, cs_buf_view(&tok));
+  cs_buf_puts(&body, ",\n  \"message\": ");
+  cs_buf_json_str(&body, cs_str_c(cell->message));
+  cs_buf_puts(&body, ",\n  \"history\": ");
+  cs_buf_puts(&body, cell->history_json ? cell->history_json : "null");
+  cs_buf_puts(&body, "\n}\n");
+  int rc = 0;
+  FILE *f = fopen(file, "wb");
+  if (!f || fwrite(body.data, 1, body.len, f) != body.len)
+    rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
+  if (f && fclose(f) && rc == 0)
+    rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
+  cs_buf_free(&tok);
+  cs_buf_free(&body);
+  return rc;
+}

@@ -1,0 +1,33 @@
+/* harness/corpus.h: the regression corpus: every shrunk failure saved as a small self-describing JSON
+ * case (implementation, property, target, replay token, message, the shrunk history) under
+ * DIR/<implementation>/, and replayed first on the next run, like an example database. */
+#ifndef CS_HARNESS_CORPUS_H
+#define CS_HARNESS_CORPUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "harness/runner.h"
+
+typedef struct {
+  uint64_t **v; /* choice sequences (heap) */
+  size_t *len;
+  size_t n;
+} cs_corpus;
+
+/* Loads every *.json case under dir/impl/ (a missing directory is an empty corpus). A malformed
+ * file is an error naming it. */
+int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err);
+void cs_corpus_free(cs_corpus *c);
+/* Saves one failure; the file name is derived from property, target and token, so saving the same
+ * case twice writes one file. Returns 0, or -1 with err. */
+int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name,
+                   cs_err *err);
+/* Reads one saved case file: its token's choices (heap) and its property/target names. */
+int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,
+                        size_t tlen, cs_err *err);
+/* A directory-safe form of an implementation name. */
+void cs_corpus_dirname(const char *impl, char *out, size_t len);
+
+#endif

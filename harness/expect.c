@@ -1,0 +1,72 @@
+/* harness/expect.c: parsing and matching the known-failures list. */
+#include "harness/expect.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/property.h"
+#include "providers/target.h"
+
+int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return cs_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+  char line[1024];
+  int lineno = 0, rc = 0;
+  size_t cap = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash)
+      *hash = 0;
+    char p[96], t[32], i[96], extra[8];
+    int k = sscanf(line, "%95s %31s %95s %7s", p, t, i, extra);
+    if (k <= 0)
+      continue;
+    if (k == 1 || k == 4) {
+      rc = cs_err_set(err, "%s:%d: expected 'property target [implementation]'", path, lineno);
+      break;
+    }
+    const cs_property *prop = cs_property_find(p);
+    if (!prop) {
+      rc = cs_err_set(err, "%s:%d: unknown property '%s' (see callsign list)", path, lineno, p);
+      break;
+    }
+    if (prop->per_target ? cs_target_parse(t) < 0 : strcmp(t, "-") != 0) {
+      rc = cs_err_set(err, "%s:%d: '%s' is not a target of %s (use %s)", path, lineno, t, p,
+                      prop->per_target ? "a target name" : "-");
+      break;
+    }
+    if (out->n == cap) {
+      cap = cap ? cap * 2 : 16;
+      out->e = realloc(out->e, cap * sizeof *out->e);
+    }
+    cs_expect_entry *e = &out->e[out->n++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->property, sizeof e->property, "%s", p);
+    snprintf(e->target, sizeof e->target, "%s", t);
+    if (k == 3)
+      snprintf(e->impl, sizeof e->impl, "%s", i);
+  }
+  fclose(f);
+  if (rc)
+    cs_expect_free(out);
+  return rc;
+}
+
+cs_expect_entry *cs_expect_find(cs_expect *x, const char *impl, const char *property, const char *target) {
+  for (size_t i = 0; x && i < x->n; i++) {
+    cs_expect_entry *e = &x->e[i];
+    if (!strcmp(e->property, property) && !strcmp(e->target, target) && (!e->impl[0] || !strcmp(e->impl, impl)))
+      return e;
+  }
+  return NULL;
+}
+
+void cs_expect_free(cs_expect *x) {
+  free(x->e);
+  memset(x, 0, sizeof *x);
+}

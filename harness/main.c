@@ -1,0 +1,64 @@
+/* harness/main.c: the command table and dispatch of the `callsign` binary. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/cli.h"
+
+typedef struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  cs_cmd_bit bit;
+  const char *args;
+  const char *summary;
+} command;
+
+static int cmd_help(int argc, char **argv);
+
+static const command commands[] = {
+    {"run", cs_cmd_run, CS_CMD_RUN, "[--impl NAME | --impl-cmd -- ARGV...]",
+     "check implementations against every property and print the compliance matrix (default)"},
+    {"replay", cs_cmd_replay, CS_CMD_REPLAY, "--impl NAME TOKEN|FILE", "re-run one case from a replay token or a saved case"},
+    {"vectors", cs_cmd_vectors, CS_CMD_VECTORS, "[--check | --generate] [FILE]",
+     "check or regenerate the canonical v1 vectors"},
+    {"canon", cs_cmd_canon, CS_CMD_CANON, "[FILE]", "print the reference's canonical IDs for one history (file or stdin)"},
+    {"emit", cs_cmd_emit, CS_CMD_EMIT, "--target T [FILE]", "print the reference's wire IDs for one history and target"},
+    {"list", cs_cmd_list, CS_CMD_LIST, "", "list targets, properties, implementations and pathology classes"},
+    {"help", cmd_help, 0, "[COMMAND]", "show this help or a command's options"},
+};
+
+static int cmd_help(int argc, char **argv) {
+  const char *which = argc > 2 ? argv[2] : NULL;
+  for (size_t i = 0; which && i < sizeof commands / sizeof *commands; i++) {
+    if (strcmp(commands[i].name, which) == 0) {
+      printf("usage: callsign %s %s\n%s\n\noptions:\n", commands[i].name, commands[i].args, commands[i].summary);
+      cs_options_usage(stdout, commands[i].bit);
+      return CS_EXIT_OK;
+    }
+  }
+  if (which)
+    return cs_fail(CS_EXIT_USAGE, "help: unknown command '%s'", which);
+  printf("callsign %s: property-based conformance harness for LLM tool-call IDs\n\nusage: callsign COMMAND [OPTIONS]\n\n",
+         CS_VERSION);
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    printf("  %-8s %s\n", commands[i].name, commands[i].summary);
+  printf("\n`callsign help COMMAND` lists a command's options. Exit status: 0 all required properties hold,\n"
+         "1 a property failed, 2 usage or input error, 3 an implementation could not be run.\n");
+  return CS_EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || argv[1][0] == '-') {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+      return cmd_help(1, argv);
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+      printf("callsign %s\n", CS_VERSION);
+      return CS_EXIT_OK;
+    }
+    /* `callsign` alone, or options alone: the default command is run. */
+    return cs_cmd_run(argc, argv);
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    if (strcmp(commands[i].name, argv[1]) == 0)
+      return commands[i].run(argc, argv);
+  return cs_fail(CS_EXIT_USAGE, "unknown command '%s' (see callsign help)", argv[1]);
+}

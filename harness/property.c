@@ -1,0 +1,379 @@
+/* harness/property.c: the property table and every property's check. Checks read only the replies
+ * named in their row's `needs`; the runner guarantees those replies are present and answered. */
+#include "harness/property.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/strset.h"
+#include "providers/canonical.h"
+
+#define FAIL(...) (snprintf(ctx->why, ctx->why_len, __VA_ARGS__), false)
+
+/* A short printable rendering of an ID for messages: at most 60 bytes, control bytes as '?'. */
+static const char *show(cs_check_ctx *ctx, cs_str s) {
+  if (!s.ptr)
+    return "null";
+  size_t n = s.len < 60 ? s.len : 60;
+  char *out = cs_arena_alloc(ctx->scratch, n + 8);
+  size_t o = 0;
+  out[o++] = '"';
+  for (size_t i = 0; i < n; i++)
+    out[o++] = (unsigned char)s.ptr[i] < 0x20 ? '?' : s.ptr[i];
+  if (s.len > n) {
+    /* do not cut a UTF-8 sequence: back up to a lead byte */
+    while (o > 1 && ((unsigned char)out[o - 1] & 0xC0) == 0x80)
+      o--;
+    if (o > 1 && (unsigned char)out[o - 1] >= 0xC0)
+      o--;
+    memcpy(out + o, "...", 3), o += 3;
+  }
+  out[o++] = '"';
+  out[o] = 0;
+  return out;
+}
+
+/* --- emit --------------------------------------------------------------------------------------- */
+
+static bool emit_regex(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *e = &run->emit[t].answer;
+  uint32_t emitted = 0;
+  char why[160];
+  for (uint32_t c = 0; c < e->ncalls; c++) {
+    if (!e->calls[c].ptr)
+      continue;
+    if (!cs_rule_check(ctx->rules, (cs_target_id)t, e->calls[c], emitted, run->main.ix.calls[c]->server, why,
+                       sizeof why))
+      return FAIL("call %u: wire ID %s %s", c, show(ctx, e->calls[c]), why);
+    emitted++;
+  }
+  return true;
+}
+
+static bool pair_check(cs_check_ctx *ctx, const cs_history_index *ix, const cs_answer *e, const char *what) {
+  for (uint32_t r = 0; r < ix->nresults; r++) {
+    int32_t p = ix->pair[r];
+    if (p < 0)
+      continue;
+    if (!e->results[r].ptr && !e->calls[p].ptr)
+      continue; /* both dropped: no_loss judges that */
+    if (!cs_str_eq(e->results[r], e->calls[p]))
+      return FAIL("result %u answers call %u but gets %s %s, the call gets %s", r, (unsigned)p, what,
+                  show(ctx, e->results[r]), show(ctx, e->calls[p]));
+  }
+  return true;
+}
+
+static bool emit_pair(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  return pair_check(ctx, &run->main.ix, &run->emit[t].answer, "wire ID");
+}
+
+static bool unique_check(cs_check_ctx *ctx, const cs_answer *e, const char *what) {
+  cs_strset seen;
+  cs_strset_init(&seen, e->ncalls, ctx->scratch);
+  for (uint32_t c = 0; c < e->ncalls; c++) {
+    if (e->calls[c].ptr && !cs_strset_add(&seen, e->calls[c])) {
+      uint32_t first = 0;
+      while (first < c && !cs_str_eq(e->calls[first], e->calls[c]))
+        first++;
+      return FAIL("calls %u and %u get the same %s %s", first, c, what, show(ctx, e->calls[c]));
+    }
+  }
+  return true;
+}
+
+static bool emit_unique(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  return unique_check(ctx, &run->emit[t].answer, "wire ID");
+}
+
+static bool same_answer(cs_check_ctx *ctx, const cs_answer *a, const cs_answer *b, const char *when) {
+  for (uint32_t c = 0; c < a->ncalls && c < b->ncalls; c++)
+    if (!cs_str_eq(a->calls[c], b->calls[c]))
+      return FAIL("call %u gets %s, then %s %s", c, show(ctx, a->calls[c]), show(ctx, b->calls[c]), when);
+  for (uint32_t r = 0; r < a->nresults && r < b->nresults; r++)
+    if (!cs_str_eq(a->results[r], b->results[r]))
+      return FAIL("result %u gets %s, then %s %s", r, show(ctx, a->results[r]), show(ctx, b->results[r]), when);
+  return true;
+}
+
+static bool emit_deterministic(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  if (!same_answer(ctx, &run->emit[t].answer, &run->emit_again[t].answer, "when the request is repeated"))
+    return false;
+  if (run->have_restart && run->emit_restart[t].status == CS_REPLY_OK &&
+      !same_answer(ctx, &run->emit[t].answer, &run->emit_restart[t].answer, "after a restart"))
+    return false;
+  return true;
+}
+
+static bool emit_no_orphans(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *e = &run->emit[t].answer;
+  cs_strset calls;
+  cs_strset_init(&calls, e->ncalls, ctx->scratch);
+  for (uint32_t c = 0; c < e->ncalls; c++)
+    cs_strset_add(&calls, e->calls[c]);
+  for (uint32_t r = 0; r < e->nresults; r++) {
+    if (!e->results[r].ptr)
+      continue;
+    if (run->main.ix.pair[r] < 0)
+      return FAIL("result %u answers no call but is sent with ID %s", r, show(ctx, e->results[r]));
+    if (!cs_strset_has(&calls, e->results[r]))
+      return FAIL("result %u is sent with ID %s, which no emitted call has", r, show(ctx, e->results[r]));
+  }
+  return true;
+}
+
+static bool emit_no_loss(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *e = &run->emit[t].answer;
+  const cs_history_index *ix = &run->main.ix;
+  for (uint32_t r = 0; r < ix->nresults; r++) {
+    int32_t p = ix->pair[r];
+    if (p < 0)
+      continue;
+    if (!e->calls[p].ptr)
+      return FAIL("call %d is answered by result %u but is dropped", p, r);
+    if (!e->results[r].ptr)
+      return FAIL("result %u answers call %d but is dropped", r, p);
+  }
+  return true;
+}
+
+static bool emit_server_passthrough(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *e = &run->emit[CS_PROV_ANTHROPIC].answer;
+  const cs_history_index *ix = &run->main.ix;
+  cs_strset seen;
+  cs_strset_init(&seen, ix->ncalls, ctx->scratch);
+  for (uint32_t c = 0; c < ix->ncalls; c++) {
+    const cs_call *call = ix->calls[c];
+    if (!call->server || !cs_rule_server_ok(ctx->rules, CS_PROV_ANTHROPIC, call->id))
+      continue;
+    if (!cs_strset_add(&seen, call->id))
+      continue; /* a repeated server ID cannot pass twice and stay unique */
+    if (!cs_str_eq(e->calls[c], call->id))
+      return FAIL("server call %u %s reaches anthropic as %s", c, show(ctx, call->id), show(ctx, e->calls[c]));
+  }
+  return true;
+}
+
+static bool emit_kimi_roundtrip(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *e = &run->emit_kimi.answer;
+  const cs_history_index *ix = &run->kimi.ix;
+  for (uint32_t c = 0; c < ix->ncalls; c++)
+    if (!cs_str_eq(e->calls[c], ix->calls[c]->id))
+      return FAIL("Kimi-produced call %u %s comes back as %s", c, show(ctx, ix->calls[c]->id), show(ctx, e->calls[c]));
+  return true;
+}
+
+static bool emit_prefix_stable(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *a = &run->emit[t].answer, *b = &run->emit_appended[t].answer;
+  for (uint32_t c = 0; c < a->ncalls && c < b->ncalls; c++)
+    if (!cs_str_eq(a->calls[c], b->calls[c]))
+      return FAIL("call %u gets %s, and %s once turns are appended", c, show(ctx, a->calls[c]),
+                  show(ctx, b->calls[c]));
+  return true;
+}
+
+static bool emit_compression_stable(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  if (t == CS_PROV_KIMI)
+    return true; /* index-based target: excepted by design */
+  const cs_answer *a = &run->emit[t].answer, *b = &run->emit_compressed[t].answer;
+  for (uint32_t c = 0; c < b->ncalls && c + run->call_off < a->ncalls; c++)
+    if (!cs_str_eq(a->calls[c + run->call_off], b->calls[c]))
+      return FAIL("call %u gets %s, and %s once leading rounds are dropped", c + run->call_off,
+                  show(ctx, a->calls[c + run->call_off]), show(ctx, b->calls[c]));
+  return true;
+}
+
+static bool emit_native_passthrough(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  if (t == CS_PROV_KIMI)
+    return true; /* index-based: kimi_roundtrip covers it */
+  const cs_answer *e = &run->emit[t].answer;
+  const cs_history_index *ix = &run->main.ix;
+  for (uint32_t c = 0; c < ix->ncalls; c++) {
+    const cs_call *call = ix->calls[c];
+    if (run->main.h->turns[ix->call_turn[c]].provider != (cs_provider)t || call->server || !call->id.ptr)
+      continue;
+    if (!cs_rule_check(ctx->rules, (cs_target_id)t, call->id, c, false, NULL, 0))
+      continue;
+    bool taken = false; /* an earlier call with the same raw ID or wire ID excuses a change */
+    for (uint32_t k = 0; k < c && !taken; k++)
+      taken = cs_str_eq(ix->calls[k]->id, call->id) || cs_str_eq(e->calls[k], call->id);
+    if (!taken && !cs_str_eq(e->calls[c], call->id))
+      return FAIL("call %u has native %s ID %s but is sent as %s", c, cs_provider_name((cs_provider)t),
+                  show(ctx, call->id), show(ctx, e->calls[c]));
+  }
+  return true;
+}
+
+/* --- canonicalize ------------------------------------------------------------------------------- */
+
+static bool canon_deterministic(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  return same_answer(ctx, &run->canon.answer, &run->canon_again.answer, "when the request is repeated");
+}
+
+static bool canon_unique(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  return unique_check(ctx, &run->canon.answer, "stored ID");
+}
+
+static bool canon_pair(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *e = &run->canon.answer;
+  if (!pair_check(ctx, &run->main.ix, e, "stored ID"))
+    return false;
+  for (uint32_t r = 0; r < e->nresults; r++)
+    if (run->main.ix.pair[r] < 0 && e->results[r].ptr)
+      return FAIL("result %u answers no call but is stored with ID %s", r, show(ctx, e->results[r]));
+  return true;
+}
+
+static bool canon_idempotent(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *a = &run->canon.answer, *b = &run->canon_reingest.answer;
+  for (uint32_t c = 0; c < a->ncalls && c < b->ncalls; c++)
+    if (!cs_str_eq(a->calls[c], b->calls[c]))
+      return FAIL("stored call ID %s becomes %s when canonicalized again", show(ctx, a->calls[c]),
+                  show(ctx, b->calls[c]));
+  uint32_t k = 0; /* reingest dropped the results stored as null */
+  for (uint32_t r = 0; r < a->nresults; r++) {
+    if (!a->results[r].ptr)
+      continue;
+    if (k < b->nresults && !cs_str_eq(a->results[r], b->results[k]))
+      return FAIL("stored result ID %s becomes %s when canonicalized again", show(ctx, a->results[r]),
+                  show(ctx, b->results[k]));
+    k++;
+  }
+  return true;
+}
+
+static bool charset_ok(cs_str s) {
+  if (!s.ptr || s.len < 1 || s.len > 64)
+    return false;
+  for (size_t i = 0; i < s.len; i++) {
+    char c = s.ptr[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+      return false;
+  }
+  return true;
+}
+
+static bool canon_charset(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_answer *e = &run->canon.answer;
+  for (uint32_t c = 0; c < e->ncalls; c++)
+    if (!charset_ok(e->calls[c]))
+      return FAIL("call %u is stored as %s, not ^[A-Za-z0-9_-]{1,64}$", c, show(ctx, e->calls[c]));
+  for (uint32_t r = 0; r < e->nresults; r++)
+    if (e->results[r].ptr && !charset_ok(e->results[r]))
+      return FAIL("result %u is stored as %s, not ^[A-Za-z0-9_-]{1,64}$", r, show(ctx, e->results[r]));
+  return true;
+}
+
+/* --- normalize ---------------------------------------------------------------------------------- */
+
+static bool normalize_regex(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_reply *n = &run->norm[t];
+  char why[160];
+  for (uint32_t i = 0; i < n->nids; i++)
+    if (!cs_rule_check(ctx->rules, (cs_target_id)t, n->ids[i], CS_RULE_ANY_INDEX, false, why, sizeof why))
+      return FAIL("normalize(%s) = %s %s", show(ctx, run->norm_in[i]), show(ctx, n->ids[i]), why);
+  return true;
+}
+
+static bool normalize_deterministic(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_reply *a = &run->norm[t], *b = &run->norm_again[t];
+  for (uint32_t i = 0; i < a->nids && i < b->nids; i++)
+    if (!cs_str_eq(a->ids[i], b->ids[i]))
+      return FAIL("normalize(%s) = %s, then %s", show(ctx, run->norm_in[i]), show(ctx, a->ids[i]),
+                  show(ctx, b->ids[i]));
+  return true;
+}
+
+static bool normalize_injective(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  /* Inputs: the batch, and the batch's outputs fed back in (the implementation-aware twins). */
+  const cs_reply *a = &run->norm[t], *b = &run->norm_twice[t];
+  uint32_t n = a->nids + b->nids;
+  cs_str *in = CS_ARENA_NEW(ctx->scratch, cs_str, n + 1), *out = CS_ARENA_NEW(ctx->scratch, cs_str, n + 1);
+  for (uint32_t i = 0; i < a->nids; i++)
+    in[i] = run->norm_in[i], out[i] = a->ids[i];
+  for (uint32_t i = 0; i < b->nids; i++)
+    in[a->nids + i] = a->ids[i], out[a->nids + i] = b->ids[i];
+  for (uint32_t i = 0; i < n; i++) {
+    if (!out[i].ptr || !in[i].ptr)
+      continue;
+    for (uint32_t j = i + 1; j < n; j++)
+      if (out[j].ptr && cs_str_eq(out[i], out[j]) && !cs_str_eq(in[i], in[j]))
+        return FAIL("normalize(%s) = normalize(%s) = %s", show(ctx, in[i]), show(ctx, in[j]), show(ctx, out[i]));
+  }
+  return true;
+}
+
+static bool normalize_idempotent(cs_check_ctx *ctx, const cs_caserun *run, int t) {
+  const cs_reply *a = &run->norm[t], *b = &run->norm_twice[t];
+  for (uint32_t i = 0; i < a->nids && i < b->nids; i++)
+    if (!cs_str_eq(a->ids[i], b->ids[i]))
+      return FAIL("normalize(%s) = %s, but normalize(%s) = %s", show(ctx, run->norm_in[i]), show(ctx, a->ids[i]),
+                  show(ctx, a->ids[i]), show(ctx, b->ids[i]));
+  return true;
+}
+
+/* --- the table ---------------------------------------------------------------------------------- */
+
+#define REQ CS_TIER_REQUIRED
+#define REC CS_TIER_RECOMMENDED
+static const cs_property table[] = {
+    {CS_PROPERTY_ANSWER, REQ, CS_OP_ALL, false, -1, 0,
+     "every request gets a well-formed answer in time: no crash, hang, protocol error or rejection", NULL},
+    {"emit.regex", REQ, CS_OP_EMIT, true, -1, CS_NEED_EMIT, "every non-null emitted ID satisfies the target's rule",
+     emit_regex},
+    {"emit.pair", REQ, CS_OP_EMIT, true, -1, CS_NEED_EMIT,
+     "each result gets the same wire ID as the call it answers (PROTOCOL.md pairing rule)", emit_pair},
+    {"emit.unique", REQ, CS_OP_EMIT, true, -1, CS_NEED_EMIT, "distinct calls in one request get distinct wire IDs",
+     emit_unique},
+    {"emit.deterministic", REQ, CS_OP_EMIT, true, -1, CS_NEED_EMIT | CS_NEED_EMIT_AGAIN | CS_NEED_EMIT_RESTART,
+     "the same request, repeated and after restarting the implementation, gets the same answer", emit_deterministic},
+    {"emit.no_orphans", REQ, CS_OP_EMIT, true, -1, CS_NEED_EMIT,
+     "every non-null result ID is the ID of an emitted call, and a result that answers no call is dropped",
+     emit_no_orphans},
+    {"emit.no_loss", REQ, CS_OP_EMIT, true, -1, CS_NEED_EMIT, "no paired call or result is dropped", emit_no_loss},
+    {"emit.server_passthrough", REQ, CS_OP_EMIT, true, CS_PROV_ANTHROPIC, CS_NEED_EMIT,
+     "srvtoolu_ server-call IDs reach anthropic unchanged", emit_server_passthrough},
+    {"emit.kimi_roundtrip", REQ, CS_OP_EMIT, true, CS_PROV_KIMI, CS_NEED_KIMI,
+     "a history produced by Kimi (functions.name:N, N global from 0) comes back from kimi unchanged",
+     emit_kimi_roundtrip},
+    {"canon.deterministic", REQ, CS_OP_CANONICALIZE, false, -1, CS_NEED_CANON | CS_NEED_CANON_AGAIN,
+     "the same history, canonicalized twice, gets the same stored IDs", canon_deterministic},
+    {"canon.unique", REQ, CS_OP_CANONICALIZE, false, -1, CS_NEED_CANON, "distinct calls get distinct stored IDs",
+     canon_unique},
+    {"canon.pair", REQ, CS_OP_CANONICALIZE, false, -1, CS_NEED_CANON,
+     "each result gets its call's stored ID; a result that answers no call is stored as null", canon_pair},
+    {"canon.idempotent", REQ, CS_OP_CANONICALIZE, false, -1, CS_NEED_CANON | CS_NEED_REINGEST,
+     "canonicalizing an already canonical history changes nothing", canon_idempotent},
+    {"canon.charset", REQ, CS_OP_CANONICALIZE, false, -1, CS_NEED_CANON, "stored IDs match ^[A-Za-z0-9_-]{1,64}$",
+     canon_charset},
+    {"normalize.regex", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM, "every normalized ID satisfies the target's rule",
+     normalize_regex},
+    {"normalize.deterministic", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_AGAIN,
+     "the same ID always normalizes to the same output", normalize_deterministic},
+    {"normalize.injective", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_TWICE,
+     "distinct inputs (including earlier outputs fed back in) give distinct outputs", normalize_injective},
+    {"vectors.canonical_v1", REQ, CS_OP_CANONICALIZE, false, -1, 0,
+     "byte-exact agreement with corpus/vectors/canonical_v1.json (only for implementations claiming the scheme)",
+     NULL},
+    {"normalize.idempotent", REC, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_TWICE,
+     "N(N(x)) = N(x); a total, valid normalizer cannot be both idempotent and injective", normalize_idempotent},
+    {"emit.prefix_stable", REC, CS_OP_EMIT, true, -1, CS_NEED_EMIT | CS_NEED_APPEND,
+     "appending turns never changes earlier wire IDs (prompt caches depend on it)", emit_prefix_stable},
+    {"emit.compression_stable", REC, CS_OP_EMIT, true, -1, CS_NEED_EMIT | CS_NEED_COMPRESS,
+     "dropping leading rounds keeps the retained calls' wire IDs (kimi excepted)", emit_compression_stable},
+    {"emit.native_passthrough", REC, CS_OP_EMIT, true, -1, CS_NEED_EMIT,
+     "an ID the target itself produced, valid and not taken, passes unchanged (kimi excepted)",
+     emit_native_passthrough},
+};
+
+const cs_property *cs_properties(size_t *count) {
+  *count = sizeof table / sizeof table[0];
+  return table;
+}
+
+const cs_property *cs_property_find(const char *name) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(table[i].name, name) == 0)
+      return &table[i];
+  return NULL;
+}

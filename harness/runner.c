@@ -1,0 +1,827 @@
+/* harness/runner.c: the case loop. Cases are built from choice sequences, run in pipelined batches
+ * (twins first, then the main requests, then the requests that depend on earlier answers), checked
+ * against every active property, and each first failure is shrunk on its choice sequence. */
+#include "harness/runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "core/history_json.h"
+#include "generators/transforms.h"
+
+#define NOT_ASKED ((cs_reply_status)99)
+#define MAX_BATCH 256
+
+typedef struct {
+  cs_request req;
+  cs_reply *dst;
+} queued;
+
+typedef struct {
+  cs_impl *impl;
+  cs_ruleset *rs;
+  const cs_run_config *cfg;
+  cs_arena arena, scratch;
+  cs_choices ch[MAX_BATCH];
+  cs_caserun *runs;
+  queued *q;
+  size_t nq, capq;
+  cs_reply *tmp;
+  size_t captmp;
+  unsigned emit_targets, norm_targets;
+  cs_outcome *cells;
+  size_t ncells;
+  unsigned needs;   /* union over active (not yet failed) cells */
+  cs_run_result *res;
+  cs_err *err;
+  bool fatal;
+} runner;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t case_seed(uint64_t seed, uint64_t index) { return cs_seed_mix(seed ^ cs_seed_mix(index + 1)); }
+
+/* --- request queue ------------------------------------------------------------------------------ */
+
+static void enqueue(runner *r, cs_request req, cs_reply *dst) {
+  if (r->nq == r->capq) {
+    r->capq = r->capq ? r->capq * 2 : 256;
+    r->q = realloc(r->q, r->capq * sizeof *r->q);
+    if (!r->q)
+      abort();
+  }
+  r->q[r->nq].req = req;
+  r->q[r->nq].dst = dst;
+  r->nq++;
+}
+
+static int flush(runner *r) {
+  if (!r->nq)
+    return 0;
+  if (r->nq > r->captmp) {
+    r->captmp = r->nq;
+    r->tmp = realloc(r->tmp, r->captmp * sizeof *r->tmp);
+    if (!r->tmp)
+      abort();
+  }
+  cs_request *reqs = cs_arena_alloc(&r->arena, r->nq * sizeof *reqs);
+  for (size_t i = 0; i < r->nq; i++)
+    reqs[i] = r->q[i].req;
+  memset(r->tmp, 0, r->nq * sizeof *r->tmp);
+  if (cs_impl_exec(r->impl, reqs, r->tmp, r->nq, &r->arena, r->err)) {
+    r->fatal = true;
+    r->nq = 0;
+    return -1;
+  }
+  for (size_t i = 0; i < r->nq; i++) {
+    *r->q[i].dst = r->tmp[i];
+    if (r->tmp[i].status != CS_REPLY_OK && r->tmp[i].status < 5)
+      r->res->faults[r->tmp[i].status]++;
+  }
+  r->nq = 0;
+  return 0;
+}
+
+/* --- case construction -------------------------------------------------------------------------- */
+
+static void reset_replies(cs_caserun *run) {
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    run->emit[t].status = run->emit_again[t].status = run->emit_restart[t].status = NOT_ASKED;
+    run->emit_appended[t].status = run->emit_compressed[t].status = NOT_ASKED;
+    run->norm[t].status = run->norm_again[t].status = run->norm_twice[t].status = NOT_ASKED;
+  }
+  run->canon.status = run->canon_again.status = run->canon_reingest.status = run->emit_kimi.status = NOT_ASKED;
+  run->have_restart = false;
+}
+
+/* The history as Kimi itself would have produced it: functions.{name}:{global index}. */
+static cs_history kimi_native(const cs_history *h, const cs_history_index *ix, cs_arena *a) {
+  cs_history out = cs_history_clone(h, a);
+  uint32_t g = 0;
+  cs_str *ids = CS_ARENA_NEW(a, cs_str, ix->ncalls + 1), *names = CS_ARENA_NEW(a, cs_str, ix->ncalls + 1);
+  for (uint32_t t = 0; t < out.nturns; t++) {
+    cs_turn *turn = &out.turns[t];
+    if (turn->role != CS_ROLE_ASSISTANT)
+      continue;
+    turn->provider = CS_PROV_KIMI;
+    for (uint32_t k = 0; k < turn->ncalls; k++, g++) {
+      cs_call *c = &turn->calls[k];
+      char *name = cs_arena_alloc(a, c->name.len + 2);
+      size_t n = 0;
+      for (size_t i = 0; i < c->name.len; i++) {
+        unsigned char ch = (unsigned char)c->name.ptr[i];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+                 ch == '.' || ch == '-';
+        name[n++] = ok ? (char)ch : '_';
+      }
+      if (!n)
+        name[n++] = 'f';
+      name[n] = 0;
+      c->name = (cs_str){name, n};
+      c->server = false;
+      c->id = cs_arena_printf(a, "functions.%s:%u", name, g);
+      ids[g] = c->id;
+      names[g] = c->name;
+    }
+  }
+  /* Results: paired ones take their call's ID and name; orphans are not something Kimi produces. */
+  uint32_t ri = 0;
+  for (uint32_t t = 0; t < out.nturns; t++) {
+    cs_turn *turn = &out.turns[t];
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < turn->nresults; k++, ri++) {
+      int32_t p = ix->pair[ri];
+      if (p < 0)
+        continue;
+      cs_result res = turn->results[k];
+      res.call_id = ids[p];
+      res.name = names[p];
+      turn->results[kept++] = res;
+    }
+    turn->nresults = kept;
+  }
+  return out;
+}
+
+static void index_of(cs_indexed *x, const cs_history *h, cs_arena *a) {
+  x->h = h;
+  cs_history_index_build(h, a, &x->ix);
+}
+
+typedef struct {
+  cs_history appended_orig; /* appended on the unplanted history; re-based after planting */
+  uint32_t drop;            /* rounds to drop for compression (0: not applicable) */
+  cs_str *extra;            /* generated IDs for normalize batches */
+  uint32_t nextra;
+} case_plan;
+
+static void build_case(runner *r, cs_choices *ch, cs_caserun *run, case_plan *plan) {
+  cs_gen_history(ch, &r->cfg->gen, &r->arena, &run->gen);
+  /* Draws for the transforms always happen, in this order, whatever properties are enabled, so a
+   * choice sequence means the same case in a full run, a shrink and a replay. */
+  plan->appended_orig = cs_transform_append(&run->gen.h, ch, &r->cfg->gen, &r->arena);
+  plan->drop = run->gen.rounds > 1 ? 1 + (uint32_t)cs_draw(ch, run->gen.rounds - 1) : 0;
+  cs_history_index ix0;
+  cs_history_index_build(&run->gen.h, &r->arena, &ix0);
+  cs_str *pool = CS_ARENA_NEW(&r->arena, cs_str, ix0.ncalls + 8);
+  uint32_t npool = 0;
+  for (uint32_t c = 0; c < ix0.ncalls; c++)
+    if (ix0.calls[c]->id.ptr)
+      pool[npool++] = ix0.calls[c]->id;
+  plan->nextra = (uint32_t)cs_draw(ch, 5);
+  plan->extra = CS_ARENA_NEW(&r->arena, cs_str, plan->nextra + 1);
+  for (uint32_t i = 0; i < plan->nextra; i++) {
+    plan->extra[i] = cs_gen_id(ch, &r->cfg->gen, pool, npool, &r->arena, &run->gen.labels);
+    pool[npool++] = plan->extra[i];
+  }
+  reset_replies(run);
+}
+
+static bool supports(const runner *r, cs_op op, int t) {
+  if (!(r->impl->info.ops & op))
+    return false;
+  if (op == CS_OP_EMIT)
+    return t >= 0 && (r->emit_targets >> t & 1u);
+  if (op == CS_OP_NORMALIZE)
+    return t >= 0 && (r->norm_targets >> t & 1u);
+  return true;
+}
+
+/* Phase 0: ask for the outputs that implementation-aware twins plant. */
+static void queue_twins(runner *r, cs_caserun *run, cs_reply *twin_replies) {
+  cs_history_index ix;
+  cs_history_index_build(&run->gen.h, &r->arena, &ix);
+  for (uint32_t i = 0; i < run->gen.ntwins; i++) {
+    const cs_twin_plan *tp = &run->gen.twins[i];
+    twin_replies[i].status = NOT_ASKED;
+    if (tp->from_call >= ix.ncalls || tp->to_call >= ix.ncalls)
+      continue;
+    if (tp->via_normalize && supports(r, CS_OP_NORMALIZE, (int)tp->target) && ix.calls[tp->from_call]->id.ptr) {
+      cs_str *one = CS_ARENA_NEW(&r->arena, cs_str, 1);
+      one[0] = ix.calls[tp->from_call]->id;
+      enqueue(r, (cs_request){CS_OP_NORMALIZE, tp->target, NULL, one, 1}, &twin_replies[i]);
+    } else if (supports(r, CS_OP_EMIT, (int)tp->target)) {
+      enqueue(r, (cs_request){CS_OP_EMIT, tp->target, &run->gen.h, NULL, 0}, &twin_replies[i]);
+    }
+  }
+}
+
+static const cs_history *plant_twins(runner *r, cs_caserun *run, const cs_reply *twin_replies) {
+  cs_history *h = cs_arena_alloc(&r->arena, sizeof *h);
+  *h = run->gen.h;
+  for (uint32_t i = 0; i < run->gen.ntwins; i++) {
+    const cs_twin_plan *tp = &run->gen.twins[i];
+    const cs_reply *rp = &twin_replies[i];
+    if (rp->status != CS_REPLY_OK)
+      continue;
+    cs_str out = CS_NULL_STR;
+    if (rp->nids == 1)
+      out = rp->ids[0];
+    else if (tp->from_call < rp->answer.ncalls)
+      out = rp->answer.calls[tp->from_call];
+    if (!out.ptr)
+      continue;
+    *h = cs_transform_plant(h, tp->to_call, out, &r->arena);
+  }
+  return h;
+}
+
+static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned needs) {
+  const cs_history *h = run->main.h;
+  cs_arena *a = &r->arena;
+  /* derived histories */
+  if (needs & CS_NEED_APPEND) {
+    cs_history *ap = cs_arena_alloc(a, sizeof *ap);
+    *ap = plan->appended_orig;
+    cs_turn *turns = CS_ARENA_NEW(a, cs_turn, ap->nturns + 1);
+    memcpy(turns, ap->turns, ap->nturns * sizeof *turns);
+    memcpy(turns, h->turns, h->nturns * sizeof *turns); /* re-base on the planted turns */
+    ap->turns = turns;
+    index_of(&run->appended, ap, a);
+  }
+  if ((needs & CS_NEED_COMPRESS) && plan->drop) {
+    cs_history *cp = cs_arena_alloc(a, sizeof *cp);
+    *cp = cs_transform_drop_leading(h, plan->drop, a, &run->call_off, &run->result_off);
+    index_of(&run->compressed, cp, a);
+  }
+  if ((needs & CS_NEED_KIMI) && supports(r, CS_OP_EMIT, CS_PROV_KIMI)) {
+    cs_history *kh = cs_arena_alloc(a, sizeof *kh);
+    *kh = kimi_native(h, &run->main.ix, a);
+    index_of(&run->kimi, kh, a);
+    enqueue(r, (cs_request){CS_OP_EMIT, CS_PROV_KIMI, kh, NULL, 0}, &run->emit_kimi);
+  }
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    if (!supports(r, CS_OP_EMIT, t))
+      continue;
+    if (needs & (CS_NEED_EMIT | CS_NEED_EMIT_AGAIN | CS_NEED_APPEND | CS_NEED_COMPRESS))
+      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, h, NULL, 0}, &run->emit[t]);
+    if (needs & CS_NEED_EMIT_AGAIN)
+      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, h, NULL, 0}, &run->emit_again[t]);
+    if ((needs & CS_NEED_APPEND))
+      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, run->appended.h, NULL, 0}, &run->emit_appended[t]);
+    if ((needs & CS_NEED_COMPRESS) && plan->drop)
+      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, run->compressed.h, NULL, 0}, &run->emit_compressed[t]);
+  }
+  if (supports(r, CS_OP_CANONICALIZE, -1)) {
+    if (needs & (CS_NEED_CANON | CS_NEED_CANON_AGAIN | CS_NEED_REINGEST))
+      enqueue(r, (cs_request){CS_OP_CANONICALIZE, 0, h, NULL, 0}, &run->canon);
+    if (needs & CS_NEED_CANON_AGAIN)
+      enqueue(r, (cs_request){CS_OP_CANONICALIZE, 0, h, NULL, 0}, &run->canon_again);
+  }
+  if (needs & (CS_NEED_NORM | CS_NEED_NORM_AGAIN | CS_NEED_NORM_TWICE)) {
+    const cs_history_index *ix = &run->main.ix;
+    run->norm_in = CS_ARENA_NEW(a, cs_str, ix->ncalls + plan->nextra + 1);
+    run->nnorm = 0;
+    for (uint32_t c = 0; c < ix->ncalls; c++)
+      if (ix->calls[c]->id.ptr)
+        run->norm_in[run->nnorm++] = ix->calls[c]->id;
+    for (uint32_t i = 0; i < plan->nextra; i++)
+      run->norm_in[run->nnorm++] = plan->extra[i];
+    if (run->nnorm == 0)
+      run->norm_in[run->nnorm++] = cs_str_c("call_0");
+    for (int t = 0; t < CS_TARGET_COUNT; t++) {
+      if (!supports(r, CS_OP_NORMALIZE, t))
+        continue;
+      enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, run->norm_in, run->nnorm}, &run->norm[t]);
+      if (needs & CS_NEED_NORM_AGAIN)
+        enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, run->norm_in, run->nnorm},
+                &run->norm_again[t]);
+    }
+  }
+}
+
+static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
+  cs_arena *a = &r->arena;
+  if ((needs & CS_NEED_REINGEST) && run->canon.status == CS_REPLY_OK) {
+    cs_history *rh = cs_arena_alloc(a, sizeof *rh);
+    *rh = cs_transform_reingest(run->main.h, &run->canon.answer, a);
+    index_of(&run->reingested, rh, a);
+    enqueue(r, (cs_request){CS_OP_CANONICALIZE, 0, rh, NULL, 0}, &run->canon_reingest);
+  }
+  if (needs & CS_NEED_NORM_TWICE) {
+    for (int t = 0; t < CS_TARGET_COUNT; t++) {
+      if (run->norm[t].status != CS_REPLY_OK)
+        continue;
+      cs_str *in = CS_ARENA_NEW(a, cs_str, run->norm[t].nids + 1);
+      for (uint32_t i = 0; i < run->norm[t].nids; i++)
+        in[i] = run->norm[t].ids[i].ptr ? run->norm[t].ids[i] : cs_str_c("");
+      enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, in, run->norm[t].nids}, &run->norm_twice[t]);
+    }
+  }
+}
+
+static int run_restart(runner *r, cs_caserun *run) {
+  cs_err e;
+  if (r->impl->vt->restart(r->impl, &e))
+    return 0; /* a failed restart shows up as faults of the next requests */
+  for (int t = 0; t < CS_TARGET_COUNT; t++)
+    if (supports(r, CS_OP_EMIT, t))
+      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, run->main.h, NULL, 0}, &run->emit_restart[t]);
+  run->have_restart = true;
+  return flush(r);
+}
+
+/* Runs cases [0, n) of r->runs, whose choice sequences are r->ch[0..n), through every phase. */
+static int run_batch(runner *r, size_t n, case_plan *plans, unsigned needs, bool restart_case0,
+                     const uint64_t *case_index) {
+  cs_reply **twin_replies = CS_ARENA_NEW(&r->arena, cs_reply *, n);
+  for (size_t i = 0; i < n; i++) {
+    build_case(r, &r->ch[i], &r->runs[i], &plans[i]);
+    r->runs[i].case_index = case_index[i];
+    twin_replies[i] = CS_ARENA_NEW(&r->arena, cs_reply, r->runs[i].gen.ntwins + 1);
+    queue_twins(r, &r->runs[i], twin_replies[i]);
+  }
+  if (flush(r))
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    index_of(&r->runs[i].main, plant_twins(r, &r->runs[i], twin_replies[i]), &r->arena);
+    queue_main(r, &r->runs[i], &plans[i], needs);
+  }
+  if (flush(r))
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    queue_dependent(r, &r->runs[i], needs);
+  if (flush(r))
+    return -1;
+  if (restart_case0 && (needs & CS_NEED_EMIT_RESTART))
+    return run_restart(r, &r->runs[0]);
+  return 0;
+}
+
+/* --- checking ----------------------------------------------------------------------------------- */
+
+static const cs_reply *reply_for(const cs_caserun *run, unsigned need, int t) {
+  switch (need) {
+  case CS_NEED_EMIT:
+    return &run->emit[t];
+  case CS_NEED_EMIT_AGAIN:
+    return &run->emit_again[t];
+  case CS_NEED_CANON:
+    return &run->canon;
+  case CS_NEED_CANON_AGAIN:
+    return &run->canon_again;
+  case CS_NEED_REINGEST:
+    return &run->canon_reingest;
+  case CS_NEED_APPEND:
+    return &run->emit_appended[t];
+  case CS_NEED_COMPRESS:
+    return &run->emit_compressed[t];
+  case CS_NEED_NORM:
+    return &run->norm[t];
+  case CS_NEED_NORM_AGAIN:
+    return &run->norm_again[t];
+  case CS_NEED_NORM_TWICE:
+    return &run->norm_twice[t];
+  case CS_NEED_KIMI:
+    return &run->emit_kimi;
+  default:
+    return NULL; /* optional replies (restart) */
+  }
+}
+
+static bool needs_answered(const cs_caserun *run, unsigned needs, int t) {
+  for (unsigned bit = 1; bit && bit <= needs; bit <<= 1) {
+    if (!(needs & bit))
+      continue;
+    const cs_reply *rp = reply_for(run, bit, t < 0 ? 0 : t);
+    if (rp && rp->status != CS_REPLY_OK)
+      return false;
+  }
+  return true;
+}
+
+/* The first fault among all replies of the case, or NULL. */
+static const cs_reply *first_fault(const cs_caserun *run) {
+  const cs_reply *all[] = {&run->canon, &run->canon_again, &run->canon_reingest, &run->emit_kimi};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    if (all[i]->status != CS_REPLY_OK && all[i]->status != NOT_ASKED)
+      return all[i];
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_reply *per[] = {&run->emit[t],          &run->emit_again[t],      &run->emit_restart[t],
+                             &run->emit_appended[t], &run->emit_compressed[t], &run->norm[t],
+                             &run->norm_again[t],    &run->norm_twice[t]};
+    for (size_t i = 0; i < sizeof per / sizeof *per; i++)
+      if (per[i]->status != CS_REPLY_OK && per[i]->status != NOT_ASKED)
+        return per[i];
+  }
+  return NULL;
+}
+
+/* Checks one cell on one case: 1 holds, 0 fails (message in why), -1 not checkable on this case. */
+static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, char *why, size_t why_len) {
+  const cs_property *p = cell->prop;
+  if (!p->check) {
+    if (strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
+      return -1;
+    const cs_reply *f = first_fault(run);
+    if (!f)
+      return 1;
+    snprintf(why, why_len, "%s: %.*s", cs_reply_status_name(f->status), (int)(f->message.len < 500 ? f->message.len : 500),
+             f->message.ptr ? f->message.ptr : "");
+    return 0;
+  }
+  if (!needs_answered(run, p->needs, cell->target))
+    return -1;
+  cs_check_ctx ctx = {r->rs, &r->scratch, why, why_len};
+  bool ok = p->check(&ctx, run, cell->target);
+  cs_arena_reset(&r->scratch);
+  return ok ? 1 : 0;
+}
+
+static void answer_json(const cs_outcome *cell, const cs_caserun *run, cs_buf *b) {
+  const cs_property *p = cell->prop;
+  int t = cell->target < 0 ? 0 : cell->target;
+  const cs_reply *rp = NULL;
+  if (p->needs & CS_NEED_KIMI)
+    rp = &run->emit_kimi;
+  else if (p->needs & CS_NEED_EMIT)
+    rp = &run->emit[t];
+  else if (p->needs & CS_NEED_CANON)
+    rp = &run->canon;
+  else if (p->needs & CS_NEED_NORM)
+    rp = &run->norm[t];
+  if (!rp || rp->status != CS_REPLY_OK)
+    return;
+  if (p->needs & CS_NEED_NORM) {
+    cs_buf_puts(b, "{\"ids\":[");
+    for (uint32_t i = 0; i < run->nnorm; i++) {
+      if (i)
+        cs_buf_putc(b, ',');
+      cs_buf_json_str(b, run->norm_in[i]);
+    }
+    cs_buf_puts(b, "],\"normalized\":[");
+    for (uint32_t i = 0; i < rp->nids; i++) {
+      if (i)
+        cs_buf_putc(b, ',');
+      cs_buf_json_str(b, rp->ids[i]);
+    }
+    cs_buf_puts(b, "]}");
+    return;
+  }
+  cs_buf_puts(b, "{\"calls\":[");
+  for (uint32_t i = 0; i < rp->answer.ncalls; i++) {
+    if (i)
+      cs_buf_putc(b, ',');
+    cs_buf_json_str(b, rp->answer.calls[i]);
+  }
+  cs_buf_puts(b, "],\"results\":[");
+  for (uint32_t i = 0; i < rp->answer.nresults; i++) {
+    if (i)
+      cs_buf_putc(b, ',');
+    cs_buf_json_str(b, rp->answer.results[i]);
+  }
+  cs_buf_puts(b, "]}");
+}
+
+/* --- shrinking ---------------------------------------------------------------------------------- */
+
+/* Runs one case from `v` for `cell` alone. Returns 1 if the cell fails on it (and fills the outputs),
+ * 0 if not, -1 on a fatal error. */
+static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t n, size_t *consumed, char *why,
+                    size_t why_len, cs_buf *hist, cs_buf *ans, uint32_t *turns, uint32_t *calls) {
+  cs_arena_reset(&r->arena);
+  cs_choices_replay(&r->ch[0], v, n);
+  case_plan plan;
+  uint64_t idx = 0;
+  unsigned needs = cell->prop->needs;
+  if (strcmp(cell->prop->name, CS_PROPERTY_ANSWER) == 0)
+    needs = r->needs | CS_NEED_EMIT;
+  if (run_batch(r, 1, &plan, needs, (needs & CS_NEED_EMIT_RESTART) != 0, &idx))
+    return -1;
+  *consumed = r->ch[0].pos < n ? r->ch[0].pos : n;
+  int rc = check_cell(r, cell, &r->runs[0], why, why_len);
+  if (rc != 0)
+    return 0;
+  if (hist) {
+    cs_buf_clear(hist);
+    cs_history_write(hist, r->runs[0].main.h);
+    cs_buf_clear(ans);
+    answer_json(cell, &r->runs[0], ans);
+    *turns = r->runs[0].main.h->nturns;
+    *calls = r->runs[0].main.ix.ncalls;
+  }
+  return 1;
+}
+
+static bool shortlex_less(const uint64_t *a, size_t na, const uint64_t *b, size_t nb) {
+  if (na != nb)
+    return na < nb;
+  for (size_t i = 0; i < na; i++)
+    if (a[i] != b[i])
+      return a[i] < b[i];
+  return false;
+}
+
+static void shrink(runner *r, cs_outcome *cell) {
+  unsigned budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000;
+  uint64_t *best = cell->choices, *cand = malloc((cell->nchoices + 1) * sizeof *cand);
+  size_t nbest = cell->nchoices, consumed;
+  char why[600];
+  unsigned steps = 0;
+  bool progress = true;
+  while (progress && budget) {
+    progress = false;
+    /* Pass 1: delete spans, larger first, from the end. */
+    for (size_t size = 8; size >= 1 && budget; size /= 2) {
+      for (size_t i = nbest >= size ? nbest - size + 1 : 0; i-- > 0 && budget;) {
+        if (i + size > nbest)
+          continue;
+        size_t nc = 0;
+        for (size_t k = 0; k < nbest; k++)
+          if (k < i || k >= i + size)
+            cand[nc++] = best[k];
+        budget--;
+        int rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+        if (rc < 0)
+          goto done;
+        if (rc == 1 && shortlex_less(cand, consumed, best, nbest)) {
+          memcpy(best, cand, consumed * sizeof *best);
+          nbest = consumed;
+          steps++;
+          progress = true;
+        }
+      }
+    }
+    /* Pass 2: lower each value: to 0, then halve, then minus one. */
+    for (size_t i = 0; i < nbest && budget; i++) {
+      while (best[i] > 0 && budget) {
+        uint64_t tries[3] = {0, best[i] / 2, best[i] - 1};
+        bool lowered = false;
+        for (int k = 0; k < 3 && budget && !lowered; k++) {
+          if (tries[k] >= best[i] || (k > 0 && tries[k] == tries[k - 1]))
+            continue;
+          memcpy(cand, best, nbest * sizeof *cand);
+          cand[i] = tries[k];
+          budget--;
+          int rc = try_case(r, cell, cand, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+          if (rc < 0)
+            goto done;
+          if (rc == 1 && shortlex_less(cand, consumed, best, nbest)) {
+            memcpy(best, cand, consumed * sizeof *best);
+            nbest = consumed;
+            steps++;
+            progress = lowered = true;
+          }
+        }
+        if (!lowered)
+          break;
+      }
+    }
+  }
+done:
+  free(cand);
+  cell->nchoices = nbest;
+  cell->shrink_steps = steps;
+  /* Re-run the final case to capture its history, answer and message. */
+  cs_buf hist = {0}, ans = {0};
+  size_t dummy;
+  if (try_case(r, cell, best, nbest, &dummy, cell->message, sizeof cell->message, &hist, &ans, &cell->shrunk_turns,
+               &cell->shrunk_calls) == 1) {
+    free(cell->history_json);
+    free(cell->answer_json);
+    cell->history_json = strdup(hist.data ? hist.data : "");
+    cell->answer_json = ans.len ? strdup(ans.data) : NULL;
+  }
+  cs_buf_free(&hist);
+  cs_buf_free(&ans);
+}
+
+/* --- the run ------------------------------------------------------------------------------------ */
+
+static bool wanted(const cs_run_config *cfg, const char *name) {
+  if (!cfg->nonly)
+    return true;
+  for (size_t i = 0; i < cfg->nonly; i++)
+    if (strncmp(name, cfg->only[i], strlen(cfg->only[i])) == 0)
+      return true;
+  return false;
+}
+
+static void make_cells(runner *r) {
+  size_t np;
+  const cs_property *props = cs_properties(&np);
+  r->cells = calloc(np * CS_TARGET_COUNT + 1, sizeof *r->cells);
+  r->ncells = 0;
+  for (size_t i = 0; i < np; i++) {
+    const cs_property *p = &props[i];
+    if (!wanted(r->cfg, p->name) && strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
+      continue;
+    if (!p->per_target) {
+      cs_outcome *c = &r->cells[r->ncells++];
+      c->prop = p;
+      c->target = -1;
+      c->applicable = (r->impl->info.ops & p->op) != 0;
+      if (strcmp(p->name, "vectors.canonical_v1") == 0)
+        c->applicable = false; /* checked by the caller against the vectors file */
+      continue;
+    }
+    for (int t = 0; t < CS_TARGET_COUNT; t++) {
+      if (p->only_target >= 0 && p->only_target != t)
+        continue;
+      if (r->cfg->targets && !(r->cfg->targets >> t & 1u))
+        continue;
+      cs_outcome *c = &r->cells[r->ncells++];
+      c->prop = p;
+      c->target = t;
+      c->applicable = supports(r, p->op, t);
+    }
+  }
+}
+
+static void recompute_needs(runner *r) {
+  r->needs = 0;
+  for (size_t i = 0; i < r->ncells; i++)
+    if (r->cells[i].applicable && !r->cells[i].failed)
+      r->needs |= r->cells[i].prop->needs;
+}
+
+static int check_batch(runner *r, size_t n, uint64_t *failures) {
+  bool any_new = false;
+  for (size_t i = 0; i < n; i++) {
+    const cs_caserun *run = &r->runs[i];
+    for (size_t c = 0; c < r->ncells; c++) {
+      cs_outcome *cell = &r->cells[c];
+      if (!cell->applicable || cell->failed)
+        continue;
+      char why[600];
+      int rc = check_cell(r, cell, run, why, sizeof why);
+      if (rc < 0)
+        continue;
+      cell->cases++;
+      if (rc == 1)
+        continue;
+      cell->failed = true;
+      any_new = true;
+      (*failures)++;
+      snprintf(cell->message, sizeof cell->message, "%s", why);
+      cell->case_index = run->case_index;
+      size_t nv = r->ch[i].replay ? r->ch[i].pos : r->ch[i].n;
+      if (nv > r->ch[i].n)
+        nv = r->ch[i].n;
+      cell->choices = malloc((nv + 1) * sizeof *cell->choices);
+      memcpy(cell->choices, r->ch[i].v, nv * sizeof *cell->choices);
+      cell->nchoices = nv;
+    }
+  }
+  if (!any_new)
+    return 0;
+  /* Shrink after the batch: shrinking reuses the batch's buffers. */
+  for (size_t c = 0; c < r->ncells; c++) {
+    cs_outcome *cell = &r->cells[c];
+    if (cell->failed && !cell->history_json && !r->fatal)
+      shrink(r, cell);
+  }
+  recompute_needs(r);
+  return r->fatal ? -1 : 0;
+}
+
+static void count_labels(runner *r, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    cs_labelset l = r->runs[i].gen.labels;
+    for (int k = 0; k < CS_LABEL_COUNT; k++)
+      if (l >> k & 1u)
+        r->res->label_counts[k]++;
+    r->res->stat_cases++;
+  }
+}
+
+static int runner_init(runner *r, cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_result *out,
+                       cs_err *err) {
+  memset(r, 0, sizeof *r);
+  memset(out, 0, sizeof *out);
+  r->impl = impl;
+  r->rs = rs;
+  r->cfg = cfg;
+  r->res = out;
+  r->err = err;
+  r->emit_targets = impl->info.emit_targets;
+  r->norm_targets = impl->info.normalize_targets;
+  if (cfg->targets) {
+    r->emit_targets &= cfg->targets;
+    r->norm_targets &= cfg->targets;
+  }
+  r->runs = calloc(MAX_BATCH, sizeof *r->runs);
+  make_cells(r);
+  recompute_needs(r);
+  return 0;
+}
+
+static void runner_finish(runner *r, double t0) {
+  r->res->cells = r->cells;
+  r->res->ncells = r->ncells;
+  r->res->seconds = now_s() - t0;
+  for (size_t i = 0; i < MAX_BATCH; i++)
+    cs_choices_free(&r->ch[i]);
+  free(r->runs);
+  free(r->q);
+  free(r->tmp);
+  cs_arena_free(&r->arena);
+  cs_arena_free(&r->scratch);
+}
+
+int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_result *out, cs_err *err) {
+  runner r;
+  runner_init(&r, impl, rs, cfg, out, err);
+  double t0 = now_s();
+  uint64_t failures = 0;
+  size_t batch = cfg->batch ? cfg->batch : 32;
+  if (batch > MAX_BATCH)
+    batch = MAX_BATCH;
+  unsigned restart_every = cfg->restart_every ? cfg->restart_every : 500;
+  case_plan *plans = calloc(MAX_BATCH, sizeof *plans);
+  uint64_t idx[MAX_BATCH];
+  int rc = 0;
+
+  /* The corpus first: saved failures are replayed before anything new. */
+  for (size_t i = 0; i < cfg->nreplay && rc == 0; i++) {
+    cs_arena_reset(&r.arena);
+    cs_choices_replay(&r.ch[0], cfg->replay[i], cfg->replay_len[i]);
+    idx[0] = UINT64_MAX;
+    if (run_batch(&r, 1, plans, r.needs, false, idx) || check_batch(&r, 1, &failures))
+      rc = -1;
+    out->cases++;
+  }
+
+  uint64_t max_cases = cfg->cases ? cfg->cases : 2000;
+  uint64_t next = 0;
+  uint32_t sn = cfg->shard_n ? cfg->shard_n : 1, si = cfg->shard_n ? cfg->shard_i : 0;
+  while (rc == 0 && next < max_cases && r.needs) {
+    if (cfg->time_s > 0 && now_s() - t0 >= cfg->time_s)
+      break;
+    if (cfg->stop_on_first && failures)
+      break;
+    cs_arena_reset(&r.arena);
+    size_t n = 0;
+    bool restart_now = false;
+    while (n < batch && next < max_cases) {
+      uint64_t ci = next++;
+      if (ci % sn != si)
+        continue;
+      if (ci % restart_every == 0 && n == 0)
+        restart_now = true;
+      else if (ci % restart_every == 0)
+        { next--; break; } /* start a new batch so this case is first and gets the restart check */
+      cs_choices_record(&r.ch[n], case_seed(cfg->seed, ci));
+      idx[n++] = ci;
+    }
+    if (!n)
+      continue;
+    if (run_batch(&r, n, plans, r.needs, restart_now, idx)) {
+      rc = -1;
+      break;
+    }
+    count_labels(&r, n);
+    out->cases += n;
+    if (check_batch(&r, n, &failures)) {
+      rc = -1;
+      break;
+    }
+    if (cfg->progress)
+      cfg->progress(cfg->progress_user, out->cases, failures, now_s() - t0);
+  }
+  free(plans);
+  runner_finish(&r, t0);
+  return rc;
+}
+
+int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const uint64_t *choices, size_t n,
+                  cs_run_result *out, cs_err *err) {
+  const uint64_t *one[1] = {choices};
+  size_t len[1] = {n};
+  cs_run_config c = *cfg;
+  c.replay = one;
+  c.replay_len = len;
+  c.nreplay = 1;
+  c.cases = 0;
+  /* cases = 0 means the default; run no generated case at all */
+  runner r;
+  runner_init(&r, impl, rs, &c, out, err);
+  double t0 = now_s();
+  uint64_t failures = 0, idx[1] = {UINT64_MAX};
+  case_plan plan;
+  cs_choices_replay(&r.ch[0], choices, n);
+  int rc = 0;
+  if (run_batch(&r, 1, &plan, r.needs | CS_NEED_EMIT_RESTART, true, idx) || check_batch(&r, 1, &failures))
+    rc = -1;
+  out->cases = 1;
+  runner_finish(&r, t0);
+  return rc;
+}
+
+void cs_run_result_free(cs_run_result *r) {
+  for (size_t i = 0; i < r->ncells; i++) {
+    free(r->cells[i].choices);
+    free(r->cells[i].history_json);
+    free(r->cells[i].answer_json);
+  }
+  free(r->cells);
+  r->cells = NULL;
+  r->ncells = 0;
+}

@@ -1,0 +1,104 @@
+/* harness/vectors.c: loading the canonical vectors and checking an implementation against them. */
+#include "harness/vectors.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/history_json.h"
+#include "harness/cli.h"
+
+cJSON *cs_vectors_load(const char *path, cs_err *err) {
+  cs_buf b = {0};
+  cJSON *root = NULL;
+  if (cs_read_input(path, &b, err))
+    goto cleanup;
+  if (cs_json_precheck(cs_buf_view(&b), 0, err)) {
+    cs_err_prefix(err, "%s", path);
+    goto cleanup;
+  }
+  root = cJSON_ParseWithLength(b.data, b.len);
+  if (!root) {
+    cs_err_set(err, "%s: not valid JSON", path);
+    goto cleanup;
+  }
+  const cJSON *alg = cJSON_GetObjectItemCaseSensitive(root, "algorithm");
+  const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "testGroups");
+  if (!cJSON_IsString(alg) || strcmp(alg->valuestring, "callsign-canonical-v1") || !cJSON_IsArray(groups)) {
+    cs_err_set(err, "%s: not a callsign-canonical-v1 vector file", path);
+    cJSON_Delete(root);
+    root = NULL;
+  }
+cleanup:
+  cs_buf_free(&b);
+  return root;
+}
+
+static int expect_ids(const cJSON *arr, const cs_str *got, uint32_t n, const char *what, int tc, char *why,
+                      size_t why_len) {
+  if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) != (int)n) {
+    snprintf(why, why_len, "tcId %d: expected %d %s, got %u", tc, cJSON_GetArraySize(arr), what, n);
+    return 0;
+  }
+  uint32_t i = 0;
+  for (const cJSON *e = arr->child; e; e = e->next, i++) {
+    cs_str want = cJSON_IsString(e) ? cs_str_c(e->valuestring) : CS_NULL_STR;
+    if (!cs_str_eq(want, got[i])) {
+      snprintf(why, why_len, "tcId %d: %s %u expected %s, got %.*s", tc, what, i, want.ptr ? want.ptr : "null",
+               got[i].ptr ? (int)(got[i].len > 80 ? 80 : got[i].len) : 4, got[i].ptr ? got[i].ptr : "null");
+      return 0;
+    }
+  }
+  return 1;
+}
+
+int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, char *why, size_t why_len, char **history_json,
+                          uint64_t *checked, cs_err *err) {
+  const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "testGroups");
+  cs_arena a = {0};
+  int result = 1;
+  *checked = 0;
+  for (const cJSON *g = groups->child; g && result == 1; g = g->next) {
+    const cJSON *tests = cJSON_GetObjectItemCaseSensitive(g, "tests");
+    for (const cJSON *t = tests ? tests->child : NULL; t && result == 1; t = t->next) {
+      cs_arena_reset(&a);
+      const cJSON *id = cJSON_GetObjectItemCaseSensitive(t, "tcId");
+      int tc = cJSON_IsNumber(id) ? id->valueint : -1;
+      cs_history h;
+      cs_err perr;
+      if (cs_history_from_cjson(cJSON_GetObjectItemCaseSensitive(t, "history"), "history", NULL, &a, &h, &perr)) {
+        cs_err_set(err, "vectors tcId %d: %s", tc, perr.msg);
+        result = -1;
+        break;
+      }
+      const cJSON *canon = cJSON_GetObjectItemCaseSensitive(t, "canonical");
+      cs_request req = {CS_OP_CANONICALIZE, 0, &h, NULL, 0};
+      cs_reply rep;
+      memset(&rep, 0, sizeof rep);
+      if (cs_impl_exec(impl, &req, &rep, 1, &a, err)) {
+        result = -1;
+        break;
+      }
+      (*checked)++;
+      if (rep.status != CS_REPLY_OK) {
+        snprintf(why, why_len, "tcId %d: %s: %.*s", tc, cs_reply_status_name(rep.status),
+                 (int)(rep.message.len > 300 ? 300 : rep.message.len), rep.message.ptr ? rep.message.ptr : "");
+        result = 0;
+      } else if (!expect_ids(cJSON_GetObjectItemCaseSensitive(canon, "calls"), rep.answer.calls, rep.answer.ncalls,
+                             "call", tc, why, why_len) ||
+                 !expect_ids(cJSON_GetObjectItemCaseSensitive(canon, "results"), rep.answer.results,
+                             rep.answer.nresults, "result", tc, why, why_len)) {
+        result = 0;
+      }
+      if (result == 0 && history_json) {
+        cs_buf b = {0};
+        cs_history_write(&b, &h);
+        *history_json = strdup(b.data);
+        cs_buf_free(&b);
+      }
+    }
+  }
+  cs_arena_free(&a);
+  return result;
+}

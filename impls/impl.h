@@ -1,0 +1,127 @@
+/* impls/impl.h: the implementation interface, one vtable for built-ins and external programs.
+ * The harness sends batches of requests (so a subprocess can be pipelined) and gets one reply per
+ * request. A fault of one request (crash, hang, garbage, wrong seq, error answer) is a reply status,
+ * never a harness failure; only "cannot be run at all" is an error return. */
+#ifndef CS_IMPLS_IMPL_H
+#define CS_IMPLS_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/arena.h"
+#include "core/error.h"
+#include "core/history.h"
+#include "providers/rule.h"
+
+typedef enum { CS_OP_EMIT = 1u, CS_OP_CANONICALIZE = 2u, CS_OP_NORMALIZE = 4u } cs_op;
+#define CS_OP_ALL (CS_OP_EMIT | CS_OP_CANONICALIZE | CS_OP_NORMALIZE)
+const char *cs_op_name(cs_op op);
+
+typedef struct {
+  cs_op op;
+  cs_target_id target;       /* emit, normalize */
+  const cs_history *history; /* emit, canonicalize */
+  const cs_str *ids;         /* normalize */
+  uint32_t nids;
+} cs_request;
+
+typedef enum {
+  CS_REPLY_OK,
+  CS_REPLY_REJECTED, /* answered {"error":...}: every history sent is valid input */
+  CS_REPLY_CRASH,    /* the process died */
+  CS_REPLY_TIMEOUT,  /* no answer before the deadline */
+  CS_REPLY_PROTOCOL, /* non-JSON line, wrong seq, wrong shape or length */
+} cs_reply_status;
+const char *cs_reply_status_name(cs_reply_status s);
+
+typedef struct {
+  cs_reply_status status;
+  cs_answer answer; /* emit, canonicalize: sized to the history's calls and results */
+  cs_str *ids;      /* normalize: nids entries (null allowed: then normalize.regex fails) */
+  uint32_t nids;
+  cs_str message; /* for faults: one line, with the tail of stderr when there is one */
+} cs_reply;
+
+typedef struct {
+  const char *name;
+  const char *version;
+  unsigned ops;                  /* cs_op bits */
+  unsigned emit_targets;         /* bit t: emit supports target t */
+  unsigned normalize_targets;    /* bit t: normalize supports target t */
+  bool claims_canonical_v1;      /* checked byte for byte against corpus/vectors */
+  bool nondeterministic_by_design; /* documentation only: the design draws random values */
+} cs_impl_info;
+
+typedef struct cs_impl cs_impl;
+
+typedef struct {
+  /* Answers `n` requests; reply i (memory in `a`) answers request i. Returns 0, or -1 with `err`
+   * when the implementation cannot be run at all (the harness then exits 3). */
+  int (*exec)(cs_impl *self, const cs_request *reqs, cs_reply *replies, size_t n, cs_arena *a, cs_err *err);
+  /* Restarts the implementation (fresh process or fresh state). */
+  int (*restart)(cs_impl *self, cs_err *err);
+  /* Bounded tail of the implementation's stderr (empty for built-ins). */
+  cs_str (*stderr_tail)(cs_impl *self);
+  void (*destroy)(cs_impl *self);
+} cs_impl_vtable;
+
+struct cs_impl {
+  const cs_impl_vtable *vt;
+  cs_impl_info info;
+};
+
+/* What every implementation may use when it is created. */
+typedef struct {
+  cs_ruleset *rules; /* the run's target rules (the reference maps to them); not owned */
+  uint64_t seed;     /* for built-ins whose design draws random values: a seed, not a replay */
+} cs_impl_env;
+
+static inline int cs_impl_exec(cs_impl *i, const cs_request *r, cs_reply *out, size_t n, cs_arena *a, cs_err *e) {
+  return i->vt->exec(i, r, out, n, a, e);
+}
+static inline void cs_impl_destroy(cs_impl *i) {
+  if (i)
+    i->vt->destroy(i);
+}
+
+/* The registry of built-in implementations: one table, from which `callsign list`, `--impl` and the
+ * README are derived. */
+typedef struct {
+  const char *name;
+  const char *design;   /* one line: the design it is faithful to */
+  const char *breaks;   /* documentation: what that design gives up (never used for judging) */
+  cs_impl *(*create)(const cs_impl_env *env, cs_err *err);
+} cs_builtin;
+
+const cs_builtin *cs_builtins(size_t *count);
+const cs_builtin *cs_builtin_find(const char *name);
+
+/* Helpers for built-ins that answer in-process (impls/builtin_common.c). */
+typedef struct {
+  cs_impl base;
+  cs_ruleset *rules;
+  cs_hasher *hasher;
+  uint64_t seed, rng; /* random state for designs that use randomness */
+  /* One answer function per op; NULL when unsupported. */
+  cs_answer (*emit)(void *self, const cs_history *h, const cs_history_index *ix, cs_target_id t, cs_arena *a);
+  cs_answer (*canonicalize)(void *self, const cs_history *h, const cs_history_index *ix, cs_arena *a);
+  cs_str (*normalize)(void *self, cs_target_id t, cs_str id, cs_arena *a);
+} cs_inproc_impl;
+
+/* Sets up `p` (vtable, hasher, rules); the answer functions are set by the caller afterwards. */
+int cs_inproc_init(cs_inproc_impl *p, const cs_impl_env *env, cs_err *err);
+extern const cs_impl_vtable cs_inproc_vtable;
+
+/* The subprocess client for PROTOCOL.md (impls/subprocess.c). */
+typedef struct {
+  unsigned deadline_ms;   /* per request; 0: 5000 */
+  size_t stderr_tail;     /* bytes kept; 0: 4096 */
+  unsigned pipeline;      /* requests in flight; 0: 64 */
+  size_t max_line;        /* longest answer line accepted; 0: 64 MiB */
+} cs_subprocess_config;
+
+/* Starts argv[0] (no shell) with argv, does the hello handshake. NULL with `err` when it cannot be
+ * started or does not answer hello correctly. */
+cs_impl *cs_subprocess_open(char *const argv[], const cs_subprocess_config *cfg, cs_err *err);
+
+#endif

@@ -1,0 +1,19 @@
+/* providers/gemini.c: Google Gemini. No rule documented: non-empty and unique. Pairing is by count
+ * and position on the API side; the reference sends the canonical ID. */
+#include "providers/target.h"
+
+static cs_str gemini_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
+  if (in->attempt == 0)
+    return cs_arena_str(a, in->canonical);
+  return cs_map_prefixed(rule, d, in, "hist_tool_", a);
+}
+
+const cs_target cs_target_gemini = {
+    .name = "gemini",
+    .id = CS_PROV_GEMINI,
+    .rule = {.pattern = NULL, .min_len = 1, .max_len = 0},
+    .mapper = gemini_map,
+    .native_passthrough = true,
+    .summary = "functionCall.id optional, non-empty and unique when sent",
+    .evidence = "nothing documented; pairing by count and order observed",
+};

@@ -1,0 +1,32 @@
+/* providers/kimi.c: Moonshot Kimi K2. Rule: functions.{name}:{N} with N the call's global index over
+ * the request, from 0 (documented model-native format); unique by construction. */
+#include "providers/target.h"
+
+static cs_str kimi_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
+  (void)rule;
+  (void)d;
+  cs_str name = in->call ? in->call->name : cs_str_c("tool");
+  char *clean = cs_arena_alloc(a, name.len + 5);
+  size_t n = 0;
+  for (size_t i = 0; i < name.len; i++) {
+    unsigned char c = (unsigned char)name.ptr[i];
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    if (c >= 0x80 && (c & 0xC0) == 0x80)
+      continue; /* one '_' per non-ASCII character, not per byte */
+    clean[n++] = ok ? (char)c : '_';
+  }
+  if (n == 0)
+    clean[n++] = '_';
+  clean[n] = 0;
+  return cs_arena_printf(a, "functions.%s:%u", clean, in->global_index + in->attempt);
+}
+
+const cs_target cs_target_kimi = {
+    .name = "kimi",
+    .id = CS_PROV_KIMI,
+    .rule = {.pattern = "^functions\\.[A-Za-z0-9_.-]+:[0-9]+$", .min_len = 1, .max_len = 0, .global_index = true},
+    .mapper = kimi_map,
+    .native_passthrough = false, /* the global index decides; a native ID with the right index maps to itself */
+    .summary = "functions.{name}:{N}, N global over the request from 0, unique",
+    .evidence = "documented model-native format; hosted API does not reject others",
+};

@@ -1,0 +1,227 @@
+/* providers/rule.c: compiling and checking target rules with PCRE2. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "providers/rule.h"
+
+#include <errno.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  cs_rule rule;
+  char *pattern_own, *server_own; /* owned copies after an override */
+  pcre2_code *re, *server_re;
+} compiled_rule;
+
+struct cs_ruleset {
+  compiled_rule r[CS_TARGET_COUNT];
+  pcre2_match_data *md;
+};
+
+static pcre2_code *compile(const char *pattern, const char *what, cs_err *err) {
+  int ec;
+  PCRE2_SIZE eo;
+  pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+  if (!re) {
+    PCRE2_UCHAR msg[160];
+    pcre2_get_error_message(ec, msg, sizeof msg);
+    cs_err_set(err, "%s: pattern '%s' does not compile at offset %zu: %s", what, pattern, (size_t)eo, (char *)msg);
+    return NULL;
+  }
+  pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* optional: falls back to the interpreter */
+  return re;
+}
+
+static int compile_rule(compiled_rule *c, const char *tname, cs_err *err) {
+  pcre2_code_free(c->re);
+  pcre2_code_free(c->server_re);
+  c->re = c->server_re = NULL;
+  if (c->rule.pattern && !(c->re = compile(c->rule.pattern, tname, err)))
+    return -1;
+  if (c->rule.server_pattern && !(c->server_re = compile(c->rule.server_pattern, tname, err)))
+    return -1;
+  return 0;
+}
+
+cs_ruleset *cs_ruleset_new(cs_err *err) {
+  cs_ruleset *rs = calloc(1, sizeof *rs);
+  if (!rs) {
+    cs_err_set(err, "out of memory");
+    return NULL;
+  }
+  rs->md = pcre2_match_data_create(4, NULL);
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    rs->r[t].rule = cs_target_get((cs_target_id)t)->rule;
+    if (compile_rule(&rs->r[t], cs_target_get((cs_target_id)t)->name, err)) {
+      cs_ruleset_free(rs);
+      return NULL;
+    }
+  }
+  return rs;
+}
+
+void cs_ruleset_free(cs_ruleset *rs) {
+  if (!rs)
+    return;
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    pcre2_code_free(rs->r[t].re);
+    pcre2_code_free(rs->r[t].server_re);
+    free(rs->r[t].pattern_own);
+    free(rs->r[t].server_own);
+  }
+  pcre2_match_data_free(rs->md);
+  free(rs);
+}
+
+static int parse_u32(const char *v, uint32_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long x = strtoul(v, &end, 10);
+  if (!*v || *end || errno || x > 0x7fffffffUL || *v == '-')
+    return -1;
+  *out = (uint32_t)x;
+  return 0;
+}
+
+int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err) {
+  const char *dot = strchr(spec, '.'), *eq = strchr(spec, '=');
+  if (!dot || !eq || eq < dot)
+    return cs_err_set(err, "rule override '%s': expected TARGET.KEY=VALUE (e.g. openai_chat.max_len=64)", spec);
+  char tname[32], key[32];
+  size_t tl = (size_t)(dot - spec), kl = (size_t)(eq - dot - 1);
+  if (tl >= sizeof tname || kl >= sizeof key)
+    return cs_err_set(err, "rule override '%s': unknown target or key", spec);
+  memcpy(tname, spec, tl);
+  tname[tl] = 0;
+  memcpy(key, dot + 1, kl);
+  key[kl] = 0;
+  const char *val = eq + 1;
+  int t = cs_target_parse(tname);
+  if (t < 0)
+    return cs_err_set(err, "rule override '%s': unknown target '%s'", spec, tname);
+  compiled_rule *c = &rs->r[t];
+  compiled_rule saved = *c;
+  if (strcmp(key, "max_len") == 0 || strcmp(key, "min_len") == 0) {
+    uint32_t v;
+    if (parse_u32(val, &v))
+      return cs_err_set(err, "rule override '%s': %s must be a whole number", spec, key);
+    *(strcmp(key, "max_len") == 0 ? &c->rule.max_len : &c->rule.min_len) = v;
+    return 0;
+  }
+  char **own = NULL;
+  const char **field = NULL;
+  if (strcmp(key, "pattern") == 0)
+    own = &c->pattern_own, field = &c->rule.pattern;
+  else if (strcmp(key, "server_pattern") == 0)
+    own = &c->server_own, field = &c->rule.server_pattern;
+  else
+    return cs_err_set(err, "rule override '%s': unknown key '%s' (pattern, min_len, max_len, server_pattern)", spec, key);
+  char *copy = *val ? strdup(val) : NULL;
+  *field = copy;
+  c->re = c->server_re = NULL;
+  if (compile_rule(c, tname, err)) {
+    pcre2_code_free(c->re);
+    pcre2_code_free(c->server_re);
+    free(copy);
+    *c = saved;
+    return -1;
+  }
+  pcre2_code_free(saved.re);
+  pcre2_code_free(saved.server_re);
+  free(*own);
+  *own = copy;
+  return 0;
+}
+
+int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return cs_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+  char line[1024];
+  int lineno = 0, rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+      line[--n] = 0;
+    char *s = line;
+    while (*s == ' ' || *s == '\t')
+      s++;
+    if (!*s || *s == '#')
+      continue;
+    if (cs_ruleset_override(rs, s, err)) {
+      cs_err_prefix(err, "%s:%d", path, lineno);
+      rc = -1;
+      break;
+    }
+  }
+  fclose(f);
+  return rc;
+}
+
+const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t) { return &rs->r[t].rule; }
+
+size_t cs_utf8_length(cs_str s) {
+  size_t n = 0;
+  for (size_t i = 0; i < s.len; i++)
+    n += ((unsigned char)s.ptr[i] & 0xC0) != 0x80;
+  return n;
+}
+
+static bool matches(cs_ruleset *rs, pcre2_code *re, cs_str id) {
+  int rc = pcre2_match(re, (PCRE2_SPTR)(id.ptr ? id.ptr : ""), id.len, 0, PCRE2_NO_UTF_CHECK, rs->md, NULL);
+  return rc >= 0;
+}
+
+bool cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id) {
+  compiled_rule *c = &rs->r[t];
+  return c->server_re && id.ptr && matches(rs, c->server_re, id);
+}
+
+#define WHY(...) (why ? (void)snprintf(why, why_len, __VA_ARGS__) : (void)0)
+
+bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_index, bool server, char *why,
+                   size_t why_len) {
+  compiled_rule *c = &rs->r[t];
+  if (!id.ptr) {
+    WHY("is null");
+    return false;
+  }
+  if (server && c->server_re) {
+    if (matches(rs, c->server_re, id))
+      return true;
+    WHY("server call ID does not match %s", c->rule.server_pattern);
+    return false;
+  }
+  size_t len = cs_utf8_length(id);
+  if (len < c->rule.min_len) {
+    WHY("is %zu characters, the minimum is %u", len, c->rule.min_len);
+    return false;
+  }
+  if (c->rule.max_len && len > c->rule.max_len) {
+    WHY("is %zu characters, the maximum is %u", len, c->rule.max_len);
+    return false;
+  }
+  if (c->re && !matches(rs, c->re, id)) {
+    WHY("does not match %s", c->rule.pattern);
+    return false;
+  }
+  if (c->rule.global_index && global_index != CS_RULE_ANY_INDEX) {
+    const char *colon = NULL;
+    for (size_t i = id.len; i > 0; i--)
+      if (id.ptr[i - 1] == ':') {
+        colon = id.ptr + i - 1;
+        break;
+      }
+    unsigned long long v = 0;
+    size_t digits = 0;
+    for (const char *p = colon ? colon + 1 : id.ptr + id.len; p < id.ptr + id.len; p++, digits++)
+      v = v * 10 + (unsigned)(*p - '0');
+    if (!colon || digits == 0 || digits > 10 || v != global_index) {
+      WHY("index is not the call's global index %u", global_index);
+      return false;
+    }
+  }
+  return true;
+}

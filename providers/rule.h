@@ -1,0 +1,40 @@
+/* providers/rule.h: the run-time ruleset: every target's rule, compiled (PCRE2, JIT when available),
+ * after overrides from the command line or a profile file. One ruleset per thread: it owns PCRE2
+ * match data. A zero-initialised config means the defaults of the target table. */
+#ifndef CS_PROVIDERS_RULE_H
+#define CS_PROVIDERS_RULE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "providers/target.h"
+
+typedef struct cs_ruleset cs_ruleset;
+
+/* Builds the ruleset from the table defaults. NULL with `err` set if a pattern fails to compile. */
+cs_ruleset *cs_ruleset_new(cs_err *err);
+void cs_ruleset_free(cs_ruleset *rs);
+
+/* Applies one override "TARGET.KEY=VALUE", KEY one of pattern, min_len, max_len, server_pattern
+ * (e.g. "openai_chat.max_len=64"). Returns 0, or -1 with a one-line reason. */
+int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err);
+/* Applies every non-blank, non-# line of a profile file as an override. */
+int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err);
+
+const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t);
+
+/* Pass as global_index when the index is unknown (stateless normalize): the index is not checked. */
+#define CS_RULE_ANY_INDEX UINT32_MAX
+
+/* Checks one emitted call ID. `global_index` is the call's position among the request's calls
+ * (for Kimi's rule). `server`: the call is a server call (checked against server_pattern when the
+ * target has one). On false, writes a short reason to `why` (if not NULL). */
+bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_index, bool server, char *why,
+                   size_t why_len);
+/* True when `id` matches the target's server-call pattern (false when it has none). */
+bool cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id);
+/* Number of Unicode code points in valid UTF-8. */
+size_t cs_utf8_length(cs_str s);
+
+#endif

@@ -1,0 +1,96 @@
+/* reports/result.h: the result model every report writer reads. Plain data (strings and numbers),
+ * filled by the harness, so writers depend on nothing above core/. All strings are NUL-terminated
+ * UTF-8 owned by the report's arena; any of them may hold arbitrary bytes from IDs (control
+ * characters, '<', '&', "]]>"), and each writer must escape for its format. */
+#ifndef CS_REPORTS_RESULT_H
+#define CS_REPORTS_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/arena.h"
+#include "core/error.h"
+
+typedef enum {
+  CS_VERDICT_PASS,           /* held on every case checked */
+  CS_VERDICT_FAIL,           /* failed, not listed in --expect */
+  CS_VERDICT_EXPECTED_FAIL,  /* failed, and listed in --expect */
+  CS_VERDICT_FIXED,          /* listed in --expect but held: the list should shrink */
+  CS_VERDICT_NOT_APPLICABLE, /* the implementation lacks the op or target */
+} cs_verdict;
+const char *cs_verdict_name(cs_verdict v);
+
+/* One property on one target for one implementation (target "-" for properties without one). */
+typedef struct {
+  const char *property; /* stable name, e.g. "emit.pair" */
+  const char *target;
+  bool required;        /* required tier; recommended otherwise */
+  const char *contract; /* one line */
+  cs_verdict verdict;
+  uint64_t cases;       /* cases on which it was checked */
+  /* Failure details (NULL when it held). */
+  const char *message;      /* one line: what went wrong on the shrunk case */
+  const char *history_json; /* the shrunk history (compact JSON, one line) */
+  const char *answer_json;  /* what the implementation answered on it, or NULL */
+  const char *token;        /* replay token */
+  const char *replay;       /* a complete replay command line */
+  uint64_t seed;            /* run seed */
+  uint64_t case_index;      /* case number that first failed */
+  uint32_t shrunk_turns, shrunk_calls, shrink_steps;
+} cs_cell;
+
+typedef struct {
+  const char *name;  /* a statistics label */
+  const char *desc;
+  uint64_t count;    /* cases in which it occurred */
+} cs_stat;
+
+typedef struct {
+  const char *name, *version, *kind; /* kind: "built-in" or "external" */
+  const char *note;                  /* e.g. which of idempotence/injectivity a normalizer gave up */
+  cs_cell *cells;
+  size_t ncells;
+  uint64_t cases;
+  double seconds;
+  uint64_t faults[5]; /* per cs_reply_status (ok unused): rejected, crash, timeout, protocol */
+  const char *stderr_tail;
+  bool could_not_run;  /* exit status 3 */
+  const char *error;   /* why it could not run */
+} cs_impl_result;
+
+typedef struct {
+  const char *tool_version;
+  const char *command;   /* the command line that produced it */
+  uint64_t seed;
+  bool strict;
+  cs_impl_result *impls;
+  size_t nimpls;
+  cs_stat *stats;        /* generation statistics, over all implementations */
+  size_t nstats;
+  uint64_t stat_cases;
+  const char *targets[8]; /* targets run, in table order */
+  size_t ntargets;
+} cs_report;
+
+/* Does this cell make the run fail? (FAIL of a required property, or of any property with strict.) */
+bool cs_cell_fails_run(const cs_cell *c, bool strict);
+/* Exit status per DESIGN.md: 0 pass, 1 a property failed, 3 an implementation could not be run. */
+int cs_report_exit_status(const cs_report *r);
+
+/* Writers. Each writes a complete document; returns 0, or -1 with `err` on an I/O error. */
+int cs_report_terminal(const cs_report *r, FILE *out, bool color, cs_err *err);
+int cs_report_junit(const cs_report *r, FILE *out, cs_err *err);
+int cs_report_json(const cs_report *r, FILE *out, cs_err *err);
+int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err);
+int cs_report_html(const cs_report *r, FILE *out, cs_err *err);
+
+/* The writer table: name (also the CLI flag --NAME FILE), writer. */
+typedef struct {
+  const char *name;
+  int (*write)(const cs_report *r, FILE *out, cs_err *err);
+  const char *summary;
+} cs_report_format;
+const cs_report_format *cs_report_formats(size_t *count);
+
+#endif
