@@ -60,9 +60,14 @@ unit: $(UNIT_BIN)
 e2e: build/san/callsign build/adapter-c
 	@sh mk/run-e2e.sh build/san/callsign
 
-test: unit e2e
+# Unit tests (ASan+UBSan), then the end-to-end tests of the sanitized binary; one closing total.
+test: $(UNIT_BIN) build/san/callsign build/adapter-c
+	@sh mk/test.sh $(UNIT_BIN)
 
-bench: build/callsign build/adapter-c
+build/bench-canon: tests/bench/bench_canon.c $(REL_OBJ)
+	$(CC) $(WARN) $(DEFS) $(INCS) -O2 -o $@ $< $(REL_OBJ) $(LDLIBS)
+
+bench: build/callsign build/adapter-c build/bench-canon
 	@sh mk/bench.sh build/callsign
 
 # Both compilers must build the tree warning-free.

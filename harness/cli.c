@@ -114,8 +114,8 @@ static int push(const char **list, size_t *n, const char *v, const char *what, c
 
 static int apply(cs_options *o, const option_row *row, const char *v, cs_err *err) {
   const char *n = row->name;
-  uint64_t u;
-  double d;
+  uint64_t u = 0;
+  double d = 0;
   switch (row->kind) {
   case ARG_U64:
   case ARG_U32:

@@ -27,8 +27,10 @@ void cs_corpus_dirname(const char *impl, char *out, size_t len) {
 }
 
 static int mkdir_p(const char *path, cs_err *err) {
-  char tmp[1024];
-  snprintf(tmp, sizeof tmp, "%s", path);
+  char tmp[2048];
+  if (strlen(path) >= sizeof tmp)
+    return cs_err_set(err, "%.200s...: path too long", path);
+  memcpy(tmp, path, strlen(path) + 1);
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/')
       continue;

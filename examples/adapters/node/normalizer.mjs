@@ -2,7 +2,7 @@
 // callsign example adapter in Node.js (stdlib only, no npm packages).
 //
 // A small, correct tool-call ID normalizer that speaks callsign's implementation protocol,
-// version 1 (docs/PROTOCOL.md): one JSON request per line on stdin, one JSON answer per line on
+// version 1 (PROTOCOL.md): one JSON request per line on stdin, one JSON answer per line on
 // stdout. Ops: hello, emit, canonicalize, normalize, stop.
 //
 // Scheme (the Python and C adapters implement the same one and give byte-identical answers):
@@ -110,7 +110,7 @@ function resultId(target, bug, cid, name, paired, byName) {
 
 // Returns [call IDs, result IDs] for one history, in document order.
 function assign(history, target, bug = null) {
-  const calls = []; // per call: {raw, name, wire, answered}
+  const calls = []; // per call: {name, wire, answered}
   const outCalls = [], outResults = [];
   const used = new Set();
   const byRaw = new Map(); // raw id -> indices of the non-server calls with that id, in order
@@ -132,7 +132,7 @@ function assign(history, target, bug = null) {
           lastTurn.push(calls.length);
           byName.set(name, wire);
         }
-        calls.push({ raw, name, wire, answered: false });
+        calls.push({ name, wire, answered: false });
       });
     }
     for (const r of turn.results ?? []) {
@@ -201,7 +201,9 @@ function main(argv) {
         resp = { seq: req.seq ?? null, error: `${e.name}: ${e.message}` };
       }
     }
-    process.stdout.write(JSON.stringify(resp) + '\n');
+    // U+2028/U+2029 are valid in JSON but split lines in some readers: escape them.
+    const out = JSON.stringify(resp).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+    process.stdout.write(out + '\n');
   });
   rl.on('close', () => process.exit(0));
 }

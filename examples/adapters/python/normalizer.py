@@ -2,7 +2,7 @@
 """callsign example adapter in Python (stdlib only).
 
 A small, correct tool-call ID normalizer that speaks callsign's implementation protocol,
-version 1 (docs/PROTOCOL.md): one JSON request per line on stdin, one JSON answer per line on
+version 1 (PROTOCOL.md): one JSON request per line on stdin, one JSON answer per line on
 stdout. Ops: hello, emit, canonicalize, normalize, stop.
 
 Scheme (the Node and C adapters implement the same one and give byte-identical answers):
@@ -126,7 +126,7 @@ def call_id(target, bug, tid, pos, raw, name, server, used):
 
 def assign(history, target, bug=None):
     """Returns (call IDs, result IDs) for one history, in document order."""
-    calls = []  # per call: [raw id, name, wire id, answered]
+    calls = []  # per call: {"name", "wire", "answered"}
     out_calls, out_results = [], []
     used = set()
     by_raw = {}  # raw id -> indices of the non-server calls with that id, in order
@@ -146,17 +146,18 @@ def assign(history, target, bug=None):
                     by_raw.setdefault(raw, []).append(len(calls))
                     last_turn.append(len(calls))
                     by_name[name] = wire
-                calls.append([raw, name, wire, False])
+                calls.append({"name": name, "wire": wire, "answered": False})
         for r in turn.get("results") or []:
             cid, name = text(r.get("call_id")), text(r.get("name"))
             if cid:  # rule 1: earliest unanswered call with the same raw id
-                match = next((i for i in by_raw.get(cid, ()) if not calls[i][3]), None)
+                match = next((i for i in by_raw.get(cid, ()) if not calls[i]["answered"]), None)
             else:  # rule 2: earliest unanswered same-name call of the most recent assistant turn
-                match = next((i for i in last_turn if not calls[i][3] and calls[i][1] == name), None)
+                match = next((i for i in last_turn if not calls[i]["answered"] and calls[i]["name"] == name), None)
+            paired = None
             if match is not None:
-                calls[match][3] = True
-            out_results.append(result_id(target, bug, cid, name, calls[match][2] if match is not None else None,
-                                         by_name))
+                calls[match]["answered"] = True
+                paired = calls[match]["wire"]
+            out_results.append(result_id(target, bug, cid, name, paired, by_name))
     return out_calls, out_results
 
 

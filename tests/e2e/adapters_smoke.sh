@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Smoke test of the example protocol adapters (examples/adapters/), without the harness.
+# Pipes a few PROTOCOL.md version 1 lines into each adapter (Python, Node, C) and checks the
+# answers with python3: seq echoed, array lengths, target ID rules, uniqueness, pairing, orphans,
+# server-call passthrough, determinism, canonical idempotence, normalize, unknown op, stop.
+# Then, as a negative control, runs every `--bug` mode and checks that the same checks catch it.
+# The C adapter is taken from $ADAPTER_C (default build/adapter-c).
+# Prints one line per check and ends with "N passed, M failed"; exits 1 if any check failed.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ADAPTER_C=${ADAPTER_C:-$root/build/adapter-c}
+BUGS="sanitize-collide truncate random-fallback name-keyed per-turn-index asymmetric keep-orphans"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+pass() { echo "PASS $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+
+# The checker: `requests`, `check NAME OUT ARGV...` and `bug NAME OUT`. It prints PASS/FAIL lines.
+cat >"$work/check.py" <<'PY'
+import json, re, subprocess, sys
+
+TARGETS = ["anthropic", "openai_chat", "openai_responses", "gemini", "bedrock", "mistral"]
+SAFE64 = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+RULES = {
+    "anthropic": lambda s: SAFE64.fullmatch(s),
+    "bedrock": lambda s: SAFE64.fullmatch(s),
+    "openai_chat": lambda s: 1 <= len(s) <= 40,
+    "openai_responses": lambda s: 1 <= len(s) <= 64,
+    "gemini": lambda s: len(s) >= 1,
+    "mistral": lambda s: re.fullmatch(r"[a-zA-Z0-9]{9}", s),
+    "canonical": lambda s: SAFE64.fullmatch(s),
+}
+# A small history: a duplicated raw id, a null id, a server call, an orphan result, IDs that
+# collide once illegal characters are replaced, two assistant turns, results out of order.
+HISTORY = {"turns": [
+    {"role": "user", "text": "list files"},
+    {"role": "assistant", "provider": "kimi", "turn_key": "k1", "calls": [
+        {"id": "functions.glob:0", "name": "glob", "args": {"p": "*.c"}},
+        {"id": "functions.glob:0", "name": "glob", "args": {"p": "*.h"}},
+        {"id": None, "name": "read_file", "args": {}},
+        {"id": "srvtoolu_01AbC", "name": "web_search", "server": True}]},
+    {"role": "tool", "turn_key": "k2", "results": [
+        {"call_id": "functions.glob:0", "name": "glob", "content": "a.c"},
+        {"call_id": "functions.glob:0", "name": "glob", "content": "a.h"},
+        {"call_id": None, "name": "read_file", "content": "..."},
+        {"call_id": "ghost|1", "name": "glob", "content": "?"}]},
+    {"role": "assistant", "provider": "unknown", "turn_key": "k3", "calls": [
+        {"id": "a|b", "name": "read_file", "args": {}},
+        {"id": "a:b", "name": "read_file", "args": {}}]},
+    {"role": "tool", "turn_key": "k4", "results": [
+        {"call_id": "a:b", "name": "read_file", "content": "2"},
+        {"call_id": "a|b", "name": "read_file", "content": "1"}]},
+]}
+PAIRS = [0, 1, 2, None, 5, 4]  # the call each result answers under PROTOCOL.md's pairing rule
+NCALLS, SERVER_CALL = 6, 3
+NORMALIZE_IDS = ["a|b", "a_b", "a:b", "", "😀", "x" * 100, "call_0"]
+
+
+def requests():
+    reqs = [{"seq": 0, "op": "hello", "protocol": 1}]
+    reqs += [{"seq": 1 + i, "op": "emit", "target": t, "history": HISTORY} for i, t in enumerate(TARGETS)]
+    reqs.append({"seq": 7, "op": "emit", "target": "anthropic", "history": HISTORY})  # repeat of seq 1
+    reqs.append({"seq": 8, "op": "canonicalize", "history": HISTORY})
+    reqs += [{"seq": 9 + i, "op": "normalize", "target": t, "ids": NORMALIZE_IDS} for i, t in enumerate(TARGETS)]
+    reqs.append({"seq": 15, "op": "frobnicate"})
+    reqs.append({"seq": 16, "op": "stop"})
+    reqs.append({"seq": 17, "op": "hello", "protocol": 1})  # must not be answered: the adapter stopped
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in reqs)
+
+
+def answers(path):
+    """The answers of one run by seq; "order" lists the seqs as they came, "bad" the junk lines."""
+    out = {"order": []}
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().split("\n")[:-1]:
+            try:
+                a = json.loads(line)
+                out[a.get("seq")] = a
+                out["order"].append(a.get("seq"))
+            except (ValueError, AttributeError):
+                out.setdefault("bad", []).append(line[:80])
+    return out
+
+
+def problems(a, target):
+    """What is wrong with one emit/canonicalize answer (empty list: nothing)."""
+    calls, results = a.get("calls"), a.get("results")
+    if not isinstance(calls, list) or not isinstance(results, list):
+        return ["missing: no calls/results in %s" % json.dumps(a)[:120]]
+    if len(calls) != NCALLS or len(results) != len(PAIRS):
+        return ["lengths: %d/%d, expected %d/%d" % (len(calls), len(results), NCALLS, len(PAIRS))]
+    p = []
+    if not all(isinstance(c, str) and RULES[target](c) for c in calls):
+        p.append("regex: %s" % calls)
+    if len(set(calls)) != len(calls):
+        p.append("unique: %s" % calls)
+    if target == "anthropic" and calls[SERVER_CALL] != "srvtoolu_01AbC":
+        p.append("server passthrough: %s" % calls[SERVER_CALL])
+    for r, m in zip(results, PAIRS):
+        if m is None and r is not None:
+            p.append("orphan: result got %r" % r)
+        if m is not None and r != calls[m]:
+            p.append("pair: result %r, call %r" % (r, calls[m]))
+    return p
+
+
+def verdicts(out, argv):
+    """(check name, problem or None) for every check of one adapter run."""
+    v = []
+    v.append(("no junk lines", "non-JSON: %s" % out["bad"] if "bad" in out else None))
+    v.append(("seq echoed, in request order", None if out["order"] == list(range(16)) else "seqs %s" % out["order"]))
+    h = out.get(0, {})
+    v.append(("hello", None if h.get("protocol") == 1 and set(TARGETS) <= set(h.get("targets", []))
+              and {"emit", "canonicalize", "normalize"} <= set(h.get("ops", [])) else "got %s" % h))
+    for i, t in enumerate(TARGETS):
+        a = out.get(1 + i)
+        v.append(("emit %s" % t, "no answer with seq %d" % (1 + i) if a is None else "; ".join(problems(a, t)) or None))
+    v.append(("emit deterministic", None if out.get(7) and out.get(7, {}).get("calls") == out.get(1, {}).get("calls")
+              and out[7].get("results") == out[1].get("results") else "seq 7 differs from seq 1"))
+    c = out.get(8)
+    v.append(("canonicalize", "no answer with seq 8" if c is None else "; ".join(problems(c, "canonical")) or None))
+    if c is not None and not problems(c, "canonical"):  # canonicalizing the canonical history changes nothing
+        h2 = json.loads(json.dumps(HISTORY))
+        ci = ri = 0
+        for turn in h2["turns"]:
+            for call in turn.get("calls", []):
+                call["id"] = c["calls"][ci]; ci += 1
+            for res in turn.get("results", []):
+                if c["results"][ri] is not None:
+                    res["call_id"] = c["results"][ri]
+                ri += 1
+        req = json.dumps({"seq": 1, "op": "canonicalize", "history": h2}) + "\n" + '{"seq":2,"op":"stop"}\n'
+        run = subprocess.run(argv, input=req.encode(), capture_output=True, timeout=20)
+        try:
+            again = json.loads(run.stdout.decode().split("\n")[0])
+        except ValueError:
+            again = {}
+        v.append(("canonicalize idempotent", None if (again.get("calls"), again.get("results"))
+                  == (c["calls"], c["results"]) else "second pass: %s" % json.dumps(again)[:160]))
+    for i, t in enumerate(TARGETS):
+        ids = out.get(9 + i, {}).get("ids")
+        bad = None
+        if not isinstance(ids, list) or len(ids) != len(NORMALIZE_IDS):
+            bad = "ids: %s" % ids
+        elif not all(isinstance(x, str) and RULES[t](x) for x in ids) or len(set(ids)) != len(ids):
+            bad = "invalid or colliding: %s" % ids
+        v.append(("normalize %s" % t, bad))
+    e = out.get(15, {})
+    v.append(("unknown op answered with error", None if isinstance(e.get("error"), str) else "got %s" % e))
+    v.append(("nothing answered after stop", "answered seq 17" if 17 in out else None))
+    return v
+
+
+def main():
+    cmd, *rest = sys.argv[1:]
+    if cmd == "requests":
+        sys.stdout.write(requests())
+    elif cmd == "check":  # check NAME OUT ARGV...
+        name, path, argv = rest[0], rest[1], rest[2:]
+        for check, problem in verdicts(answers(path), argv):
+            print("%s %s: %s%s" % ("FAIL" if problem else "PASS", name, check, ": " + problem if problem else ""))
+    elif cmd == "bug":  # bug NAME OUT: the bug must make at least one emit check fail
+        name, path = rest
+        out = answers(path)
+        caught = sorted({p.split(":")[0] for i, t in enumerate(TARGETS) if out.get(1 + i)
+                         for p in problems(out[1 + i], t)})
+        if out.get(7) != dict(out.get(1, {}), seq=7):
+            caught.append("determinism")
+        print("%s %s: caught (%s)" % ("PASS", name, ", ".join(caught)) if caught else "FAIL %s: not caught" % name)
+
+
+main()
+PY
+
+python3 "$work/check.py" requests >"$work/requests"
+
+# run_adapter NAME ARGV...: one run over the requests, then its checks.
+run_adapter() {
+  local name=$1 rc=0
+  shift
+  timeout 30 "$@" <"$work/requests" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
+  if [ "$rc" = 0 ]; then pass "$name: exits 0 on stop"; else fail "$name: exit status $rc on stop"; fi
+  python3 "$work/check.py" check "$name" "$work/$name.out" "$@" >"$work/verdicts" || true
+  record "$name"
+}
+
+# run_bugs NAME ARGV...: every --bug mode must be caught; an unknown one must exit 2.
+run_bugs() {
+  local name=$1 bug rc
+  shift
+  for bug in $BUGS; do
+    timeout 30 "$@" --bug "$bug" <"$work/requests" >"$work/bug.out" 2>/dev/null || true
+    python3 "$work/check.py" bug "$name --bug $bug" "$work/bug.out" >"$work/verdicts" || true
+    record "$name --bug $bug"
+  done
+  rc=0
+  "$@" --bug no-such-bug </dev/null >/dev/null 2>"$work/bug.err" || rc=$?
+  if [ "$rc" = 2 ] && [ "$(wc -l <"$work/bug.err")" = 1 ]; then
+    pass "$name --bug no-such-bug: exit 2 with a one-line reason"
+  else
+    fail "$name --bug no-such-bug: exit $rc, stderr: $(head -c 200 "$work/bug.err")"
+  fi
+}
+
+# record NAME: echoes the checker's PASS/FAIL lines and counts them.
+record() {
+  local line
+  if [ ! -s "$work/verdicts" ]; then
+    fail "$1: the checker printed nothing"
+    return
+  fi
+  while IFS= read -r line; do
+    case "$line" in
+    PASS*) pass "${line#PASS }" ;;
+    *) fail "${line#FAIL }" ;;
+    esac
+  done <"$work/verdicts"
+}
+
+# run_all NAME ARGV...
+run_all() {
+  run_adapter "$@"
+  run_bugs "$@"
+}
+
+run_all python python3 "$root/examples/adapters/python/normalizer.py"
+if command -v node >/dev/null; then
+  run_all node node "$root/examples/adapters/node/normalizer.mjs"
+else
+  fail "node: not on PATH"
+fi
+if [ -x "$ADAPTER_C" ]; then
+  run_all c "$ADAPTER_C"
+else
+  fail "c: $ADAPTER_C is not an executable (build it with: make build/adapter-c)"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
