@@ -1,0 +1,222 @@
+/* reports/escape.c: per-format escaping of report strings (plain, XML/HTML, Markdown, JSON). */
+#include "reports/escape.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/utf8.h"
+
+size_t cs_esc_decode(const char *str, size_t n, uint32_t *cp) {
+  const unsigned char *s = (const unsigned char *)str;
+  unsigned char c = s[0];
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  }
+  size_t need;
+  unsigned char lo = 0x80, hi = 0xBF;
+  uint32_t v;
+  if (c >= 0xC2 && c <= 0xDF) {
+    need = 1;
+    v = c & 0x1Fu;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    need = 2;
+    v = c & 0x0Fu;
+    if (c == 0xE0)
+      lo = 0xA0; /* no overlongs */
+    if (c == 0xED)
+      hi = 0x9F; /* no UTF-16 surrogates */
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    need = 3;
+    v = c & 0x07u;
+    if (c == 0xF0)
+      lo = 0x90;
+    if (c == 0xF4)
+      hi = 0x8F; /* nothing above U+10FFFF */
+  } else {
+    return 0;
+  }
+  if (n <= need || s[1] < lo || s[1] > hi)
+    return 0;
+  for (size_t k = 1; k <= need; k++) {
+    if ((s[k] & 0xC0) != 0x80)
+      return 0;
+    v = (v << 6) | (s[k] & 0x3Fu);
+  }
+  *cp = v;
+  return need + 1;
+}
+
+bool cs_esc_is_hidden(uint32_t cp) {
+  if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
+    return true; /* C0, DEL, C1: terminal escapes, invalid in XML 1.0, parse errors in HTML */
+  if ((cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFEu) == 0xFFFEu)
+    return true; /* noncharacters: U+FFFE/U+FFFF are not XML characters */
+  if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+    return true; /* bidirectional overrides would reorder what the reader sees */
+  return cp == 0x2028 || cp == 0x2029;
+}
+
+/* Writes the visible escape of cp into out (at least 12 bytes); returns its length. */
+static size_t visible(uint32_t cp, char *out) {
+  if (cp == '\n' || cp == '\t' || cp == '\r') {
+    out[0] = '\\';
+    out[1] = cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r';
+    return 2;
+  }
+  if (cp <= 0xFFFF)
+    return (size_t)snprintf(out, 12, "\\u%04X", (unsigned)cp);
+  return (size_t)snprintf(out, 12, "\\U%08X", (unsigned)cp);
+}
+
+void cs_esc_visible(cs_buf *b, uint32_t cp) {
+  char out[12];
+  cs_buf_put(b, out, visible(cp, out));
+}
+
+size_t cs_esc_cut(const char *s, size_t n, size_t max) {
+  if (n <= max)
+    return n;
+  size_t i = 0;
+  while (i < max) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(s + i, n - i, &cp);
+    if (k == 0)
+      k = 1;
+    if (i + k > max)
+      break;
+    i += k;
+  }
+  return i;
+}
+
+/* A format's substitution: writes the replacement of cp into out (at least 12 bytes) and returns
+ * its length, or returns 0 when cp is copied raw. */
+typedef size_t (*subst_fn)(uint32_t cp, const void *ctx, char *out);
+
+/* Copies s, substituting characters and replacing bad bytes by \xNN; plain runs are copied whole. */
+static void walk(cs_buf *b, const char *s, size_t n, subst_fn subst, const void *ctx) {
+  if (!s)
+    return;
+  size_t run = 0, i = 0;
+  char out[12];
+  while (i < n) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(s + i, n - i, &cp), len;
+    if (k == 0) {
+      len = (size_t)snprintf(out, sizeof out, "\\x%02X", (unsigned)(unsigned char)s[i]);
+      k = 1;
+    } else {
+      len = subst(cp, ctx, out);
+    }
+    if (len) {
+      cs_buf_put(b, s + run, i - run);
+      cs_buf_put(b, out, len);
+      run = i + k;
+    }
+    i += k;
+  }
+  cs_buf_put(b, s + run, n - run);
+}
+
+static size_t plain_subst(uint32_t cp, const void *ctx, char *out) {
+  bool keep_lines = *(const bool *)ctx;
+  if (keep_lines && (cp == '\n' || cp == '\t'))
+    return 0;
+  return cs_esc_is_hidden(cp) ? visible(cp, out) : 0;
+}
+
+void cs_esc_plain(cs_buf *b, const char *s, size_t n, bool keep_lines) {
+  walk(b, s, n, plain_subst, &keep_lines);
+}
+
+static size_t put_str(char *out, const char *s) {
+  size_t n = strlen(s);
+  memcpy(out, s, n);
+  return n;
+}
+
+static size_t markup_subst(uint32_t cp, const void *ctx, char *out) {
+  cs_esc_markup_ctx where = *(const cs_esc_markup_ctx *)ctx;
+  switch (cp) {
+  case '&':
+    return put_str(out, "&amp;");
+  case '<':
+    return put_str(out, "&lt;");
+  case '>':
+    return put_str(out, "&gt;"); /* also keeps "]]>" out of XML text */
+  case '"':
+    return put_str(out, "&quot;");
+  case '\'':
+    return put_str(out, "&#39;"); /* &apos; is not an HTML4 entity; the number works everywhere */
+  case '\n':
+  case '\t':
+    if (where == CS_ESC_TEXT)
+      return 0;
+    if (where == CS_ESC_LINE)
+      return visible(cp, out);
+    /* Parsers normalise whitespace in attribute values unless it is written as a reference. */
+    return put_str(out, cp == '\n' ? "&#10;" : "&#9;");
+  default:
+    return cs_esc_is_hidden(cp) ? visible(cp, out) : 0;
+  }
+}
+
+void cs_esc_markup(cs_buf *b, const char *s, size_t n, cs_esc_markup_ctx ctx) {
+  walk(b, s, n, markup_subst, &ctx);
+}
+
+static size_t md_subst(uint32_t cp, const void *ctx, char *out) {
+  /* Characters that can start Markdown or HTML constructs, split a table cell, or trigger GitHub
+   * extensions (math, mentions). CommonMark allows a backslash before any ASCII punctuation. */
+  static const char punct[] = "\\`*_[]<>&|~#!$@";
+  if (cp == '\n')
+    return put_str(out, "<br>");
+  if (cp > 0 && cp < 0x80 && strchr(punct, (int)cp)) {
+    out[0] = '\\';
+    out[1] = (char)cp;
+    return 2;
+  }
+  return cs_esc_is_hidden(cp) ? visible(cp, out) : 0;
+}
+
+void cs_esc_md_inline(cs_buf *b, const char *s, size_t n) {
+  walk(b, s, n, md_subst, NULL);
+}
+
+size_t cs_esc_backtick_run(const char *s, size_t n) {
+  size_t best = 0, cur = 0;
+  for (size_t i = 0; s && i < n; i++) {
+    cur = s[i] == '`' ? cur + 1 : 0;
+    if (cur > best)
+      best = cur;
+  }
+  return best;
+}
+
+void cs_esc_json(cs_buf *b, const char *s) {
+  if (!s) {
+    cs_buf_puts(b, "null");
+    return;
+  }
+  size_t n = strlen(s);
+  if (cs_utf8_valid(s, n, NULL)) {
+    cs_buf_json_str(b, cs_str_n(s, n));
+    return;
+  }
+  cs_buf fixed = {0};
+  size_t i = 0;
+  while (i < n) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(s + i, n - i, &cp);
+    if (k == 0) {
+      cs_buf_put(&fixed, "\xEF\xBF\xBD", 3); /* U+FFFD */
+      i++;
+    } else {
+      cs_buf_put(&fixed, s + i, k);
+      i += k;
+    }
+  }
+  cs_buf_json_str(b, cs_buf_view(&fixed));
+  cs_buf_free(&fixed);
+}

@@ -1,0 +1,46 @@
+/* reports/escape.h: escaping of report strings for each output format.
+ * Report strings may hold any bytes (IDs are hostile by design), so every writer goes through
+ * these functions. Characters a reader should never receive raw (C0/C1 controls, DEL,
+ * noncharacters, bidirectional overrides) are replaced by a visible escape: `\n`, `\t`, `\r`,
+ * `\u001b`, `\uFFFE`, `\U0001FFFE`; bytes that are not valid UTF-8 become `\xNN`. A backslash that
+ * was in the data is left as it is, so the visible escapes are for reading, not for decoding. */
+#ifndef CS_REPORTS_ESCAPE_H
+#define CS_REPORTS_ESCAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+
+/* Decodes the character at s (n > 0 bytes available): returns its length (1..4) and sets *cp, or
+ * returns 0 when s[0] does not start a well-formed UTF-8 sequence. */
+size_t cs_esc_decode(const char *s, size_t n, uint32_t *cp);
+/* True for the characters no report shows raw (see the top of this file); \t and \n included. */
+bool cs_esc_is_hidden(uint32_t cp);
+/* Appends the visible escape of a hidden character. */
+void cs_esc_visible(cs_buf *b, uint32_t cp);
+/* The longest prefix of s, at most max bytes, that does not split a UTF-8 sequence. */
+size_t cs_esc_cut(const char *s, size_t n, size_t max);
+
+/* Plain text (terminal, Markdown code blocks): hidden characters escaped, everything else raw.
+ * With keep_lines, \n and \t stay raw (multi-line text such as a stderr tail). */
+void cs_esc_plain(cs_buf *b, const char *s, size_t n, bool keep_lines);
+/* Where escaped markup goes: multi-line text (\n and \t stay raw, e.g. <pre>), one line of text
+ * (\n and \t escaped visibly, so a newline in a name or message is seen rather than collapsed
+ * into a space), or an attribute value (\n and \t as &#10; and &#9;, which parsers keep). */
+typedef enum { CS_ESC_TEXT, CS_ESC_LINE, CS_ESC_ATTR } cs_esc_markup_ctx;
+/* XML 1.0 and HTML5: &<>"' as entities and hidden characters escaped visibly, so the output is
+ * well-formed for any input. */
+void cs_esc_markup(cs_buf *b, const char *s, size_t n, cs_esc_markup_ctx ctx);
+/* Markdown inline text and GFM table cells: Markdown punctuation backslash-escaped (so `|`
+ * cannot split a cell and `<`/`&` cannot start HTML), a newline becomes <br>, hidden characters
+ * escaped visibly. */
+void cs_esc_md_inline(cs_buf *b, const char *s, size_t n);
+/* Length of the longest run of backticks in s: a code fence must be longer. */
+size_t cs_esc_backtick_run(const char *s, size_t n);
+/* A JSON string literal (`null` for NULL). Valid UTF-8 is kept as it is; each byte that is not
+ * valid UTF-8 is replaced by U+FFFD so the document stays valid JSON. */
+void cs_esc_json(cs_buf *b, const char *s);
+
+#endif

@@ -1,0 +1,158 @@
+/* reports/junit.c: the JUnit XML report that CI systems read: one <testsuite> per
+ * implementation, one <testcase classname="IMPL.PROPERTY" name="TARGET"> per cell. The output is
+ * well-formed XML 1.0 for any bytes in the data: every string goes through cs_esc_markup, which
+ * also replaces characters XML cannot carry (C0 controls, U+FFFE/U+FFFF, bad UTF-8) visibly.
+ * No CDATA sections, so "]]>" in an ID needs no special case. */
+#include <string.h>
+
+#include "reports/escape.h"
+#include "reports/output.h"
+#include "reports/result.h"
+#include "reports/tally.h"
+
+static const char *str_or(const char *s, const char *dflt) {
+  return s ? s : dflt;
+}
+
+static void attr(cs_buf *b, const char *s) {
+  s = str_or(s, "");
+  cs_esc_markup(b, s, strlen(s), CS_ESC_ATTR);
+}
+
+/* One line of a failure body: a newline in the data shows as \n instead of starting a line. */
+static void text(cs_buf *b, const char *s) {
+  s = str_or(s, "");
+  cs_esc_markup(b, s, strlen(s), CS_ESC_LINE);
+}
+
+static void property(cs_buf *b, const char *name, const char *value) {
+  cs_buf_printf(b, "      <property name=\"%s\" value=\"", name);
+  attr(b, value);
+  cs_buf_puts(b, "\"/>\n");
+}
+
+static void labelled(cs_buf *b, const char *label, const char *s) {
+  if (!s)
+    return;
+  cs_buf_printf(b, "%s: ", label);
+  text(b, s);
+  cs_buf_putc(b, '\n');
+}
+
+static void failure_body(cs_buf *b, const cs_cell *c, bool strict) {
+  text(b, str_or(c->message, "failed"));
+  cs_buf_putc(b, '\n');
+  labelled(b, "contract", c->contract);
+  cs_buf_printf(b, "tier: %s%s\n", c->required ? "required" : "recommended",
+                c->required || strict ? "" : " (does not fail the run without --strict)");
+  cs_buf_printf(b, "seed: %llu\ncase: %llu\nshrunk: %u turns, %u calls (%u shrink steps)\n",
+                (unsigned long long)c->seed, (unsigned long long)c->case_index, (unsigned)c->shrunk_turns,
+                (unsigned)c->shrunk_calls, (unsigned)c->shrink_steps);
+  labelled(b, "history", c->history_json);
+  labelled(b, "answer", c->answer_json);
+  labelled(b, "token", c->token);
+  labelled(b, "replay", c->replay);
+}
+
+static void testcase(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, bool strict) {
+  cs_buf_puts(b, "    <testcase classname=\"");
+  attr(b, str_or(impl->name, "(unnamed)"));
+  cs_buf_putc(b, '.');
+  attr(b, c->property);
+  cs_buf_puts(b, "\" name=\"");
+  attr(b, c->target);
+  cs_buf_puts(b, "\"");
+  switch (c->verdict) {
+  case CS_VERDICT_PASS:
+    cs_buf_puts(b, "/>\n");
+    return;
+  case CS_VERDICT_FAIL:
+    cs_buf_puts(b, ">\n      <failure message=\"");
+    attr(b, str_or(c->message, "failed"));
+    cs_buf_puts(b, "\" type=\"");
+    attr(b, c->property);
+    cs_buf_puts(b, "\">");
+    failure_body(b, c, strict);
+    cs_buf_puts(b, "</failure>\n");
+    break;
+  case CS_VERDICT_EXPECTED_FAIL:
+    cs_buf_puts(b, ">\n      <skipped message=\"expected failure (listed in --expect)\"/>\n");
+    break;
+  case CS_VERDICT_FIXED:
+    /* A failure on purpose: the --expect list is stale and should be shortened. */
+    cs_buf_puts(b, ">\n      <failure type=\"fixed\" message=\"listed in --expect but passes: remove it\"/>\n");
+    break;
+  case CS_VERDICT_NOT_APPLICABLE:
+    cs_buf_puts(b, ">\n      <skipped message=\"not applicable\"/>\n");
+    break;
+  }
+  cs_buf_puts(b, "    </testcase>\n");
+}
+
+static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
+  cs_tally t = {0};
+  cs_tally_add(&t, impl, r->strict);
+  size_t errors = impl->could_not_run ? 1 : 0;
+  cs_buf_puts(b, "  <testsuite name=\"");
+  attr(b, str_or(impl->name, "(unnamed)"));
+  cs_buf_printf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
+                t.cells + errors, t.failed + t.fixed, errors, t.expected_failures + t.not_applicable, impl->seconds);
+
+  cs_buf_puts(b, "    <properties>\n");
+  if (impl->version)
+    property(b, "version", impl->version);
+  if (impl->kind)
+    property(b, "kind", impl->kind);
+  if (impl->note)
+    property(b, "note", impl->note);
+  cs_buf_printf(b, "      <property name=\"seed\" value=\"%llu\"/>\n", (unsigned long long)r->seed);
+  cs_buf_printf(b, "      <property name=\"cases\" value=\"%llu\"/>\n", (unsigned long long)impl->cases);
+  cs_buf_printf(b, "      <property name=\"strict\" value=\"%s\"/>\n", r->strict ? "true" : "false");
+  cs_buf_puts(b, "    </properties>\n");
+
+  if (impl->could_not_run) {
+    cs_buf_puts(b, "    <testcase classname=\"");
+    attr(b, str_or(impl->name, "(unnamed)"));
+    cs_buf_puts(b, "\" name=\"run\">\n      <error type=\"could_not_run\" message=\"");
+    attr(b, str_or(impl->error, "could not run"));
+    cs_buf_puts(b, "\"/>\n    </testcase>\n");
+  }
+  for (size_t i = 0; i < impl->ncells; i++)
+    testcase(b, impl, &impl->cells[i], r->strict);
+
+  uint64_t faults = 0;
+  for (size_t f = 1; f < CS_FAULT_KINDS; f++)
+    faults += impl->faults[f];
+  if (faults) {
+    cs_buf_puts(b, "    <system-out>faults:");
+    for (size_t f = 1; f < CS_FAULT_KINDS; f++)
+      cs_buf_printf(b, " %s=%llu", cs_fault_name(f), (unsigned long long)impl->faults[f]);
+    cs_buf_puts(b, "</system-out>\n");
+  }
+  if (impl->stderr_tail && impl->stderr_tail[0]) {
+    cs_buf_puts(b, "    <system-err>");
+    cs_esc_markup(b, impl->stderr_tail, strlen(impl->stderr_tail), CS_ESC_TEXT);
+    cs_buf_puts(b, "</system-err>\n");
+  }
+  cs_buf_puts(b, "  </testsuite>\n");
+}
+
+int cs_report_junit(const cs_report *r, FILE *out, cs_err *err) {
+  if (!r)
+    return cs_err_set(err, "junit report: no report");
+  cs_buf b = {0};
+  cs_tally t = {0};
+  cs_tally_report(&t, r);
+  cs_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  cs_buf_printf(&b,
+                "<testsuites name=\"callsign\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
+                "time=\"%.3f\">\n",
+                t.cells + t.could_not_run, t.failed + t.fixed, t.could_not_run, t.expected_failures + t.not_applicable,
+                t.seconds);
+  for (size_t k = 0; k < r->nimpls; k++)
+    suite(&b, r, &r->impls[k]);
+  cs_buf_puts(&b, "</testsuites>\n");
+  int rc = cs_report_output(&b, out, "junit", err);
+  cs_buf_free(&b);
+  return rc;
+}

@@ -1,0 +1,270 @@
+/* reports/markdown.c: the Markdown report for CI job summaries (GitHub $GITHUB_STEP_SUMMARY):
+ * a heading, a verdict line, the compliance matrices as GFM tables, then each failure in a
+ * <details> block with its shrunk history in a fenced code block and the replay command.
+ * Inline data is backslash-escaped (cs_esc_md_inline), so `|` or a newline cannot break a table
+ * row; data inside HTML (<summary>) is entity-escaped; code blocks use a fence longer than any
+ * backtick run in their content. */
+#include <string.h>
+
+#include "reports/escape.h"
+#include "reports/matrix.h"
+#include "reports/output.h"
+#include "reports/result.h"
+#include "reports/tally.h"
+
+/* Job summaries are limited to 1 MiB per step: cut long JSON and list a bounded number of failures
+ * in full (the JSON and JUnit reports have everything). */
+#define MD_MAX_BLOCK 8000
+#define MD_MAX_DETAILS 50
+
+static const char *str_or(const char *s, const char *dflt) {
+  return s ? s : dflt;
+}
+
+static void md(cs_buf *b, const char *s) {
+  s = str_or(s, "");
+  cs_esc_md_inline(b, s, strlen(s));
+}
+
+/* Text inside an HTML block, kept on one line: a raw newline could end the block. */
+static void html_line(cs_buf *b, const char *s) {
+  s = str_or(s, "");
+  cs_esc_markup(b, s, strlen(s), CS_ESC_LINE);
+}
+
+static const char *cell_mark(int v) {
+  if (v < 0)
+    return " ";
+  switch ((cs_verdict)v) {
+  case CS_VERDICT_PASS:
+    return "\xE2\x9C\x85"; /* check mark */
+  case CS_VERDICT_FAIL:
+    return "\xE2\x9D\x8C"; /* cross mark */
+  case CS_VERDICT_EXPECTED_FAIL:
+    return "\xE2\x9A\xA0\xEF\xB8\x8F xfail"; /* warning sign */
+  case CS_VERDICT_FIXED:
+    return "\xF0\x9F\x94\xA7 fixed"; /* wrench */
+  case CS_VERDICT_NOT_APPLICABLE:
+    return "\xE2\x80\x94"; /* em dash */
+  }
+  return "?";
+}
+
+static void table(cs_buf *b, const cs_matrix *m) {
+  cs_buf_puts(b, "| property | tier |");
+  for (size_t j = 0; j < m->ncols; j++) {
+    cs_buf_putc(b, ' ');
+    md(b, m->cols[j]);
+    cs_buf_puts(b, " |");
+  }
+  cs_buf_puts(b, "\n|---|---|");
+  for (size_t j = 0; j < m->ncols; j++)
+    cs_buf_puts(b, ":---:|");
+  cs_buf_putc(b, '\n');
+  for (size_t i = 0; i < m->nrows; i++) {
+    cs_buf_puts(b, "| ");
+    md(b, m->rows[i].name);
+    cs_buf_puts(b, m->rows[i].required ? " | required |" : " | recommended |");
+    for (size_t j = 0; j < m->ncols; j++)
+      cs_buf_printf(b, " %s |", cell_mark(cs_matrix_at(m, i, j)));
+    cs_buf_putc(b, '\n');
+  }
+  cs_buf_putc(b, '\n');
+}
+
+/* A fenced code block whose fence no backtick run in the content can close. */
+static void code_block(cs_buf *b, const char *info, const char *s, size_t max) {
+  size_t n = strlen(s), cut = cs_esc_cut(s, n, max);
+  size_t fence = cs_esc_backtick_run(s, cut) + 1;
+  if (fence < 3)
+    fence = 3;
+  for (size_t i = 0; i < fence; i++)
+    cs_buf_putc(b, '`');
+  cs_buf_printf(b, "%s\n", info);
+  cs_esc_plain(b, s, cut, true);
+  if (!cut || s[cut - 1] != '\n')
+    cs_buf_putc(b, '\n');
+  for (size_t i = 0; i < fence; i++)
+    cs_buf_putc(b, '`');
+  cs_buf_puts(b, "\n\n");
+  if (cut < n)
+    cs_buf_printf(b, "_(%zu more bytes cut; the replay command shows the whole case)_\n\n", n - cut);
+}
+
+static void failure(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, bool strict) {
+  cs_buf_puts(b, "<details><summary>\xE2\x9D\x8C <b>");
+  html_line(b, c->property);
+  cs_buf_puts(b, "</b> on <b>");
+  html_line(b, c->target);
+  cs_buf_puts(b, "</b> (");
+  html_line(b, str_or(impl->name, "(unnamed)"));
+  cs_buf_puts(b, "): ");
+  html_line(b, str_or(c->message, "failed"));
+  cs_buf_puts(b, "</summary>\n\n");
+  if (c->contract) {
+    cs_buf_puts(b, "- contract: ");
+    md(b, c->contract);
+    cs_buf_putc(b, '\n');
+  }
+  cs_buf_printf(b, "- tier: %s%s\n", c->required ? "required" : "recommended",
+                c->required || strict ? "" : " (does not fail the run without \\-\\-strict)");
+  cs_buf_printf(b, "- seed %llu, case %llu; shrunk to %u turns, %u calls in %u steps\n\n", (unsigned long long)c->seed,
+                (unsigned long long)c->case_index, (unsigned)c->shrunk_turns, (unsigned)c->shrunk_calls,
+                (unsigned)c->shrink_steps);
+  if (c->history_json) {
+    cs_buf_puts(b, "Shrunk history:\n\n");
+    code_block(b, "json", c->history_json, MD_MAX_BLOCK);
+  }
+  if (c->answer_json) {
+    cs_buf_puts(b, "Answer:\n\n");
+    code_block(b, "json", c->answer_json, MD_MAX_BLOCK);
+  }
+  if (c->replay) {
+    cs_buf_puts(b, "Replay:\n\n");
+    code_block(b, "sh", c->replay, MD_MAX_BLOCK);
+  } else if (c->token) {
+    cs_buf_puts(b, "Replay token:\n\n");
+    code_block(b, "", c->token, MD_MAX_BLOCK);
+  }
+  cs_buf_puts(b, "</details>\n\n");
+}
+
+static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *impl, cs_arena *a) {
+  cs_buf_puts(b, "### ");
+  md(b, str_or(impl->name, "(unnamed)"));
+  if (impl->version) {
+    cs_buf_putc(b, ' ');
+    md(b, impl->version);
+  }
+  if (impl->kind) {
+    cs_buf_puts(b, " (");
+    md(b, impl->kind);
+    cs_buf_putc(b, ')');
+  }
+  cs_buf_printf(b, "\n\n%llu cases, %.1f s\n\n", (unsigned long long)impl->cases, impl->seconds);
+  if (impl->note) {
+    cs_buf_puts(b, "Note: ");
+    md(b, impl->note);
+    cs_buf_puts(b, "\n\n");
+  }
+  if (impl->could_not_run) {
+    cs_buf_puts(b, "**\xE2\x9B\x94 Could not run:** ");
+    md(b, str_or(impl->error, "(no reason given)"));
+    cs_buf_puts(b, "\n\n");
+  }
+  if (impl->ncells) {
+    cs_matrix m;
+    cs_matrix_impl(&m, r, impl, a);
+    table(b, &m);
+  }
+  uint64_t faults = 0;
+  for (size_t f = 1; f < CS_FAULT_KINDS; f++)
+    faults += impl->faults[f];
+  if (faults) {
+    cs_buf_puts(b, "Faults:");
+    const char *sep = " ";
+    for (size_t f = 1; f < CS_FAULT_KINDS; f++)
+      if (impl->faults[f]) {
+        cs_buf_printf(b, "%s%llu %s", sep, (unsigned long long)impl->faults[f], cs_fault_name(f));
+        sep = ", ";
+      }
+    cs_buf_puts(b, "\n\n");
+  }
+  if (impl->stderr_tail && impl->stderr_tail[0]) {
+    cs_buf_puts(b, "<details><summary>stderr (tail)</summary>\n\n");
+    code_block(b, "", impl->stderr_tail, MD_MAX_BLOCK);
+    cs_buf_puts(b, "</details>\n\n");
+  }
+}
+
+static void list_cells(cs_buf *b, const cs_report *r, cs_verdict v) {
+  for (size_t k = 0; k < r->nimpls; k++)
+    for (size_t i = 0; i < r->impls[k].ncells; i++) {
+      const cs_cell *c = &r->impls[k].cells[i];
+      if (c->verdict != v)
+        continue;
+      cs_buf_puts(b, v == CS_VERDICT_FIXED ? "> - **" : "- **");
+      md(b, c->property);
+      cs_buf_puts(b, "** on ");
+      md(b, c->target);
+      cs_buf_puts(b, " (");
+      md(b, str_or(r->impls[k].name, "(unnamed)"));
+      cs_buf_putc(b, ')');
+      if (v == CS_VERDICT_EXPECTED_FAIL && c->message) {
+        cs_buf_puts(b, ": ");
+        md(b, c->message);
+      }
+      cs_buf_putc(b, '\n');
+    }
+  cs_buf_putc(b, '\n');
+}
+
+int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err) {
+  if (!r)
+    return cs_err_set(err, "markdown report: no report");
+  cs_buf b = {0};
+  cs_arena a = {0};
+  cs_tally t = {0};
+  cs_tally_report(&t, r);
+  int status = cs_report_exit_status(r);
+
+  cs_buf_puts(&b, status == 0   ? "## callsign: \xE2\x9C\x85 passed\n\n"
+                  : status == 1 ? "## callsign: \xE2\x9D\x8C failed\n\n"
+                                : "## callsign: \xE2\x9B\x94 an implementation could not be run\n\n");
+  cs_buf_printf(&b, "**Exit status %d** \xE2\x80\x94 ", status);
+  cs_tally_line(&b, &t);
+  cs_buf_printf(&b, "; seed %llu%s", (unsigned long long)r->seed, r->strict ? ", strict" : "");
+  if (r->tool_version) {
+    cs_buf_puts(&b, "; callsign ");
+    md(&b, r->tool_version);
+  }
+  cs_buf_puts(&b, "\n\n");
+  if (r->command) {
+    cs_buf_puts(&b, "Command:\n\n");
+    code_block(&b, "sh", r->command, MD_MAX_BLOCK);
+  }
+
+  if (t.fixed) {
+    cs_buf_puts(&b, "> [!WARNING]\n> \xF0\x9F\x94\xA7 **Listed in \\-\\-expect but now passing: remove these from the "
+                    "list.**\n>\n");
+    list_cells(&b, r, CS_VERDICT_FIXED);
+  }
+
+  cs_buf_puts(&b, "Legend: \xE2\x9C\x85 pass \xC2\xB7 \xE2\x9D\x8C fail \xC2\xB7 \xE2\x9A\xA0\xEF\xB8\x8F xfail "
+                  "(listed in \\-\\-expect) \xC2\xB7 \xF0\x9F\x94\xA7 fixed (listed in \\-\\-expect but passes) "
+                  "\xC2\xB7 \xE2\x80\x94 not applicable. Required properties fail the run; recommended ones only "
+                  "with \\-\\-strict.\n\n");
+
+  if (r->nimpls > 1) {
+    cs_matrix m;
+    cs_matrix_overview(&m, r, &a);
+    cs_buf_puts(&b, "### Overview\n\n\xE2\x9D\x8C means the property failed on at least one target.\n\n");
+    table(&b, &m);
+  }
+  for (size_t k = 0; k < r->nimpls; k++)
+    impl_section(&b, r, &r->impls[k], &a);
+
+  if (t.failed) {
+    cs_buf_puts(&b, "### Failures\n\n");
+    size_t shown = 0;
+    for (size_t k = 0; k < r->nimpls; k++)
+      for (size_t i = 0; i < r->impls[k].ncells; i++) {
+        const cs_cell *c = &r->impls[k].cells[i];
+        if (c->verdict != CS_VERDICT_FAIL)
+          continue;
+        if (shown++ < MD_MAX_DETAILS)
+          failure(&b, &r->impls[k], c, r->strict);
+      }
+    if (shown > MD_MAX_DETAILS)
+      cs_buf_printf(&b, "_%zu more failures are in the JSON and JUnit reports._\n\n", shown - MD_MAX_DETAILS);
+  }
+  if (t.expected_failures) {
+    cs_buf_puts(&b, "### Expected failures (listed in \\-\\-expect)\n\n");
+    list_cells(&b, r, CS_VERDICT_EXPECTED_FAIL);
+  }
+
+  int rc = cs_report_output(&b, out, "markdown", err);
+  cs_arena_free(&a);
+  cs_buf_free(&b);
+  return rc;
+}

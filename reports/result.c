@@ -1,0 +1,51 @@
+/* reports/result.c: verdict names, the run's exit status, and the table of report file formats. */
+#include "reports/result.h"
+
+const char *cs_verdict_name(cs_verdict v) {
+  switch (v) {
+  case CS_VERDICT_PASS:
+    return "pass";
+  case CS_VERDICT_FAIL:
+    return "fail";
+  case CS_VERDICT_EXPECTED_FAIL:
+    return "expected_fail";
+  case CS_VERDICT_FIXED:
+    return "fixed";
+  case CS_VERDICT_NOT_APPLICABLE:
+    return "not_applicable";
+  }
+  return "unknown";
+}
+
+bool cs_cell_fails_run(const cs_cell *c, bool strict) {
+  return c && c->verdict == CS_VERDICT_FAIL && (c->required || strict);
+}
+
+int cs_report_exit_status(const cs_report *r) {
+  if (!r)
+    return 3;
+  for (size_t k = 0; k < r->nimpls; k++)
+    if (r->impls[k].could_not_run)
+      return 3;
+  /* EXPECTED_FAIL and FIXED never fail the run: the writers report FIXED cells prominently so the
+   * --expect list gets shortened, but a fix is not a regression. */
+  for (size_t k = 0; k < r->nimpls; k++)
+    for (size_t i = 0; i < r->impls[k].ncells; i++)
+      if (cs_cell_fails_run(&r->impls[k].cells[i], r->strict))
+        return 1;
+  return 0;
+}
+
+/* The terminal writer is not listed: it writes to stdout and takes a color flag. */
+static const cs_report_format formats[] = {
+    {"junit", cs_report_junit, "JUnit XML: one testsuite per implementation, one testcase per property and target"},
+    {"json", cs_report_json, "JSON, schema callsign-report/1 (docs/report-schema.md)"},
+    {"markdown", cs_report_markdown, "Markdown for CI job summaries ($GITHUB_STEP_SUMMARY)"},
+    {"html", cs_report_html, "self-contained HTML page with the matrix, failures and statistics"},
+};
+
+const cs_report_format *cs_report_formats(size_t *count) {
+  if (count)
+    *count = sizeof formats / sizeof formats[0];
+  return formats;
+}

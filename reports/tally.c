@@ -1,0 +1,60 @@
+/* reports/tally.c: counting cells by verdict and the shared one-line summary. */
+#include "reports/tally.h"
+
+void cs_tally_add(cs_tally *t, const cs_impl_result *impl, bool strict) {
+  t->impls++;
+  if (impl->could_not_run)
+    t->could_not_run++;
+  t->cases += impl->cases;
+  t->seconds += impl->seconds;
+  for (size_t f = 1; f < CS_FAULT_KINDS; f++)
+    t->faults += impl->faults[f];
+  for (size_t i = 0; i < impl->ncells; i++) {
+    const cs_cell *c = &impl->cells[i];
+    t->cells++;
+    switch (c->verdict) {
+    case CS_VERDICT_PASS:
+      t->passed++;
+      break;
+    case CS_VERDICT_FAIL:
+      t->failed++;
+      break;
+    case CS_VERDICT_EXPECTED_FAIL:
+      t->expected_failures++;
+      break;
+    case CS_VERDICT_FIXED:
+      t->fixed++;
+      break;
+    case CS_VERDICT_NOT_APPLICABLE:
+      t->not_applicable++;
+      break;
+    }
+    if (cs_cell_fails_run(c, strict))
+      t->fails_run++;
+  }
+}
+
+void cs_tally_report(cs_tally *t, const cs_report *r) {
+  for (size_t k = 0; k < r->nimpls; k++)
+    cs_tally_add(t, &r->impls[k], r->strict);
+}
+
+static void count(cs_buf *b, size_t n, const char *one, const char *many) {
+  if (n)
+    cs_buf_printf(b, ", %zu %s", n, n == 1 ? one : many);
+}
+
+void cs_tally_line(cs_buf *b, const cs_tally *t) {
+  cs_buf_printf(b, "%zu implementation%s, %zu failed, %zu passed", t->impls, t->impls == 1 ? "" : "s", t->failed,
+                t->passed);
+  count(b, t->expected_failures, "expected failure", "expected failures");
+  count(b, t->fixed, "fixed", "fixed");
+  count(b, t->not_applicable, "n/a", "n/a");
+  count(b, t->could_not_run, "could not run", "could not run");
+  cs_buf_printf(b, " (cases %llu, %.1f s)", (unsigned long long)t->cases, t->seconds);
+}
+
+const char *cs_fault_name(size_t i) {
+  static const char *const names[CS_FAULT_KINDS] = {"ok", "rejected", "crash", "timeout", "protocol"};
+  return i < CS_FAULT_KINDS ? names[i] : "?";
+}

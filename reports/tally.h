@@ -1,0 +1,32 @@
+/* reports/tally.h: the counts every writer summarises (cells per verdict, cases, time) and the
+ * one-line summary built from them, so all formats report the same numbers. */
+#ifndef CS_REPORTS_TALLY_H
+#define CS_REPORTS_TALLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "reports/result.h"
+
+typedef struct {
+  size_t impls, could_not_run;
+  size_t cells, passed, failed, expected_failures, fixed, not_applicable;
+  size_t fails_run; /* FAIL cells that fail the run (required, or any with strict) */
+  uint64_t cases;
+  double seconds;
+  uint64_t faults; /* rejected + crash + timeout + protocol */
+} cs_tally;
+
+/* Adds one implementation's cells and numbers to t (zero t first). */
+void cs_tally_add(cs_tally *t, const cs_impl_result *impl, bool strict);
+void cs_tally_report(cs_tally *t, const cs_report *r);
+/* "3 implementations, 12 failed, 340 passed, 1 expected failure, 1 fixed, 4 n/a (cases 20000,
+ * 1.8 s)": counts that are zero, other than failed and passed, are left out. */
+void cs_tally_line(cs_buf *b, const cs_tally *t);
+
+/* Names of cs_impl_result.faults[1..4] (index 0, "ok", is not a fault). */
+#define CS_FAULT_KINDS 5
+const char *cs_fault_name(size_t i);
+
+#endif

@@ -1,0 +1,599 @@
+/* tests/unit/test_reports.c: the report layer: exit status, escaping, and each writer's output
+ * checked by real parsers (xmllint for JUnit and HTML, cJSON and python3 for JSON) on a report
+ * whose strings hold control characters, markup, "]]>", U+FFFE, bad UTF-8 and emoji. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reports/escape.h"
+#include "reports/result.h"
+
+#define HOSTILE                                                                                                        \
+  "ctl\x01 esc\x1b[31m <script>alert(1)</script> & ]]> \"q\" 'a' nonchar\xEF\xBF\xBE bad\xFF emoji\xF0\x9F\x98\x80 "   \
+  "pipe| nl\nend\r"
+
+/* ---- fixture: two implementations, every verdict, hostile strings ---- */
+
+typedef struct {
+  cs_cell a[7], b[3];
+  cs_impl_result impls[2];
+  cs_stat stats[3];
+  cs_report r;
+} fixture;
+
+static cs_cell fail_cell(const char *prop, const char *target, bool required, const char *history) {
+  return (cs_cell){.property = prop,
+                   .target = target,
+                   .required = required,
+                   .contract = "a contract with <b> & \"quotes\"",
+                   .verdict = CS_VERDICT_FAIL,
+                   .cases = 17,
+                   .message = "message: " HOSTILE,
+                   .history_json = history,
+                   .answer_json = "{\"ids\":[\"" HOSTILE "\"]}",
+                   .token = "AAECAwQ",
+                   .replay = "callsign replay AAECAwQ --impl 'x<y>'",
+                   .seed = 18446744073709551615ULL,
+                   .case_index = 16,
+                   .shrunk_turns = 2,
+                   .shrunk_calls = 3,
+                   .shrink_steps = 45};
+}
+
+static cs_cell plain_cell(const char *prop, const char *target, bool required, cs_verdict v) {
+  return (cs_cell){.property = prop, .target = target, .required = required, .verdict = v, .cases = 1000};
+}
+
+static void fixture_init(fixture *f) {
+  memset(f, 0, sizeof *f);
+  static const char history[] = "{\"turns\":[{\"id\":\"" HOSTILE "\",\"code\":\"````\"}]}";
+  f->a[0] = plain_cell("emit.regex", "anthropic", true, CS_VERDICT_PASS);
+  f->a[1] = fail_cell("emit.regex", "mistral", true, history);
+  f->a[2] = plain_cell("emit.pair", "anthropic", true, CS_VERDICT_EXPECTED_FAIL);
+  f->a[2].message = "known: " HOSTILE;
+  f->a[3] = plain_cell("emit.unique", "mistral", true, CS_VERDICT_FIXED);
+  f->a[4] = plain_cell("canon.idempotent", "-", true, CS_VERDICT_PASS);
+  f->a[5] = fail_cell("normalize.idempotent", "anthropic", false, "{\"ids\":[\"x\"]}");
+  f->a[6] = plain_cell("emit.kimi_roundtrip", "anthropic", true, CS_VERDICT_NOT_APPLICABLE);
+
+  f->b[0] = plain_cell("emit.regex", "anthropic", true, CS_VERDICT_PASS);
+  f->b[1] = plain_cell("emit.regex", "mistral", true, CS_VERDICT_NOT_APPLICABLE);
+  f->b[2] = fail_cell("emit.pair", "anthropic", true, "{\"h\":\"" HOSTILE "\"}");
+
+  f->impls[0] = (cs_impl_result){.name = "alpha<&>",
+                                 .version = "1.0",
+                                 .kind = "built-in",
+                                 .note = "gave up injectivity",
+                                 .cells = f->a,
+                                 .ncells = 7,
+                                 .cases = 20000,
+                                 .seconds = 1.25};
+  f->impls[1] = (cs_impl_result){.name = "beta|x\ny",
+                                 .version = "v" HOSTILE,
+                                 .kind = "external",
+                                 .cells = f->b,
+                                 .ncells = 3,
+                                 .cases = 500,
+                                 .seconds = 0.5,
+                                 .faults = {0, 3, 1, 0, 2},
+                                 .stderr_tail = "line one\nline " HOSTILE "\nlast"};
+  f->stats[0] = (cs_stat){"id.empty", "an empty ID", 120};
+  f->stats[1] = (cs_stat){"id.<script>" HOSTILE, "desc " HOSTILE, 30};
+  f->stats[2] = (cs_stat){"structure.orphan", "orphan results", 0};
+  f->r = (cs_report){.tool_version = "0.1.0",
+                     .command = "callsign run --junit out.xml " HOSTILE,
+                     .seed = 18446744073709551615ULL,
+                     .strict = false,
+                     .impls = f->impls,
+                     .nimpls = 2,
+                     .stats = f->stats,
+                     .nstats = 3,
+                     .stat_cases = 1000,
+                     .targets = {"anthropic", "mistral"},
+                     .ntargets = 2};
+}
+
+/* ---- helpers ---- */
+
+typedef int (*writer_fn)(const cs_report *r, FILE *out, cs_err *err);
+
+/* Writes the report to a fresh temporary file; returns its contents (caller frees) and its path. */
+static char *write_tmp(const cs_report *r, writer_fn w, char path[static 64], const char *suffix) {
+  snprintf(path, 64, "/tmp/cs_report_XXXXXX%s", suffix);
+  int fd = mkstemps(path, (int)strlen(suffix));
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w+");
+  cr_assert_not_null(f);
+  cs_err err = {{0}};
+  cr_assert_eq(w(r, f, &err), 0, "writer failed: %s", err.msg);
+  long n = ftell(f);
+  cr_assert_gt(n, 0);
+  rewind(f);
+  char *data = malloc((size_t)n + 1);
+  cr_assert_not_null(data);
+  cr_assert_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+  data[n] = 0;
+  fclose(f);
+  return data;
+}
+
+static int write_terminal_color(const cs_report *r, FILE *out, cs_err *err) {
+  return cs_report_terminal(r, out, true, err);
+}
+static int write_terminal_plain(const cs_report *r, FILE *out, cs_err *err) {
+  return cs_report_terminal(r, out, false, err);
+}
+
+static size_t count_of(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+static int run_cmd(const char *fmt, const char *path) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, fmt, path);
+  int st = system(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* No byte of the data may reach a document raw if it is a control character (other than \n \t),
+ * U+FFFE, or not UTF-8. */
+static void assert_clean_bytes(const char *doc, bool allow_esc) {
+  for (const unsigned char *p = (const unsigned char *)doc; *p; p++) {
+    if (*p == 0x1b && allow_esc)
+      continue;
+    cr_assert(*p >= 0x20 || *p == '\n' || *p == '\t', "raw control byte 0x%02x at offset %td", *p,
+              (const char *)p - doc);
+  }
+  cr_assert_null(strstr(doc, "\xEF\xBF\xBE"), "raw U+FFFE");
+  size_t n = strlen(doc);
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(doc + i, n - i, &cp);
+    cr_assert_neq(k, 0u, "invalid UTF-8 at offset %zu", i);
+    i += k;
+  }
+}
+
+/* ---- result model ---- */
+
+Test(result, verdict_names) {
+  cr_assert_str_eq(cs_verdict_name(CS_VERDICT_PASS), "pass");
+  cr_assert_str_eq(cs_verdict_name(CS_VERDICT_FAIL), "fail");
+  cr_assert_str_eq(cs_verdict_name(CS_VERDICT_EXPECTED_FAIL), "expected_fail");
+  cr_assert_str_eq(cs_verdict_name(CS_VERDICT_FIXED), "fixed");
+  cr_assert_str_eq(cs_verdict_name(CS_VERDICT_NOT_APPLICABLE), "not_applicable");
+}
+
+Test(result, cell_fails_run) {
+  cs_cell c = plain_cell("p", "t", true, CS_VERDICT_FAIL);
+  cr_assert(cs_cell_fails_run(&c, false));
+  c.required = false;
+  cr_assert_not(cs_cell_fails_run(&c, false));
+  cr_assert(cs_cell_fails_run(&c, true));
+  cs_verdict others[] = {CS_VERDICT_PASS, CS_VERDICT_EXPECTED_FAIL, CS_VERDICT_FIXED, CS_VERDICT_NOT_APPLICABLE};
+  for (size_t i = 0; i < 4; i++) {
+    c = plain_cell("p", "t", true, others[i]);
+    cr_assert_not(cs_cell_fails_run(&c, true), "%s", cs_verdict_name(others[i]));
+  }
+}
+
+static int status_of(cs_verdict v, bool required, bool strict, bool could_not_run) {
+  cs_cell cells[2] = {plain_cell("a", "t", true, CS_VERDICT_PASS), plain_cell("b", "t", required, v)};
+  cs_impl_result impls[2] = {{.name = "x", .cells = cells, .ncells = 2}, {.name = "y", .could_not_run = could_not_run}};
+  cs_report r = {.impls = impls, .nimpls = 2, .strict = strict};
+  return cs_report_exit_status(&r);
+}
+
+Test(result, exit_status) {
+  cr_assert_eq(status_of(CS_VERDICT_PASS, true, false, false), 0);
+  cr_assert_eq(status_of(CS_VERDICT_FAIL, true, false, false), 1);
+  cr_assert_eq(status_of(CS_VERDICT_FAIL, false, false, false), 0, "recommended failure without --strict");
+  cr_assert_eq(status_of(CS_VERDICT_FAIL, false, true, false), 1, "recommended failure with --strict");
+  cr_assert_eq(status_of(CS_VERDICT_EXPECTED_FAIL, true, true, false), 0);
+  cr_assert_eq(status_of(CS_VERDICT_FIXED, true, true, false), 0);
+  cr_assert_eq(status_of(CS_VERDICT_NOT_APPLICABLE, true, true, false), 0);
+  cr_assert_eq(status_of(CS_VERDICT_PASS, true, false, true), 3);
+  cr_assert_eq(status_of(CS_VERDICT_FAIL, true, false, true), 3, "could not run wins over a failure");
+  cs_report empty = {0};
+  cr_assert_eq(cs_report_exit_status(&empty), 0);
+  fixture f;
+  fixture_init(&f);
+  cr_assert_eq(cs_report_exit_status(&f.r), 1);
+}
+
+Test(result, format_table) {
+  size_t n = 0;
+  const cs_report_format *fm = cs_report_formats(&n);
+  const char *want[] = {"junit", "json", "markdown", "html"};
+  writer_fn fns[] = {cs_report_junit, cs_report_json, cs_report_markdown, cs_report_html};
+  cr_assert_eq(n, 4u);
+  for (size_t i = 0; i < n; i++) {
+    cr_assert_str_eq(fm[i].name, want[i]);
+    cr_assert_eq(fm[i].write, fns[i]);
+    cr_assert(fm[i].summary && fm[i].summary[0]);
+  }
+}
+
+/* ---- escaping ---- */
+
+static char *esc_plain(const char *s, bool keep_lines, cs_buf *b) {
+  cs_buf_clear(b);
+  cs_esc_plain(b, s, strlen(s), keep_lines);
+  return b->data;
+}
+
+static char *esc_markup(const char *s, cs_esc_markup_ctx ctx, cs_buf *b) {
+  cs_buf_clear(b);
+  cs_esc_markup(b, s, strlen(s), ctx);
+  return b->data;
+}
+
+Test(escape, markup_and_plain) {
+  cs_buf b = {0};
+  cr_assert_str_eq(esc_markup("a<b>&\"'", CS_ESC_TEXT, &b), "a&lt;b&gt;&amp;&quot;&#39;");
+  cr_assert_str_eq(esc_markup("x\x01y\x1b\xEF\xBF\xBE\xFF]]>", CS_ESC_TEXT, &b), "x\\u0001y\\u001B\\uFFFE\\xFF]]&gt;");
+  cr_assert_str_eq(esc_markup("a\nb\tc\rd", CS_ESC_TEXT, &b), "a\nb\tc\\rd");
+  cr_assert_str_eq(esc_markup("a\nb\tc\rd", CS_ESC_LINE, &b), "a\\nb\\tc\\rd");
+  cr_assert_str_eq(esc_markup("a\nb\tc", CS_ESC_ATTR, &b), "a&#10;b&#9;c");
+  cr_assert_str_eq(esc_markup("\xF0\x9F\x98\x80\xC2\x85\xF0\x9F\xBF\xBE", CS_ESC_LINE, &b),
+                   "\xF0\x9F\x98\x80\\u0085\\U0001FFFE");
+  cr_assert_str_eq(esc_plain("a\nb\x1b", false, &b), "a\\nb\\u001B");
+  cr_assert_str_eq(esc_plain("a\nb\x1b", true, &b), "a\nb\\u001B");
+  /* Overlong and surrogate encodings are bad bytes, one escape per byte. */
+  cr_assert_str_eq(esc_plain("\xC0\xAF\xED\xA0\x80", false, &b), "\\xC0\\xAF\\xED\\xA0\\x80");
+  cs_buf_free(&b);
+}
+
+Test(escape, markdown_and_json) {
+  cs_buf b = {0};
+  cs_esc_md_inline(&b, "a|b\nc<d>_e`", strlen("a|b\nc<d>_e`"));
+  cr_assert_str_eq(b.data, "a\\|b<br>c\\<d\\>\\_e\\`");
+  cs_buf_clear(&b);
+  cs_esc_json(&b, "ok\xFF\x01");
+  cr_assert_str_eq(b.data, "\"ok\xEF\xBF\xBD\\u0001\"");
+  cs_buf_clear(&b);
+  cs_esc_json(&b, NULL);
+  cr_assert_str_eq(b.data, "null");
+  cs_buf_free(&b);
+  cr_assert_eq(cs_esc_backtick_run("a``b````c`", 10), 4u);
+  cr_assert_eq(cs_esc_backtick_run("abc", 3), 0u);
+  const char *emoji = "ab\xF0\x9F\x98\x80";
+  cr_assert_eq(cs_esc_cut(emoji, 6, 5), 2u, "never split a character");
+  cr_assert_eq(cs_esc_cut(emoji, 6, 6), 6u);
+  cr_assert_eq(cs_esc_cut("a\xFF\xFF", 3, 2), 2u);
+}
+
+/* ---- JUnit ---- */
+
+Test(junit, well_formed_and_complete) {
+  fixture f;
+  fixture_init(&f);
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_junit, path, ".xml");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "xmllint rejected the JUnit report:\n%s", doc);
+  cr_assert_eq(count_of(doc, "<testcase "), 10u);
+  cr_assert_eq(count_of(doc, "<testsuite "), 2u);
+  cr_assert_eq(count_of(doc, "<failure message="), 3u, "three FAIL cells");
+  cr_assert_eq(count_of(doc, "<failure type=\"fixed\""), 1u);
+  cr_assert_eq(count_of(doc, "<skipped message=\"expected failure (listed in --expect)\"/>"), 1u);
+  cr_assert_eq(count_of(doc, "<skipped message=\"not applicable\"/>"), 2u);
+  cr_assert_not_null(strstr(doc, "classname=\"alpha&lt;&amp;&gt;.emit.regex\" name=\"mistral\""));
+  cr_assert_not_null(strstr(doc, "type=\"emit.regex\""));
+  cr_assert_not_null(strstr(doc, "seed: 18446744073709551615"));
+  cr_assert_not_null(strstr(doc, "replay: callsign replay AAECAwQ --impl &#39;x&lt;y&gt;&#39;"));
+  cr_assert_not_null(strstr(doc, "<testsuite name=\"alpha&lt;&amp;&gt;\" tests=\"7\" failures=\"3\" errors=\"0\" "
+                                 "skipped=\"2\" time=\"1.250\">"));
+  cr_assert_not_null(strstr(doc, "tests=\"10\" failures=\"4\" errors=\"0\" skipped=\"3\""));
+  cr_assert_null(strstr(doc, "<script>"));
+  cr_assert_null(strstr(doc, "CDATA"));
+  assert_clean_bytes(doc, false);
+  free(doc);
+  unlink(path);
+}
+
+Test(junit, could_not_run_is_an_error_testcase) {
+  fixture f;
+  fixture_init(&f);
+  f.impls[1].could_not_run = true;
+  f.impls[1].error = "exec failed: \x01<nope>";
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_junit, path, ".xml");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0);
+  cr_assert_eq(count_of(doc, "<testcase "), 11u);
+  cr_assert_not_null(strstr(doc, "<error type=\"could_not_run\" message=\"exec failed: \\u0001&lt;nope&gt;\"/>"));
+  free(doc);
+  unlink(path);
+}
+
+/* ---- JSON ---- */
+
+Test(json, parses_with_documented_keys) {
+  fixture f;
+  fixture_init(&f);
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_json, path, ".json");
+  cr_assert_eq(run_cmd("python3 -m json.tool %s > /dev/null", path), 0, "python3 rejected:\n%s", doc);
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root, "cJSON rejected the JSON report");
+  const char *keys[] = {"schema",  "tool_version", "command",         "seed",      "strict", "exit_status",
+                        "targets", "summary",      "implementations", "statistics"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    cr_assert_not_null(cJSON_GetObjectItemCaseSensitive(root, keys[i]), "missing key %s", keys[i]);
+  cr_assert_str_eq(cJSON_GetObjectItem(root, "schema")->valuestring, "callsign-report/1");
+  cr_assert_str_eq(cJSON_GetObjectItem(root, "seed")->valuestring, "18446744073709551615");
+  cr_assert_eq(cJSON_GetObjectItem(root, "exit_status")->valueint, 1);
+  cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(root, "strict")));
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root, "targets")), 2);
+
+  cJSON *sum = cJSON_GetObjectItem(root, "summary");
+  cr_assert_eq(cJSON_GetObjectItem(sum, "failed")->valueint, 3);
+  cr_assert_eq(cJSON_GetObjectItem(sum, "passed")->valueint, 3);
+  cr_assert_eq(cJSON_GetObjectItem(sum, "fixed")->valueint, 1);
+  cr_assert_eq(cJSON_GetObjectItem(sum, "failing_run")->valueint, 2, "the recommended failure does not count");
+  cr_assert_eq(cJSON_GetObjectItem(sum, "faults")->valueint, 6);
+
+  cJSON *impls = cJSON_GetObjectItem(root, "implementations");
+  cr_assert_eq(cJSON_GetArraySize(impls), 2);
+  cJSON *a = cJSON_GetArrayItem(impls, 0);
+  cr_assert_str_eq(cJSON_GetObjectItem(a, "name")->valuestring, "alpha<&>");
+  cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(a, "cells")), 7);
+  cJSON *failing = cJSON_GetArrayItem(cJSON_GetObjectItem(a, "cells"), 1);
+  cr_assert_str_eq(cJSON_GetObjectItem(failing, "verdict")->valuestring, "fail");
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(failing, "fails_run")));
+  cJSON *fail = cJSON_GetObjectItem(failing, "failure");
+  cr_assert(cJSON_IsObject(fail));
+  const char *msg = cJSON_GetObjectItem(fail, "message")->valuestring;
+  cr_assert_not_null(strstr(msg, "ctl\x01 esc\x1b[31m <script>"), "control characters round-trip as escapes");
+  cr_assert_not_null(strstr(msg, "bad\xEF\xBF\xBD emoji\xF0\x9F\x98\x80"), "bad byte becomes U+FFFD");
+  cr_assert_not_null(strstr(msg, "nonchar\xEF\xBF\xBE"), "valid noncharacters are kept");
+  cr_assert_eq(cJSON_GetObjectItem(fail, "case_index")->valueint, 16);
+  cr_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "cells"), 0), "failure")));
+  cJSON *b = cJSON_GetArrayItem(impls, 1);
+  cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "faults"), "rejected")->valueint, 3);
+  cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "faults"), "protocol")->valueint, 2);
+
+  cJSON *labels = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "statistics"), "labels");
+  cr_assert_eq(cJSON_GetArraySize(labels), 3);
+  cr_assert_float_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(labels, 0), "share")->valuedouble, 0.12, 1e-9);
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+}
+
+/* ---- Markdown ---- */
+
+Test(markdown, table_rows_stay_whole) {
+  fixture f;
+  fixture_init(&f);
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_markdown, path, ".md");
+  cr_assert_not_null(strstr(doc, "| property | tier | anthropic | mistral | - |"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "| property | tier | alpha\\<\\&\\> | beta\\|x<br>y |"), "overview header");
+  cr_assert_not_null(strstr(doc, "## callsign: \xE2\x9D\x8C failed"));
+  cr_assert_not_null(strstr(doc, "remove these from the list"));
+  /* The history holds a run of four backticks: its fence must be longer. */
+  cr_assert_not_null(strstr(doc, "\n`````json\n"));
+  cr_assert_not_null(strstr(doc, "callsign replay AAECAwQ --impl 'x<y>'"));
+  cr_assert_eq(count_of(doc, "<details><summary>\xE2\x9D\x8C"), 3u);
+  cr_assert_not_null(strstr(doc, "(beta|x\\ny): message: ctl\\u0001 esc\\u001B[31m &lt;script&gt;"));
+
+  /* Walk the lines: table rows open and close with a pipe (a raw newline from the data would
+   * break one), and raw "<script>" appears only inside fenced code blocks. */
+  size_t rows = 0, fence = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(doc, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    size_t ticks = strspn(line, "`");
+    if (ticks >= 3 && (fence == 0 || (ticks == fence && line[ticks] == 0))) {
+      fence = fence ? 0 : ticks;
+      continue;
+    }
+    if (fence)
+      continue;
+    cr_assert_null(strstr(line, "<script>"), "raw markup outside code: %s", line);
+    if (line[0] == '|') {
+      rows++;
+      cr_assert_eq(line[strlen(line) - 1], '|', "broken table row: %s", line);
+    }
+  }
+  cr_assert_eq(fence, 0u, "unclosed fence");
+  cr_assert_geq(rows, 12u);
+  free(doc);
+  unlink(path);
+}
+
+/* ---- HTML ---- */
+
+Test(html, safe_and_parsable) {
+  fixture f;
+  fixture_init(&f);
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_html, path, ".html");
+  cr_assert_null(strstr(doc, "<script"), "data reached the page as markup");
+  cr_assert_not_null(strstr(doc, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  cr_assert_eq(count_of(doc, "http"), count_of(doc, "http://www.w3.org/2000/svg"), "no external resources");
+  cr_assert_null(strstr(doc, "<link"));
+  cr_assert_null(strstr(doc, "src="));
+  assert_clean_bytes(doc, false);
+  cr_assert_eq(count_of(doc, "<rect "), 3u, "one bar per statistics label");
+  cr_assert_not_null(strstr(doc, "120 (12.0%)"));
+  cr_assert_not_null(strstr(doc, "<td class=\"fail\"><a href=\"#f-0-1\">FAIL</a></td>"));
+  cr_assert_not_null(strstr(doc, "id=\"f-0-1\""));
+  cr_assert_not_null(strstr(doc, "<th>rejected</th>"));
+  cr_assert_not_null(strstr(doc, "<h2 id=\"impl-1\">beta|x\\ny v"), "a newline in a name is shown, not collapsed");
+  cr_assert_not_null(strstr(doc, "<pre>line one\nline ctl\\u0001"), "the stderr tail keeps its lines");
+
+  /* Well-formed as XML, and the HTML parser has nothing to say about the data: its only
+   * complaints may be the SVG element names, which an HTML4 parser does not know. */
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "not well-formed XML");
+  char errpath[80];
+  snprintf(errpath, sizeof errpath, "%s.err", path);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "xmllint --html --noout %s 2> %s", path, errpath);
+  int st = system(cmd);
+  cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  FILE *ef = fopen(errpath, "r");
+  cr_assert_not_null(ef);
+  char line[4096];
+  while (fgets(line, sizeof line, ef)) {
+    if (!strstr(line, "error"))
+      continue;
+    cr_assert(strstr(line, "Tag svg invalid") || strstr(line, "Tag rect invalid") || strstr(line, "Tag text invalid"),
+              "xmllint --html: %s", line);
+  }
+  fclose(ef);
+  unlink(errpath);
+  free(doc);
+  unlink(path);
+}
+
+/* ---- terminal ---- */
+
+Test(terminal, matrix_failures_and_summary) {
+  fixture f;
+  fixture_init(&f);
+  char path[64];
+  char *doc = write_tmp(&f.r, write_terminal_plain, path, ".txt");
+  cr_assert_null(strchr(doc, '\x1b'), "no escape sequence without color, not even from the data");
+  assert_clean_bytes(doc, false);
+  cr_assert_not_null(strstr(doc, "overview"));
+  cr_assert_not_null(strstr(doc, "property"));
+  cr_assert_not_null(strstr(doc, "anthropic  mistral"));
+  cr_assert_not_null(strstr(doc, "FAIL emit.regex on mistral"));
+  cr_assert_not_null(strstr(doc, "replay:  callsign replay AAECAwQ --impl 'x<y>'"));
+  cr_assert_not_null(strstr(doc, "esc\\u001B[31m"));
+  cr_assert_not_null(strstr(doc, "FIXED emit.unique on mistral: listed in --expect but now passes"));
+  cr_assert_not_null(strstr(doc, "xfail emit.pair on anthropic"));
+  cr_assert_not_null(strstr(doc, "recommended: does not fail the run"));
+  cr_assert_not_null(strstr(doc, "faults: 3 rejected, 1 crash, 2 protocol"));
+  cr_assert_not_null(strstr(doc, "    | line one\n"));
+  cr_assert_not_null(strstr(
+      doc,
+      "callsign: 2 implementations, 3 failed, 3 passed, 1 expected failure, 1 fixed, 2 n/a (cases 20500, 1.8 s)\n"));
+  /* Matrix rows: required first, the recommended one marked. */
+  const char *req = strstr(doc, "canon.idempotent");
+  const char *rec = strstr(doc, "normalize.idempotent");
+  cr_assert(req && rec && req < rec);
+  cr_assert_not_null(strstr(rec, " rec "));
+  free(doc);
+  unlink(path);
+}
+
+Test(terminal, color_and_truncation) {
+  fixture f;
+  fixture_init(&f);
+  static char big[6001];
+  memset(big, 'x', sizeof big - 1);
+  f.a[1].history_json = big;
+  char path[64];
+  char *doc = write_tmp(&f.r, write_terminal_color, path, ".txt");
+  cr_assert_not_null(strstr(doc, "\x1b[1;31mFAIL\x1b[0m"));
+  cr_assert_not_null(strstr(doc, "4000 more bytes not shown"));
+  cr_assert_null(strstr(doc, "\x1b[31m <script>"), "the data's own escape sequence stays escaped");
+  free(doc);
+  unlink(path);
+}
+
+/* ---- I/O errors ---- */
+
+Test(output, write_errors_are_reported) {
+  fixture f;
+  fixture_init(&f);
+  writer_fn fns[] = {cs_report_junit, cs_report_json, cs_report_markdown, cs_report_html, write_terminal_plain};
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    FILE *full = fopen("/dev/full", "w");
+    cr_assert_not_null(full);
+    cs_err err = {{0}};
+    cr_assert_eq(fns[i](&f.r, full, &err), -1, "writer %zu", i);
+    cr_assert_not_null(strstr(err.msg, "write failed"), "%s", err.msg);
+    fclose(full);
+  }
+  cs_err err = {{0}};
+  cr_assert_eq(cs_report_json(NULL, stdout, &err), -1);
+  cr_assert_eq(cs_report_html(&f.r, NULL, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "no output stream"));
+}
+
+/* ---- degenerate reports ---- */
+
+Test(output, empty_and_could_not_run_reports_stay_valid) {
+  cs_impl_result dead = {.name = "dead", .could_not_run = true, .error = "spawn failed", .stderr_tail = "boom\n"};
+  cs_report reports[2] = {{0}, {.impls = &dead, .nimpls = 1}};
+  for (size_t k = 0; k < 2; k++) {
+    char path[64];
+    char *doc = write_tmp(&reports[k], cs_report_json, path, ".json");
+    cJSON *root = cJSON_Parse(doc);
+    cr_assert_not_null(root, "%s", doc);
+    cr_assert_eq(cJSON_GetObjectItem(root, "exit_status")->valueint, k == 0 ? 0 : 3);
+    cJSON_Delete(root);
+    free(doc);
+    unlink(path);
+
+    doc = write_tmp(&reports[k], cs_report_junit, path, ".xml");
+    cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+    cr_assert_eq(count_of(doc, "<testcase "), k);
+    free(doc);
+    unlink(path);
+
+    doc = write_tmp(&reports[k], cs_report_html, path, ".html");
+    cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+    cr_assert_not_null(strstr(doc, "No statistics were recorded."));
+    free(doc);
+    unlink(path);
+
+    doc = write_tmp(&reports[k], cs_report_markdown, path, ".md");
+    cr_assert_not_null(strstr(doc, k == 0 ? "## callsign: \xE2\x9C\x85 passed" : "Could not run:** spawn failed"), "%s",
+                       doc);
+    free(doc);
+    unlink(path);
+
+    doc = write_tmp(&reports[k], write_terminal_plain, path, ".txt");
+    cr_assert_not_null(
+        strstr(doc, k == 0 ? "callsign: 0 implementations, 0 failed, 0 passed" : "could not run: spawn failed"), "%s",
+        doc);
+    free(doc);
+    unlink(path);
+  }
+}
+
+/* ---- the schema document lists every key the writer emits ---- */
+
+static void assert_keys_documented(const cJSON *node, const char *doc, const char *path) {
+  for (const cJSON *c = node ? node->child : NULL; c; c = c->next) {
+    if (c->string) {
+      char code[96], quoted[96], item[128];
+      snprintf(code, sizeof code, "`%s`", c->string);
+      snprintf(quoted, sizeof quoted, "\"%s\"", c->string);
+      snprintf(item, sizeof item, "[].%s`", c->string);
+      cr_assert(strstr(doc, code) || strstr(doc, quoted) || strstr(doc, item),
+                "key %s.%s is not in docs/report-schema.md", path, c->string);
+    }
+    assert_keys_documented(c, doc, c->string ? c->string : path);
+  }
+}
+
+Test(json, every_key_is_documented) {
+  FILE *df = fopen("docs/report-schema.md", "r");
+  if (!df)
+    cr_skip_test("run from the repository root to check docs/report-schema.md");
+  static char schema_doc[65536];
+  size_t n = fread(schema_doc, 1, sizeof schema_doc - 1, df);
+  schema_doc[n] = 0;
+  fclose(df);
+  cr_assert_not_null(strstr(schema_doc, "callsign-report/1"));
+  fixture f;
+  fixture_init(&f);
+  char path[64];
+  char *out = write_tmp(&f.r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(out);
+  cr_assert_not_null(root);
+  assert_keys_documented(root, schema_doc, "");
+  cJSON_Delete(root);
+  free(out);
+  unlink(path);
+}
