@@ -28,11 +28,11 @@ all: build/callsign build/adapter-c
 
 build/rel/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) $(OPT) -MMD -MP -c $< -o $@
+	@echo "CC $<"; $(CC) $(WARN) $(DEFS) $(INCS) $(OPT) -MMD -MP -c $< -o $@
 
 build/san/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
+	@echo "CC(san) $<"; $(CC) $(WARN) $(DEFS) $(INCS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
 
 build/callsign: $(REL_OBJ) build/rel/harness/main.o
 	$(CC) $(OPT) -o $@ $^ $(LDLIBS)

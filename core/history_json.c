@@ -167,6 +167,8 @@ static syntax_error find_syntax_error(cs_str j) {
   unsigned char in_object[JSON_MAX_DEPTH]; /* per open container: 1 object, 0 array */
   size_t depth = 0, i = 0;
   syntax_error e = {0, NULL};
+  if (j.len >= 3 && memcmp(j.ptr, "\xef\xbb\xbf", 3) == 0)
+    i = 3; /* cJSON skips a UTF-8 byte-order mark */
   for (;;) {
     while (i < j.len && (j.ptr[i] == ' ' || j.ptr[i] == '\t' || j.ptr[i] == '\n' || j.ptr[i] == '\r'))
       i++;
@@ -298,8 +300,8 @@ static int get_str(reader *r, const cJSON *obj, const char *key, int nullable, i
 static int get_payload(reader *r, const cJSON *obj, const char *key, cs_str *out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   *out = CS_NULL_STR;
-  if (!v)
-    return 0;
+  if (!v || cJSON_IsNull(v))
+    return 0; /* null payload stays null (the writer would otherwise turn it into the text "null") */
   char *txt = cJSON_PrintUnformatted(v);
   if (!txt)
     return cs_err_set(r->err, "%s.%s: cannot be printed", r->path, key);

@@ -37,6 +37,12 @@ typedef struct {
 /* Draws one history. */
 void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen_case *out);
 
+/* Draws 1..max_rounds more rounds after the turns of `h` (the append transform): earlier turns are
+ * kept as they are (their arrays and strings are shared, not copied), new calls continue the global
+ * numbering, twin classes may derive from earlier IDs, and new turn keys do not reuse earlier ones.
+ * `out->labels` covers the whole result; no twins are planned. */
+void cs_gen_continue(cs_choices *c, const cs_gen_config *cfg, const cs_history *h, cs_arena *a, cs_gen_case *out);
+
 /* Draws one raw ID (for normalize batches). `pool`/`npool`: earlier IDs of the same case, which
  * twin classes derive from. Adds the labels it produced to *labels. Never null (normalize takes
  * strings), may be empty. */

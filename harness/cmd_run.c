@@ -20,7 +20,7 @@ typedef struct {
   cs_expect expect;
   cs_report report;
   cJSON *vectors;
-  char cmdline[2048];
+  uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
 } run_ctx;
 
 static const char *dup_s(cs_arena *a, const char *s) { return s ? cs_arena_strc(a, s).ptr : NULL; }
@@ -184,6 +184,9 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   }
   ir->cases = res.cases;
   ir->seconds = res.seconds;
+  for (int l = 0; l < CS_LABEL_COUNT; l++)
+    c->label_counts[l] += res.label_counts[l];
+  c->stat_cases += res.stat_cases;
   memcpy(ir->faults, res.faults, sizeof ir->faults);
   cs_str tail = impl->vt->stderr_tail ? impl->vt->stderr_tail(impl) : CS_NULL_STR;
   if (tail.len)
@@ -334,30 +337,12 @@ int cs_cmd_run(int argc, char **argv) {
   for (size_t i = 0; i < nn; i++)
     run_one(&c, names[i], &c.report.impls[c.report.nimpls++], NULL, 0);
   int status = 0;
-  {
-    /* Statistics over the generated cases of one pass of the seed (the same for every implementation). */
-    cs_arena ga = {0};
-    cs_choices ch = {0};
-    uint64_t n = c.o.cases ? c.o.cases : 2000;
-    if (n > 20000)
-      n = 20000; /* statistics converge long before; keep the pass cheap */
-    cs_gen_config gc = {.max_id_len = c.o.max_id_len};
-    uint64_t counts[CS_LABEL_COUNT] = {0};
-    for (uint64_t k = 0; k < n; k++) {
-      cs_arena_reset(&ga);
-      cs_choices_record(&ch, cs_seed_mix(c.o.seed ^ cs_seed_mix(k + 1)));
-      cs_gen_case gcase;
-      cs_gen_history(&ch, &gc, &ga, &gcase);
-      for (int l = 0; l < CS_LABEL_COUNT; l++)
-        counts[l] += gcase.labels >> l & 1u;
-    }
-    cs_choices_free(&ch);
-    cs_arena_free(&ga);
-    c.report.stats = CS_ARENA_NEW(&c.a, cs_stat, CS_LABEL_COUNT);
-    for (int l = 0; l < CS_LABEL_COUNT; l++)
-      c.report.stats[c.report.nstats++] = (cs_stat){cs_label_name((cs_label)l), cs_label_desc((cs_label)l), counts[l]};
-    c.report.stat_cases = n;
-  }
+  /* Generation statistics: the runner counted the labels of every generated case. */
+  c.report.stats = CS_ARENA_NEW(&c.a, cs_stat, CS_LABEL_COUNT);
+  for (int l = 0; l < CS_LABEL_COUNT; l++)
+    c.report.stats[c.report.nstats++] =
+        (cs_stat){cs_label_name((cs_label)l), cs_label_desc((cs_label)l), c.label_counts[l]};
+  c.report.stat_cases = c.stat_cases;
   /* Listed failures that never came up for an implementation that ran are reported as fixed. */
   for (size_t i = 0; i < c.expect.n; i++)
     if (!c.expect.e[i].matched)

@@ -156,31 +156,15 @@ static void index_of(cs_indexed *x, const cs_history *h, cs_arena *a) {
 }
 
 typedef struct {
-  cs_history appended_orig; /* appended on the unplanted history; re-based after planting */
-  uint32_t drop;            /* rounds to drop for compression (0: not applicable) */
-  cs_str *extra;            /* generated IDs for normalize batches */
-  uint32_t nextra;
+  uint32_t drop; /* rounds to drop for compression (0: not applicable) */
 } case_plan;
 
+/* Only the history is drawn from the choice sequence; the transforms are derived from it without
+ * further draws, so a choice sequence means the same case in a full run, a shrink and a replay, and
+ * the transforms cost nothing when no enabled property reads them. */
 static void build_case(runner *r, cs_choices *ch, cs_caserun *run, case_plan *plan) {
   cs_gen_history(ch, &r->cfg->gen, &r->arena, &run->gen);
-  /* Draws for the transforms always happen, in this order, whatever properties are enabled, so a
-   * choice sequence means the same case in a full run, a shrink and a replay. */
-  plan->appended_orig = cs_transform_append(&run->gen.h, ch, &r->cfg->gen, &r->arena);
-  plan->drop = run->gen.rounds > 1 ? 1 + (uint32_t)cs_draw(ch, run->gen.rounds - 1) : 0;
-  cs_history_index ix0;
-  cs_history_index_build(&run->gen.h, &r->arena, &ix0);
-  cs_str *pool = CS_ARENA_NEW(&r->arena, cs_str, ix0.ncalls + 8);
-  uint32_t npool = 0;
-  for (uint32_t c = 0; c < ix0.ncalls; c++)
-    if (ix0.calls[c]->id.ptr)
-      pool[npool++] = ix0.calls[c]->id;
-  plan->nextra = (uint32_t)cs_draw(ch, 5);
-  plan->extra = CS_ARENA_NEW(&r->arena, cs_str, plan->nextra + 1);
-  for (uint32_t i = 0; i < plan->nextra; i++) {
-    plan->extra[i] = cs_gen_id(ch, &r->cfg->gen, pool, npool, &r->arena, &run->gen.labels);
-    pool[npool++] = plan->extra[i];
-  }
+  plan->drop = run->gen.rounds > 1 ? run->gen.rounds / 2 : 0;
   reset_replies(run);
 }
 
@@ -238,12 +222,13 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
   cs_arena *a = &r->arena;
   /* derived histories */
   if (needs & CS_NEED_APPEND) {
+    /* Append the simplest round (an all-zero choice sequence): plain IDs such as call_0 that an
+     * earlier turn may already hold, which is where unstable collision handling shows. */
+    cs_choices zero = {0};
+    cs_choices_replay(&zero, NULL, 0);
     cs_history *ap = cs_arena_alloc(a, sizeof *ap);
-    *ap = plan->appended_orig;
-    cs_turn *turns = CS_ARENA_NEW(a, cs_turn, ap->nturns + 1);
-    memcpy(turns, ap->turns, ap->nturns * sizeof *turns);
-    memcpy(turns, h->turns, h->nturns * sizeof *turns); /* re-base on the planted turns */
-    ap->turns = turns;
+    *ap = cs_transform_append(h, &zero, &r->cfg->gen, a);
+    cs_choices_free(&zero);
     index_of(&run->appended, ap, a);
   }
   if ((needs & CS_NEED_COMPRESS) && plan->drop) {
@@ -277,13 +262,11 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
   }
   if (needs & (CS_NEED_NORM | CS_NEED_NORM_AGAIN | CS_NEED_NORM_TWICE)) {
     const cs_history_index *ix = &run->main.ix;
-    run->norm_in = CS_ARENA_NEW(a, cs_str, ix->ncalls + plan->nextra + 1);
+    run->norm_in = CS_ARENA_NEW(a, cs_str, ix->ncalls + 2);
     run->nnorm = 0;
     for (uint32_t c = 0; c < ix->ncalls; c++)
       if (ix->calls[c]->id.ptr)
         run->norm_in[run->nnorm++] = ix->calls[c]->id;
-    for (uint32_t i = 0; i < plan->nextra; i++)
-      run->norm_in[run->nnorm++] = plan->extra[i];
     if (run->nnorm == 0)
       run->norm_in[run->nnorm++] = cs_str_c("call_0");
     for (int t = 0; t < CS_TARGET_COUNT; t++) {

@@ -96,7 +96,19 @@ typedef struct {
 const cs_builtin *cs_builtins(size_t *count);
 const cs_builtin *cs_builtin_find(const char *name);
 
-/* Helpers for built-ins that answer in-process (impls/builtin_common.c). */
+/* Per-batch memo of an in-process implementation: the harness sends many requests over one history
+ * in a batch (every target, repeats, transforms); the index and the canonical answer of a history
+ * are computed once per batch. Cleared at the start of every exec, so it holds no state between
+ * batches (the harness may reuse the memory of a history in the next batch). */
+#define CS_INPROC_MEMO 16
+typedef struct {
+  const cs_history *h;
+  cs_history_index ix;
+  cs_answer canon;
+  bool has_canon;
+} cs_inproc_memo;
+
+/* Helpers for built-ins that answer in-process (impls/inproc.c). */
 typedef struct {
   cs_impl base;
   cs_ruleset *rules;
@@ -106,6 +118,8 @@ typedef struct {
   cs_answer (*emit)(void *self, const cs_history *h, const cs_history_index *ix, cs_target_id t, cs_arena *a);
   cs_answer (*canonicalize)(void *self, const cs_history *h, const cs_history_index *ix, cs_arena *a);
   cs_str (*normalize)(void *self, cs_target_id t, cs_str id, cs_arena *a);
+  cs_inproc_memo memo[CS_INPROC_MEMO];
+  unsigned nmemo, memo_next;
 } cs_inproc_impl;
 
 /* Sets up `p` (vtable, hasher, rules); the answer functions are set by the caller afterwards. */

@@ -19,12 +19,25 @@ bool cs_is_canonical(cs_str id) {
   return true;
 }
 
+/* Decimal digits of v into out (no NUL); returns the count. printf is too slow for the hot loop. */
+static size_t put_dec(char *out, uint64_t v) {
+  char tmp[24];
+  size_t n = 0;
+  do
+    tmp[n++] = (char)('0' + v % 10);
+  while (v /= 10);
+  for (size_t i = 0; i < n; i++)
+    out[i] = tmp[n - 1 - i];
+  return n;
+}
+
 static size_t put_field(char *out, cs_str s) {
   if (!s.ptr) {
     memcpy(out, "~,", 2);
     return 2;
   }
-  size_t n = (size_t)sprintf(out, "%zu:", s.len);
+  size_t n = put_dec(out, s.len);
+  out[n++] = ':';
   memcpy(out + n, s.ptr, s.len);
   out[n + s.len] = ',';
   return n + s.len + 1;
@@ -34,9 +47,9 @@ cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, 
                        uint32_t call_index, uint32_t attempt, cs_arena *a) {
   char stackbuf[1024];
   const char *pname = cs_provider_name(provider);
-  char idx[16], att[16];
-  cs_str sidx = {idx, (size_t)snprintf(idx, sizeof idx, "%u", call_index)};
-  cs_str satt = {att, (size_t)snprintf(att, sizeof att, "%u", attempt)};
+  char idx[24], att[24];
+  cs_str sidx = {idx, put_dec(idx, call_index)};
+  cs_str satt = {att, put_dec(att, attempt)};
   size_t need = 32 + strlen(pname) + raw_id.len + tool_name.len + turn_key.len + 5 * 24;
   char *msg = need <= sizeof stackbuf ? stackbuf : cs_arena_alloc(a, need);
   size_t n = sizeof CS_CANONICAL_SCHEME; /* includes the NUL: replaced by ',' */
@@ -102,7 +115,7 @@ cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, con
         !cs_strset_has(&used, call->id)) {
       id = call->id;
     } else if (tg->native_passthrough && turn->provider == target && !call->server && call->id.ptr &&
-               !cs_strset_has(&used, call->id) && cs_rule_check(rs, target, call->id, c, false, NULL, 0)) {
+               cs_rule_check(rs, target, call->id, c, false, NULL, 0) && !cs_strset_has(&used, call->id)) {
       id = call->id;
     } else {
       cs_map_input in = {canon->calls[c], call, c, 0};

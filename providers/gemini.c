@@ -2,9 +2,9 @@
  * and position on the API side; the reference sends the canonical ID. */
 #include "providers/target.h"
 
+/* With the default rule, attempt 0 gives the canonical ID itself ("hist_tool_" + its 24 characters);
+ * going through cs_map_prefixed also honours an overridden max_len. */
 static cs_str gemini_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
-  if (in->attempt == 0)
-    return cs_arena_str(a, in->canonical);
   return cs_map_prefixed(rule, d, in, "hist_tool_", a);
 }
 

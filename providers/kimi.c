@@ -1,13 +1,16 @@
 /* providers/kimi.c: Moonshot Kimi K2. Rule: functions.{name}:{N} with N the call's global index over
  * the request, from 0 (documented model-native format); unique by construction. */
+#include <string.h>
+
 #include "providers/target.h"
 
 static cs_str kimi_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
   (void)rule;
   (void)d;
   cs_str name = in->call ? in->call->name : cs_str_c("tool");
-  char *clean = cs_arena_alloc(a, name.len + 5);
-  size_t n = 0;
+  char *clean = cs_arena_alloc(a, name.len + 40); /* "functions." + name + ":" + up to 10 digits */
+  memcpy(clean, "functions.", 10);
+  size_t n = 10;
   for (size_t i = 0; i < name.len; i++) {
     unsigned char c = (unsigned char)name.ptr[i];
     int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
@@ -15,10 +18,20 @@ static cs_str kimi_map(const cs_rule *rule, const cs_digest *d, const cs_map_inp
       continue; /* one '_' per non-ASCII character, not per byte */
     clean[n++] = ok ? (char)c : '_';
   }
-  if (n == 0)
+  if (n == 10)
     clean[n++] = '_';
+  clean[n++] = ':';
+  /* the index, in decimal (printf is too slow for the hot loop) */
+  char digits[12];
+  size_t nd = 0;
+  uint32_t v = in->global_index + in->attempt;
+  do
+    digits[nd++] = (char)('0' + v % 10);
+  while (v /= 10);
+  while (nd)
+    clean[n++] = digits[--nd];
   clean[n] = 0;
-  return cs_arena_printf(a, "functions.%s:%u", clean, in->global_index + in->attempt);
+  return (cs_str){clean, n};
 }
 
 const cs_target cs_target_kimi = {

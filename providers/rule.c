@@ -2,6 +2,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "providers/rule.h"
 
+#include "core/utf8.h"
+
 #include <errno.h>
 #include <pcre2.h>
 #include <stdio.h>
@@ -22,7 +24,9 @@ struct cs_ruleset {
 static pcre2_code *compile(const char *pattern, const char *what, cs_err *err) {
   int ec;
   PCRE2_SIZE eo;
-  pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+  /* DOLLAR_ENDONLY: by default '$' also matches before a final newline, so "toolu_x\n" would pass. */
+  pcre2_code *re =
+      pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_DOLLAR_ENDONLY, &ec, &eo, NULL);
   if (!re) {
     PCRE2_UCHAR msg[160];
     pcre2_get_error_message(ec, msg, sizeof msg);
@@ -143,7 +147,15 @@ int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err) {
   while (fgets(line, sizeof line, f)) {
     lineno++;
     size_t n = strlen(line);
-    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+    if (n == sizeof line - 1 && line[n - 1] != '\n') {
+      /* fgets would hand the rest of the line over as a line of its own */
+      int next = getc(f);
+      if (next != EOF && next != '\n') {
+        rc = cs_err_set(err, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
+        break;
+      }
+    }
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
       line[--n] = 0;
     char *s = line;
     while (*s == ' ' || *s == '\t')
@@ -169,6 +181,7 @@ size_t cs_utf8_length(cs_str s) {
   return n;
 }
 
+/* Callers pass only valid UTF-8 (checked first), which makes PCRE2_NO_UTF_CHECK safe. */
 static bool matches(cs_ruleset *rs, pcre2_code *re, cs_str id) {
   int rc = pcre2_match(re, (PCRE2_SPTR)(id.ptr ? id.ptr : ""), id.len, 0, PCRE2_NO_UTF_CHECK, rs->md, NULL);
   return rc >= 0;
@@ -176,7 +189,7 @@ static bool matches(cs_ruleset *rs, pcre2_code *re, cs_str id) {
 
 bool cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id) {
   compiled_rule *c = &rs->r[t];
-  return c->server_re && id.ptr && matches(rs, c->server_re, id);
+  return c->server_re && id.ptr && cs_utf8_valid(id.ptr, id.len, NULL) && matches(rs, c->server_re, id);
 }
 
 #define WHY(...) (why ? (void)snprintf(why, why_len, __VA_ARGS__) : (void)0)
@@ -186,6 +199,15 @@ bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_in
   compiled_rule *c = &rs->r[t];
   if (!id.ptr) {
     WHY("is null");
+    return false;
+  }
+  /* A code point takes at most 4 bytes: a long ID fails here without a pass over its bytes. */
+  if (!(server && c->server_re) && c->rule.max_len && id.len / 4 > c->rule.max_len) {
+    WHY("is more than %zu characters, the maximum is %u", id.len / 4, c->rule.max_len);
+    return false;
+  }
+  if (!cs_utf8_valid(id.ptr, id.len, NULL)) {
+    WHY("is not valid UTF-8 (or holds a NUL byte)");
     return false;
   }
   if (server && c->server_re) {
@@ -216,9 +238,12 @@ bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_in
       }
     unsigned long long v = 0;
     size_t digits = 0;
-    for (const char *p = colon ? colon + 1 : id.ptr + id.len; p < id.ptr + id.len; p++, digits++)
+    bool all_digits = true; /* an overridden pattern may let other characters through */
+    for (const char *p = colon ? colon + 1 : id.ptr + id.len; p < id.ptr + id.len; p++, digits++) {
+      all_digits = all_digits && *p >= '0' && *p <= '9';
       v = v * 10 + (unsigned)(*p - '0');
-    if (!colon || digits == 0 || digits > 10 || v != global_index) {
+    }
+    if (!colon || digits == 0 || digits > 10 || !all_digits || v != global_index) {
       WHY("index is not the call's global index %u", global_index);
       return false;
     }

@@ -1,0 +1,302 @@
+/* generators/choices.c: the choice sequence: xoshiro256** recording, replay of recorded values or
+ * of raw fuzzer bytes, and the "cs1." replay token (base64url of LEB128 varints). */
+#include "generators/choices.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hash.h"
+
+#define DEFAULT_MAX_DRAWS ((size_t)1 << 20)
+#define TOKEN_PREFIX "cs1."
+#define VARINT_MAX 10 /* 64 bits in 7-bit groups */
+
+uint64_t cs_seed_mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+static inline uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t xoshiro_next(uint64_t s[4]) {
+  uint64_t result = rotl(s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+/* Unbiased value in [0, bound) for bound >= 2 (Lemire's multiply-and-reject). */
+static uint64_t uniform(uint64_t s[4], uint64_t bound) {
+#if defined(__SIZEOF_INT128__)
+  __extension__ typedef unsigned __int128 u128;
+  u128 m = (u128)xoshiro_next(s) * bound;
+  uint64_t lo = (uint64_t)m;
+  if (lo < bound) {
+    uint64_t threshold = -bound % bound;
+    while (lo < threshold) {
+      m = (u128)xoshiro_next(s) * bound;
+      lo = (uint64_t)m;
+    }
+  }
+  return (uint64_t)(m >> 64);
+#else
+  uint64_t threshold = -bound % bound;
+  for (;;) {
+    uint64_t x = xoshiro_next(s);
+    if (x >= threshold)
+      return x % bound;
+  }
+#endif
+}
+
+static void grow(cs_choices *c, size_t need) {
+  if (need <= c->cap)
+    return;
+  size_t cap = c->cap ? c->cap : 256;
+  while (cap < need)
+    cap *= 2;
+  uint64_t *v = realloc(c->v, cap * sizeof *v);
+  if (!v) {
+    fputs("callsign: out of memory\n", stderr);
+    abort();
+  }
+  c->v = v;
+  c->cap = cap;
+}
+
+void cs_choices_record(cs_choices *c, uint64_t seed) {
+  c->n = 0;
+  c->pos = 0;
+  c->replay = false;
+  c->exhausted = false;
+  uint64_t x = seed;
+  for (int i = 0; i < 4; i++) {
+    x += 0x9E3779B97F4A7C15ULL; /* splitmix64 stream: never an all-zero state */
+    c->s[i] = cs_seed_mix(x);
+  }
+}
+
+void cs_choices_replay(cs_choices *c, const uint64_t *v, size_t n) {
+  grow(c, n);
+  if (n)
+    memmove(c->v, v, n * sizeof *v); /* v may be c->v itself */
+  c->n = n;
+  c->pos = 0;
+  c->replay = true;
+  c->exhausted = false;
+}
+
+void cs_choices_replay_bytes(cs_choices *c, const uint8_t *data, size_t size) {
+  c->n = 0;
+  size_t i = 0;
+  while (i < size) {
+    uint64_t value = 0;
+    /* At most 10 bytes per value; a trailing incomplete varint is taken as it is. */
+    for (int k = 0; k < VARINT_MAX && i < size; k++) {
+      uint8_t b = data[i++];
+      value |= (uint64_t)(b & 0x7F) << (7 * k);
+      if (!(b & 0x80))
+        break;
+    }
+    grow(c, c->n + 1);
+    c->v[c->n++] = value;
+  }
+  c->pos = 0;
+  c->replay = true;
+  c->exhausted = false;
+}
+
+void cs_choices_free(cs_choices *c) {
+  free(c->v);
+  c->v = NULL;
+  c->n = c->cap = c->pos = 0;
+}
+
+static inline bool over_budget(const cs_choices *c) {
+  size_t max = c->max_draws ? c->max_draws : DEFAULT_MAX_DRAWS;
+  return (c->replay ? c->pos : c->n) >= max;
+}
+
+/* Replay: the next stored value, or 0 (and `exhausted`) past the end. */
+static inline uint64_t replay_next(cs_choices *c) {
+  if (c->pos < c->n)
+    return c->v[c->pos++];
+  c->exhausted = true;
+  return 0;
+}
+
+static inline void record_push(cs_choices *c, uint64_t v) {
+  if (c->n == c->cap)
+    grow(c, c->n + 1);
+  c->v[c->n++] = v;
+}
+
+uint64_t cs_draw(cs_choices *c, uint64_t bound) {
+  if (over_budget(c))
+    return 0;
+  if (c->replay) {
+    uint64_t v = replay_next(c);
+    return bound > 1 ? v % bound : 0;
+  }
+  uint64_t v = bound > 1 ? uniform(c->s, bound) : 0;
+  record_push(c, v);
+  return v;
+}
+
+bool cs_draw_bool(cs_choices *c, unsigned num, unsigned den) {
+  if (over_budget(c))
+    return false;
+  if (c->replay)
+    return replay_next(c) != 0;
+  bool b = den > 1 ? uniform(c->s, den) < num : num >= den && num > 0;
+  record_push(c, b ? 1 : 0);
+  return b;
+}
+
+size_t cs_draw_weighted(cs_choices *c, const unsigned *w, size_t n) {
+  if (over_budget(c))
+    return 0;
+  if (c->replay) {
+    uint64_t v = replay_next(c);
+    return n > 1 ? (size_t)(v % n) : 0;
+  }
+  size_t idx = 0;
+  if (n > 1) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+      total += w[i];
+    if (total > 0) {
+      uint64_t u = total > 1 ? uniform(c->s, total) : 0;
+      while (idx + 1 < n && u >= w[idx])
+        u -= w[idx++];
+    }
+  }
+  record_push(c, idx);
+  return idx;
+}
+
+void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out) {
+  uint8_t stack[1024];
+  size_t need = n * VARINT_MAX;
+  uint8_t *bytes = need <= sizeof stack ? stack : malloc(need);
+  if (!bytes) {
+    fputs("callsign: out of memory\n", stderr);
+    abort();
+  }
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t x = v[i];
+    do {
+      uint8_t b = x & 0x7F;
+      x >>= 7;
+      bytes[len++] = b | (x ? 0x80 : 0);
+    } while (x);
+  }
+  cs_buf_puts(out, TOKEN_PREFIX);
+  size_t enc = 4 * ((len + 2) / 3) + 1;
+  cs_buf_reserve(out, enc);
+  out->len += cs_base64url(bytes, len, out->data + out->len);
+  out->data[out->len] = 0;
+  if (bytes != stack)
+    free(bytes);
+}
+
+static int b64url_value(unsigned char ch) {
+  if (ch >= 'A' && ch <= 'Z')
+    return ch - 'A';
+  if (ch >= 'a' && ch <= 'z')
+    return ch - 'a' + 26;
+  if (ch >= '0' && ch <= '9')
+    return ch - '0' + 52;
+  if (ch == '-')
+    return 62;
+  if (ch == '_')
+    return 63;
+  return -1;
+}
+
+int cs_choices_parse_token(const char *token, uint64_t **v, size_t *n, cs_err *err) {
+  uint8_t *bytes = NULL;
+  uint64_t *vals = NULL;
+  int rc = -1;
+  *v = NULL;
+  *n = 0;
+  if (!token || strncmp(token, TOKEN_PREFIX, strlen(TOKEN_PREFIX)) != 0) {
+    cs_err_set(err, "replay token: must start with \"%s\"", TOKEN_PREFIX);
+    goto cleanup;
+  }
+  const char *p = token + strlen(TOKEN_PREFIX);
+  size_t chars = strlen(p);
+  if (chars % 4 == 1) {
+    cs_err_set(err, "replay token: truncated base64url (%zu characters after the prefix)", chars);
+    goto cleanup;
+  }
+  bytes = malloc(chars * 3 / 4 + 1);
+  vals = malloc((chars * 3 / 4 + 1) * sizeof *vals);
+  if (!bytes || !vals) {
+    cs_err_set(err, "replay token: out of memory");
+    goto cleanup;
+  }
+  size_t len = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < chars; i++) {
+    int d = b64url_value((unsigned char)p[i]);
+    if (d < 0) {
+      unsigned char ch = (unsigned char)p[i];
+      if (ch >= 0x20 && ch < 0x7F)
+        cs_err_set(err, "replay token: invalid character '%c' at offset %zu", ch, strlen(TOKEN_PREFIX) + i);
+      else
+        cs_err_set(err, "replay token: invalid byte 0x%02x at offset %zu", ch, strlen(TOKEN_PREFIX) + i);
+      goto cleanup;
+    }
+    acc = (acc << 6) | (uint32_t)d;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[len++] = (uint8_t)(acc >> bits);
+      acc &= (1u << bits) - 1;
+    }
+  }
+  size_t count = 0, i = 0;
+  while (i < len) {
+    uint64_t x = 0;
+    for (int k = 0;; k++) {
+      if (i >= len) {
+        cs_err_set(err, "replay token: truncated varint at value %zu", count);
+        goto cleanup;
+      }
+      uint8_t b = bytes[i++];
+      if (k == VARINT_MAX - 1 && (b & 0x80)) {
+        cs_err_set(err, "replay token: value %zu is longer than %d bytes", count, VARINT_MAX);
+        goto cleanup;
+      }
+      if (k == VARINT_MAX - 1 && (b & 0x7E)) { /* the 10th byte holds only bit 63 */
+        cs_err_set(err, "replay token: value %zu overflows 64 bits", count);
+        goto cleanup;
+      }
+      x |= (uint64_t)(b & 0x7F) << (7 * k);
+      if (!(b & 0x80))
+        break;
+    }
+    vals[count++] = x;
+  }
+  *v = vals;
+  *n = count;
+  vals = NULL;
+  rc = 0;
+cleanup:
+  free(bytes);
+  free(vals);
+  return rc;
+}

@@ -1,0 +1,434 @@
+/* generators/history_gen.c: hostile PROTOCOL.md histories drawn from a choice sequence: rounds of
+ * an assistant turn (its provider may switch) and usually a tool turn answering it, with the
+ * structural pathologies of DESIGN.md (parallel same-name calls, reordered, orphan, positional and
+ * missing results, server calls, compression cuts), raw IDs from id_gen.c, the statistics labels of
+ * what was actually produced, and plans for implementation-aware twins. Draw 0 is always the
+ * simplest option, and counts are drawn before what they count, so shrinking values shrinks cases. */
+#include "generators/history_gen.h"
+
+#include <string.h>
+
+#include "generators/id_gen.h"
+
+#define S(lit)                                                                                                         \
+  { lit, sizeof(lit) - 1 }
+
+/* Constant names and payloads stay in static storage (immutable, outliving every arena); everything
+ * drawn goes to the case arena. */
+
+/* Tool names: a few ordinary ones and, rarely, names with a dot or a space (they end up inside
+ * Kimi IDs). Index 0 is the simplest. */
+static const cs_str TOOL_NAMES[] = {S("read_file"), S("glob"),    S("web_search"), S("run_shell"),
+                                    S("edit"),      S("fs.read"), S("my tool"),    S("mcp__github__create_issue")};
+static const unsigned TOOL_WEIGHTS[] = {40, 15, 12, 12, 12, 2, 2, 3};
+static const cs_str TOOL_ARGS[] = {S("{\"path\":\"a.c\"}"),
+                                   S("{\"p\":\"*.c\"}"),
+                                   S("{\"q\":\"callsign\"}"),
+                                   S("{\"cmd\":\"ls\"}"),
+                                   S("{\"path\":\"a.c\",\"old\":\"x\",\"new\":\"y\"}"),
+                                   S("{\"path\":\"b.c\"}"),
+                                   S("{}"),
+                                   S("{\"title\":\"bug\"}")};
+static const cs_str TOOL_OUTPUT[] = {S("int main(void) { return 0; }"),
+                                     S("a.c\nb.c"),
+                                     S("3 results"),
+                                     S("a.c b.c"),
+                                     S("ok"),
+                                     S("..."),
+                                     S("done"),
+                                     S("#1")};
+#define N_TOOLS (sizeof TOOL_NAMES / sizeof TOOL_NAMES[0])
+#define TOOL_WEB_SEARCH 2 /* server calls are Anthropic's web search */
+
+static const cs_str USER_TEXTS[] = {S("list files"), S("fix the failing test"), S("continue"), S("and the other one?")};
+#define N_USER_TEXTS (sizeof USER_TEXTS / sizeof USER_TEXTS[0])
+
+/* How a tool turn treats each call: answer it by its raw ID (0), leave it unanswered, answer it
+ * positionally (null or empty call_id), or answer with an ID that matches nothing. */
+enum { RES_ANSWER, RES_SKIP, RES_POSITIONAL, RES_ORPHAN, RES_MODES };
+static const unsigned RESULT_WEIGHTS[RES_MODES] = {200, 3, 4, 3};
+
+typedef struct {
+  cs_choices *c;
+  cs_arena *a;
+  uint32_t max_rounds, max_calls, max_id_len;
+  cs_turn *turns;
+  uint32_t nturns, cap_turns;
+  cs_str *pool; /* non-blank call IDs so far (twins and duplicates derive from them) */
+  uint32_t npool;
+  uint32_t ncalls;   /* calls so far: the global index of the next call */
+  uint32_t next_key; /* number of the next turn key "t<n>" */
+  uint32_t nuser;
+  cs_provider prov; /* provider of the next assistant turn */
+  bool per_turn_numbering;
+  cs_labelset labels;
+} gen;
+
+static void gen_init(gen *g, cs_choices *c, const cs_gen_config *cfg, cs_arena *a) {
+  memset(g, 0, sizeof *g);
+  g->c = c;
+  g->a = a;
+  g->max_rounds = cfg && cfg->max_rounds ? cfg->max_rounds : 6;
+  g->max_calls = cfg && cfg->max_calls ? cfg->max_calls : 4;
+  g->max_id_len = cfg && cfg->max_id_len ? cfg->max_id_len : 65536;
+}
+
+/* At most four turns per round (user, stray tool turn, assistant, tool) and two before the first. */
+static void gen_reserve(gen *g, uint32_t rounds, uint32_t existing_turns, uint32_t existing_calls) {
+  g->cap_turns = existing_turns + 4 * rounds + 2;
+  g->turns = CS_ARENA_NEW(g->a, cs_turn, g->cap_turns);
+  g->pool = CS_ARENA_NEW(g->a, cs_str, existing_calls + rounds * g->max_calls + 1);
+}
+
+static cs_str make_key(gen *g) {
+  char *p = cs_arena_alloc(g->a, 12);
+  char tmp[10];
+  int n = 0;
+  uint32_t v = g->next_key++;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  size_t len = 0;
+  p[len++] = 't';
+  while (n)
+    p[len++] = tmp[--n];
+  p[len] = 0;
+  return (cs_str){p, len};
+}
+
+static cs_turn *new_turn(gen *g, cs_role role) {
+  cs_turn *t = &g->turns[g->nturns++]; /* gen_reserve bounds the count */
+  memset(t, 0, sizeof *t);
+  t->role = role;
+  t->provider = CS_PROV_UNKNOWN;
+  if (role != CS_ROLE_USER)
+    t->turn_key = make_key(g);
+  return t;
+}
+
+static void user_turn(gen *g) {
+  cs_turn *t = new_turn(g, CS_ROLE_USER);
+  t->text = USER_TEXTS[g->nuser++ % N_USER_TEXTS];
+}
+
+static cs_provider draw_provider(cs_choices *c) {
+  return (cs_provider)cs_draw(c, CS_PROVIDER_COUNT);
+}
+
+static cs_id_ctx id_ctx(gen *g, uint32_t turn_first, uint32_t turn_pos, cs_str name) {
+  cs_id_ctx x = {0};
+  x.c = g->c;
+  x.a = g->a;
+  x.labels = &g->labels;
+  x.max_id_len = g->max_id_len;
+  x.pool = g->pool;
+  x.npool = g->npool;
+  x.turn_first = turn_first;
+  x.provider = g->prov;
+  x.name = name;
+  x.global_index = g->ncalls;
+  x.turn_pos = turn_pos;
+  x.per_turn_numbering = g->per_turn_numbering;
+  return x;
+}
+
+/* A call_id that matches no call (most likely): a native ID of any provider. */
+static cs_str orphan_id(gen *g, cs_str name) {
+  cs_id_ctx x = id_ctx(g, g->npool, 0, name);
+  return cs_id_native(&x, CS_PROV_UNKNOWN);
+}
+
+/* The history starts after a compression cut: a tool turn whose calls were cut away. */
+static void compression_cut_turn(gen *g) {
+  cs_turn *t = new_turn(g, CS_ROLE_TOOL);
+  uint32_t n = 1 + (uint32_t)cs_draw(g->c, 3);
+  t->results = CS_ARENA_NEW(g->a, cs_result, n);
+  for (uint32_t k = 0; k < n; k++) {
+    size_t ni = cs_draw_weighted(g->c, TOOL_WEIGHTS, N_TOOLS);
+    cs_result *r = &t->results[t->nresults++];
+    r->name = TOOL_NAMES[ni];
+    r->content = TOOL_OUTPUT[ni];
+    if (cs_draw_bool(g->c, 1, 6)) {
+      r->call_id = cs_draw_bool(g->c, 1, 2) ? cs_str_n("", 0) : CS_NULL_STR;
+    } else {
+      cs_id_ctx x = id_ctx(g, g->npool, k, r->name);
+      r->call_id = cs_id_native(&x, g->prov);
+    }
+  }
+}
+
+/* A tool turn that follows no call at all. */
+static void stray_tool_turn(gen *g) {
+  cs_turn *t = new_turn(g, CS_ROLE_TOOL);
+  size_t ni = cs_draw_weighted(g->c, TOOL_WEIGHTS, N_TOOLS);
+  t->results = CS_ARENA_NEW(g->a, cs_result, 1);
+  t->nresults = 1;
+  t->results[0] = (cs_result){orphan_id(g, TOOL_NAMES[ni]), TOOL_NAMES[ni], TOOL_OUTPUT[ni]};
+}
+
+static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix) {
+  cs_choices *c = g->c;
+  cs_turn *t = new_turn(g, CS_ROLE_TOOL);
+  t->results = CS_ARENA_NEW(g->a, cs_result, at->ncalls + 1);
+  for (uint32_t k = 0; k < at->ncalls; k++) {
+    const cs_call *call = &at->calls[k];
+    if (call->server)
+      continue; /* the provider executed it: no result */
+    cs_result r = {call->id, call->name, TOOL_OUTPUT[name_ix[k]]};
+    switch (cs_draw_weighted(c, RESULT_WEIGHTS, RES_MODES)) {
+    case RES_SKIP:
+      continue;
+    case RES_POSITIONAL:
+      r.call_id = cs_draw_bool(c, 1, 2) ? cs_str_n("", 0) : CS_NULL_STR;
+      break;
+    case RES_ORPHAN:
+      r.call_id = orphan_id(g, call->name);
+      break;
+    default:
+      break;
+    }
+    t->results[t->nresults++] = r;
+  }
+  if (cs_draw_bool(c, 1, 25)) {
+    size_t ni = cs_draw_weighted(c, TOOL_WEIGHTS, N_TOOLS);
+    t->results[t->nresults++] = (cs_result){orphan_id(g, TOOL_NAMES[ni]), TOOL_NAMES[ni], TOOL_OUTPUT[ni]};
+  }
+  if (t->nresults > 1 && cs_draw_bool(c, 1, 8)) {
+    /* Fisher-Yates where a drawn 0 leaves the element in place. */
+    for (uint32_t i = t->nresults - 1; i > 0; i--) {
+      uint32_t j = i - (uint32_t)cs_draw(c, i + 1);
+      cs_result tmp = t->results[i];
+      t->results[i] = t->results[j];
+      t->results[j] = tmp;
+    }
+  }
+}
+
+static void gen_round(gen *g, bool first) {
+  cs_choices *c = g->c;
+  if (!first) {
+    if (cs_draw_bool(c, 1, 3))
+      user_turn(g);
+    if (cs_draw_bool(c, 1, 40))
+      stray_tool_turn(g);
+    if (cs_draw_bool(c, 1, 5))
+      g->prov = draw_provider(c);
+  }
+  uint32_t n = 1 + (uint32_t)cs_draw(c, g->max_calls);
+  bool same_name = n > 1 && cs_draw_bool(c, 1, 8);
+  cs_turn *t = new_turn(g, CS_ROLE_ASSISTANT);
+  t->provider = g->prov;
+  t->calls = CS_ARENA_NEW(g->a, cs_call, n);
+  t->ncalls = n;
+  uint8_t *name_ix = cs_arena_alloc(g->a, n);
+  uint32_t turn_first = g->npool;
+  for (uint32_t k = 0; k < n; k++) {
+    cs_call *call = &t->calls[k];
+    size_t ni = same_name && k ? name_ix[0] : cs_draw_weighted(c, TOOL_WEIGHTS, N_TOOLS);
+    call->server = g->prov == CS_PROV_ANTHROPIC && cs_draw_bool(c, 1, 10);
+    if (call->server)
+      ni = TOOL_WEB_SEARCH;
+    name_ix[k] = (uint8_t)ni;
+    call->name = TOOL_NAMES[ni];
+    call->args = TOOL_ARGS[ni];
+    cs_id_ctx x = id_ctx(g, turn_first, k, call->name);
+    call->id = call->server ? cs_id_server(&x) : cs_id_draw(&x);
+    if (!cs_str_is_blank(call->id))
+      g->pool[g->npool++] = call->id;
+    g->ncalls++;
+  }
+  if (!cs_draw_bool(c, 1, 15))
+    tool_turn(g, t, name_ix);
+}
+
+/* Structural and duplicate labels, read off the finished history and its pairing. */
+static void structure_labels(const cs_history *h, const cs_history_index *ix, cs_labelset *labels) {
+  cs_labelset l = 0;
+  uint32_t assistants = 0;
+  cs_provider first_prov = CS_PROV_UNKNOWN;
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    const cs_turn *turn = &h->turns[t];
+    if (turn->role != CS_ROLE_ASSISTANT)
+      continue;
+    if (assistants++ == 0)
+      first_prov = turn->provider;
+    else if (turn->provider != first_prov)
+      l |= CS_LABEL_BIT(CS_LABEL_S_PROVIDER_SWITCH);
+    for (uint32_t i = 0; i < turn->ncalls; i++)
+      for (uint32_t j = i + 1; j < turn->ncalls; j++)
+        if (!turn->calls[i].server && !turn->calls[j].server && cs_str_eq(turn->calls[i].name, turn->calls[j].name))
+          l |= CS_LABEL_BIT(CS_LABEL_S_PARALLEL_SAME_NAME);
+  }
+  if (assistants > 1)
+    l |= CS_LABEL_BIT(CS_LABEL_S_MULTI_TURN);
+
+  const cs_labelset dups = CS_LABEL_BIT(CS_LABEL_ID_DUP_TURN) | CS_LABEL_BIT(CS_LABEL_ID_DUP_ACROSS);
+  for (uint32_t i = 0; i < ix->ncalls; i++) {
+    const cs_call *ci = ix->calls[i];
+    if (ci->server)
+      l |= CS_LABEL_BIT(CS_LABEL_S_SERVER);
+    else if (!ix->answers[i])
+      l |= CS_LABEL_BIT(CS_LABEL_S_UNANSWERED);
+    if (!ci->id.ptr)
+      l |= CS_LABEL_BIT(CS_LABEL_ID_MISSING);
+    else if (!ci->id.len)
+      l |= CS_LABEL_BIT(CS_LABEL_ID_EMPTY);
+    else if ((l & dups) != dups)
+      for (uint32_t j = i + 1; j < ix->ncalls; j++)
+        if (cs_str_eq(ci->id, ix->calls[j]->id))
+          l |= CS_LABEL_BIT(ix->call_turn[i] == ix->call_turn[j] ? CS_LABEL_ID_DUP_TURN : CS_LABEL_ID_DUP_ACROSS);
+  }
+  int32_t last = -1;
+  for (uint32_t r = 0; r < ix->nresults; r++) {
+    if (cs_str_is_blank(ix->results[r]->call_id))
+      l |= CS_LABEL_BIT(CS_LABEL_S_POSITIONAL);
+    int32_t p = ix->pair[r];
+    if (p < 0) {
+      l |= CS_LABEL_BIT(CS_LABEL_S_ORPHAN);
+      continue;
+    }
+    if (p < last)
+      l |= CS_LABEL_BIT(CS_LABEL_S_REORDERED);
+    last = p;
+  }
+  *labels |= l;
+}
+
+static uint32_t count_assistants(const cs_history *h) {
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < h->nturns; t++)
+    n += h->turns[t].role == CS_ROLE_ASSISTANT;
+  return n;
+}
+
+static void finish_case(gen *g, cs_gen_case *out, cs_history_index *ix) {
+  out->h = (cs_history){g->turns, g->nturns};
+  cs_history_index_build(&out->h, g->a, ix);
+  structure_labels(&out->h, ix, &g->labels);
+  out->labels = g->labels;
+  out->twins = NULL;
+  out->ntwins = 0;
+  out->rounds = count_assistants(&out->h);
+}
+
+/* Up to two implementation-aware twins: the wire ID of an earlier call becomes the raw ID of a
+ * later, non-server call. All values are drawn before they are checked, so the draw count of a
+ * plan does not depend on the history. */
+static void plan_twins(gen *g, const cs_history_index *ix, cs_gen_case *out) {
+  uint32_t n = ix->ncalls;
+  if (n < 2 || !cs_draw_bool(g->c, 1, 10))
+    return;
+  out->twins = CS_ARENA_NEW(g->a, cs_twin_plan, 2);
+  for (int k = 0; k < 2; k++) {
+    if (k == 1 && !cs_draw_bool(g->c, 1, 4))
+      break;
+    uint32_t from = (uint32_t)cs_draw(g->c, n - 1);
+    uint32_t to = from + 1 + (uint32_t)cs_draw(g->c, n - 1 - from);
+    uint32_t target = (uint32_t)cs_draw(g->c, CS_PROVIDER_TARGETS);
+    bool via_normalize = cs_draw_bool(g->c, 1, 3);
+    uint32_t t = to;
+    while (t < n && ix->calls[t]->server)
+      t++;
+    if (t == n)
+      for (t = to; t > from && ix->calls[t]->server; t--)
+        ;
+    if (t == from)
+      continue; /* every later call is a server call */
+    out->twins[out->ntwins++] = (cs_twin_plan){from, t, target, via_normalize};
+  }
+  if (out->ntwins)
+    out->labels |= CS_LABEL_BIT(CS_LABEL_TWIN_IMPL);
+}
+
+void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen_case *out) {
+  gen g;
+  gen_init(&g, c, cfg, a);
+  uint32_t rounds = 1 + (uint32_t)cs_draw(c, g.max_rounds);
+  bool cut = cs_draw_bool(c, 1, 25);
+  g.per_turn_numbering = cs_draw_bool(c, 1, 10);
+  g.prov = draw_provider(c);
+  gen_reserve(&g, rounds, 0, 0);
+  if (cut) {
+    compression_cut_turn(&g);
+    g.labels |= CS_LABEL_BIT(CS_LABEL_S_COMPRESSION_CUT);
+    if (cs_draw_bool(c, 1, 2))
+      user_turn(&g);
+  } else {
+    user_turn(&g);
+  }
+  for (uint32_t r = 0; r < rounds; r++)
+    gen_round(&g, r == 0);
+  cs_history_index ix;
+  finish_case(&g, out, &ix);
+  plan_twins(&g, &ix, out);
+}
+
+/* The number after a "t" key, or -1. */
+static int64_t key_number(cs_str k) {
+  if (k.len < 2 || k.len > 10 || k.ptr[0] != 't')
+    return -1;
+  int64_t v = 0;
+  for (size_t i = 1; i < k.len; i++) {
+    if (k.ptr[i] < '0' || k.ptr[i] > '9')
+      return -1;
+    v = v * 10 + (k.ptr[i] - '0');
+  }
+  return v;
+}
+
+void cs_gen_continue(cs_choices *c, const cs_gen_config *cfg, const cs_history *h, cs_arena *a, cs_gen_case *out) {
+  gen g;
+  gen_init(&g, c, cfg, a);
+  uint32_t rounds = 1 + (uint32_t)cs_draw(c, g.max_rounds);
+  g.per_turn_numbering = cs_draw_bool(c, 1, 10);
+  uint32_t existing_calls = cs_history_ncalls(h);
+  gen_reserve(&g, rounds, h->nturns, existing_calls);
+  bool have_prov = false;
+  uint64_t next_key = h->nturns;
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    const cs_turn *turn = &h->turns[t];
+    g.turns[g.nturns++] = *turn;
+    if (turn->role == CS_ROLE_ASSISTANT) {
+      g.prov = turn->provider;
+      have_prov = true;
+      for (uint32_t k = 0; k < turn->ncalls; k++)
+        if (!cs_str_is_blank(turn->calls[k].id))
+          g.pool[g.npool++] = turn->calls[k].id;
+    }
+    g.nuser += turn->role == CS_ROLE_USER;
+    int64_t kn = key_number(turn->turn_key);
+    if (kn >= 0 && (uint64_t)kn + 1 > next_key)
+      next_key = (uint64_t)kn + 1;
+  }
+  g.ncalls = existing_calls;
+  g.next_key = next_key > UINT32_MAX - 4 * rounds - 2 ? 0 : (uint32_t)next_key;
+  if (!have_prov)
+    g.prov = draw_provider(c);
+  for (uint32_t r = 0; r < rounds; r++)
+    gen_round(&g, false);
+  cs_history_index ix;
+  finish_case(&g, out, &ix);
+}
+
+cs_str cs_gen_id(cs_choices *c, const cs_gen_config *cfg, const cs_str *pool, uint32_t npool, cs_arena *a,
+                 cs_labelset *labels) {
+  uint32_t max_id_len = cfg && cfg->max_id_len ? cfg->max_id_len : 65536;
+  cs_id_ctx x = {0};
+  x.c = c;
+  x.a = a;
+  x.labels = labels;
+  x.max_id_len = max_id_len;
+  x.pool = pool;
+  x.npool = pool ? npool : 0;
+  x.turn_first = 0; /* the whole batch counts as one turn for duplicates */
+  x.provider = CS_PROV_UNKNOWN;
+  x.name = TOOL_NAMES[cs_draw_weighted(c, TOOL_WEIGHTS, N_TOOLS)];
+  x.global_index = x.npool;
+  x.turn_pos = 0;
+  x.never_null = true;
+  /* Batches hold no calls, so a server-call ID may appear here on its own. */
+  if (cs_draw_bool(c, 1, 40))
+    return cs_id_server(&x);
+  return cs_id_draw(&x);
+}

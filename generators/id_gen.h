@@ -1,0 +1,43 @@
+/* generators/id_gen.h: raw tool-call IDs of every pathology class of DESIGN.md, drawn from a choice
+ * sequence. Shared by the history generator (call IDs, orphan result IDs) and cs_gen_id (normalize
+ * batches). Value 0 of every draw is the simplest choice: class 0 is the plain "call_<n>", and a
+ * zero random seed gives the first character of the alphabet throughout. Strings go to the arena. */
+#ifndef CS_GENERATORS_ID_GEN_H
+#define CS_GENERATORS_ID_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/history.h"
+#include "generators/choices.h"
+#include "generators/labels.h"
+
+/* Where the ID being drawn lives; the ID classes that depend on context read it. */
+typedef struct {
+  cs_choices *c;
+  cs_arena *a;
+  cs_labelset *labels; /* labels of the produced classes are added here */
+  uint32_t max_id_len; /* resolved: never 0 */
+  const cs_str *pool;  /* earlier IDs of the case (blank entries are skipped) */
+  uint32_t npool;
+  uint32_t turn_first;     /* pool[turn_first..npool) belong to the current turn */
+  cs_provider provider;    /* who produced the current turn (native classes follow it) */
+  cs_str name;             /* the call's tool name (Kimi IDs embed it) */
+  uint32_t global_index;   /* the call's index among all calls (plain and Kimi IDs) */
+  uint32_t turn_pos;       /* the call's position in its turn */
+  bool per_turn_numbering; /* plain IDs restart at call_0 in every turn */
+  bool never_null;         /* normalize batches: the null class gives "" instead */
+} cs_id_ctx;
+
+/* One raw ID of any class (may be null unless never_null). */
+cs_str cs_id_draw(cs_id_ctx *x);
+/* A native ID of the format `provider` produces (unknown: any native format); may be null for
+ * Gemini unless never_null. */
+cs_str cs_id_native(cs_id_ctx *x, cs_provider provider);
+/* An Anthropic server-call ID (srvtoolu_01 + 22 letters or digits). */
+cs_str cs_id_server(cs_id_ctx *x);
+/* Adds the content labels of `id`: missing, empty, long, huge, illegal, control, non-ASCII. */
+void cs_id_content_labels(cs_str id, cs_labelset *labels);
+
+#endif

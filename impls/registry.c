@@ -1,0 +1,73 @@
+/* impls/registry.c: the registry of built-in implementations, the one table `callsign list`,
+ * `--impl NAME` and the README's implementation table come from. `breaks` is documentation only:
+ * the harness judges every built-in by the same properties. */
+#include <string.h>
+
+#include "impls/builtins.h"
+
+static const cs_builtin builtins[] = {
+    {
+        .name = "reference",
+        .design = "callsign canonical v1 (length-prefixed tuple, SHA-256, collisions resolved) and the reference "
+                  "mappers",
+        .breaks = "nothing required; normalize gives up idempotence (it always derives) and has no kimi form",
+        .create = cs_builtin_reference_create,
+    },
+    {
+        .name = "seed-literal-join",
+        .design = "hist_tool_ + base64url(SHA-256(provider|rawId|toolName|turnKey|callIndex)), reference mappers",
+        .breaks = "canon.unique, emit.unique: a raw ID holding '|' collides with another tuple, canonical "
+                  "look-alike duplicates are kept, no collision handling",
+        .create = cs_builtin_literal_join_create,
+    },
+    {
+        .name = "prefix-swap",
+        .design = "swap native prefixes (call_, toolu_) for hist_tool_, then for the target's prefix",
+        .breaks = "emit.regex (illegal characters, long IDs), emit.unique and canon.unique (twins call_X/toolu_X), "
+                  "emit.kimi_roundtrip (index within the turn), pairing when call_id differs from the raw ID",
+        .create = cs_builtin_prefix_swap_create,
+    },
+    {
+        .name = "tool-id-strategy",
+        .design = "strip characters outside [A-Za-z0-9_], random UUID when nothing is left; "
+                  "functions.{name}:{global index} for kimi",
+        .breaks = "emit.deterministic and normalize.deterministic (random UUIDs), emit.pair for missing IDs, "
+                  "emit.unique and normalize.injective (a-b vs ab), emit.regex for mistral and length limits",
+        .create = cs_builtin_tool_id_strategy_create,
+    },
+    {
+        .name = "adk-stream-v1",
+        .design = "call_0, call_1, ... restarting every assistant turn; results matched by tool name",
+        .breaks = "emit.unique across turns, emit.pair for parallel same-name calls, emit.regex for mistral",
+        .create = cs_builtin_adk_stream_v1_create,
+    },
+    {
+        .name = "adk-stream-v2",
+        .design = "the provider's raw ID when present, else call_N; results without call_id matched by tool name",
+        .breaks = "emit.regex on illegal raw IDs, emit.unique on duplicated raw IDs",
+        .create = cs_builtin_adk_stream_v2_create,
+    },
+    {
+        .name = "anthropic-sanitize",
+        .design = "anthropic/bedrock: replace characters outside [a-zA-Z0-9_-] by '_', cut to 53, append _ + 10 hex "
+                  "digits of SHA-256",
+        .breaks = "emit.unique (duplicates and implementation-aware twins pass unchanged), normalize.injective "
+                  "(40-bit suffix, twins)",
+        .create = cs_builtin_anthropic_sanitize_create,
+    },
+};
+
+const cs_builtin *cs_builtins(size_t *count) {
+  if (count)
+    *count = sizeof builtins / sizeof *builtins;
+  return builtins;
+}
+
+const cs_builtin *cs_builtin_find(const char *name) {
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++)
+    if (strcmp(builtins[i].name, name) == 0)
+      return &builtins[i];
+  return NULL;
+}

@@ -1,0 +1,992 @@
+/* impls/subprocess.c: the client for PROTOCOL.md. Owns one child process (started without a
+ * shell), its three pipes, the hello handshake, pipelined request/answer exchange with per-request
+ * deadlines, fault classification (crash, timeout, protocol, rejected), restarts after a fault and
+ * a bounded tail of the child's stderr. Buffers live in the cs_impl and are reused across calls. */
+
+/* pipe2(O_CLOEXEC) and F_SETPIPE_SZ: close-on-exec must be atomic, because other threads of the
+ * harness (--jobs) may start their own children at the same moment. */
+#define _GNU_SOURCE
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/history_json.h"
+#include "core/utf8.h"
+#include "impls/impl.h"
+
+extern char **environ;
+
+#define SP_DEFAULT_DEADLINE_MS 5000u
+#define SP_DEFAULT_TAIL 4096u
+#define SP_DEFAULT_PIPELINE 64u
+#define SP_DEFAULT_MAX_LINE ((size_t)64 << 20)
+#define SP_MSG_TAIL 400u              /* stderr bytes quoted in a fault message */
+#define SP_READ_CHUNK ((size_t)256 << 10) /* room kept free in the stdout buffer before a read */
+#define SP_DRAIN_LIMIT ((size_t)4 << 20)  /* stderr bytes read per wake-up, so deadlines stay checked */
+#define SP_STOP_GRACE_MS 200u
+#define SP_CRASH_GRACE_MS 100u /* after EOF on stdout: time for the exit status to become visible */
+#define SP_PIPE_SIZE (1 << 20) /* bigger pipes: fewer wake-ups per batch (best effort) */
+#define SP_SCHEME_V1 "callsign-canonical-v1"
+
+typedef struct {
+  cs_impl base;
+  char **argv; /* owned copy, NULL-terminated */
+  unsigned deadline_ms, pipeline;
+  size_t tail_keep, max_line;
+  char *name, *version; /* from the first hello; base.info points at them */
+
+  pid_t pid; /* 0: no process */
+  int to_child, from_child, err_child; /* parent's ends, -1 when closed */
+  bool write_closed, out_eof;
+  uint64_t next_seq; /* monotonic over the life of this cs_impl; hello is always 0 */
+
+  cs_buf wbuf; /* queued request bytes; [wpos, len) not written yet */
+  size_t wpos;
+  uint64_t wqueued, wdone; /* stream offsets since the process started */
+
+  cs_buf rbuf; /* stdout bytes; [rpos, len) not consumed yet, no '\n' in [rpos, rscan) */
+  size_t rpos, rscan;
+
+  char *tail; /* stderr tail: the last tail_keep bytes of the first tail_len (capacity 2 * keep) */
+  size_t tail_len;
+  uint64_t err_total, err_at_start; /* stderr bytes ever read; the count when this process started */
+  char *scratch;                    /* SP_READ_CHUNK bytes for stderr and discarded stdout */
+
+  /* Per-batch bookkeeping, sized to the largest batch seen. */
+  uint64_t *seqs, *start_off; /* seq and stream offset of each queued request */
+  int64_t *wtime;             /* when the first byte of the request entered the pipe */
+  size_t slots_cap, b_sent, b_stamped;
+} cs_subproc;
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int ms_until(int64_t deadline) {
+  int64_t d = deadline - now_ns();
+  if (d <= 0)
+    return 0;
+  int64_t ms = (d + 999999) / 1000000;
+  return ms > 60000 ? 60000 : (int)ms;
+}
+
+static void close_fd(int *fd) {
+  if (*fd >= 0)
+    close(*fd);
+  *fd = -1;
+}
+
+/* ---- text for messages: one line, valid UTF-8 ---- */
+
+/* Appends `src` to `dst` (NUL-terminated, capacity `cap`): control characters become spaces and
+ * bytes that are not part of a well-formed UTF-8 character become '?'. */
+static void put_flat(char *dst, size_t cap, const char *src, size_t n) {
+  size_t o = strlen(dst);
+  for (size_t i = 0; i < n && o + 1 < cap;) {
+    unsigned char c = (unsigned char)src[i];
+    if (c < 0x80) {
+      dst[o++] = (c < 0x20 || c == 0x7f) ? ' ' : (char)c;
+      i++;
+      continue;
+    }
+    size_t k = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (k > 1 && i + k <= n && cs_utf8_valid(src + i, k, NULL)) {
+      if (o + k + 1 > cap)
+        break;
+      memcpy(dst + o, src + i, k);
+      o += k;
+      i += k;
+    } else {
+      dst[o++] = '?';
+      i++;
+    }
+  }
+  dst[o] = 0;
+}
+
+static cs_str tail_view(const cs_subproc *s) {
+  size_t n = s->tail_len < s->tail_keep ? s->tail_len : s->tail_keep;
+  return (cs_str){s->tail + s->tail_len - n, n};
+}
+
+static void tail_append(cs_subproc *s, const char *p, size_t n) {
+  size_t keep = s->tail_keep;
+  s->err_total += n;
+  if (n >= keep) {
+    memcpy(s->tail, p + n - keep, keep);
+    s->tail_len = keep;
+    return;
+  }
+  if (s->tail_len + n > 2 * keep) {
+    size_t drop = s->tail_len + n - keep;
+    memmove(s->tail, s->tail + drop, s->tail_len - drop);
+    s->tail_len -= drop;
+  }
+  memcpy(s->tail + s->tail_len, p, n);
+  s->tail_len += n;
+}
+
+/* Appends "; stderr: ..." with the last SP_MSG_TAIL bytes this process wrote, if any. */
+static void put_stderr(const cs_subproc *s, char *dst, size_t cap) {
+  cs_str t = tail_view(s);
+  uint64_t mine = s->err_total - s->err_at_start;
+  size_t n = t.len;
+  if ((uint64_t)n > mine)
+    n = (size_t)mine;
+  if (n > SP_MSG_TAIL)
+    n = SP_MSG_TAIL;
+  const char *p = t.ptr + t.len - n;
+  while (n && ((unsigned char)*p & 0xC0) == 0x80) /* start on a character boundary */
+    p++, n--;
+  while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
+    n--;
+  if (!n)
+    return;
+  put_flat(dst, cap, "; stderr: ", 10);
+  put_flat(dst, cap, p, n);
+}
+
+/* ---- pipes ---- */
+
+static void drain_stderr(cs_subproc *s) {
+  size_t got = 0;
+  while (s->err_child >= 0 && got < SP_DRAIN_LIMIT) {
+    ssize_t k = read(s->err_child, s->scratch, SP_READ_CHUNK);
+    if (k > 0) {
+      tail_append(s, s->scratch, (size_t)k);
+      got += (size_t)k;
+    } else if (k < 0 && errno == EINTR) {
+      continue;
+    } else {
+      if (k == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+        close_fd(&s->err_child);
+      break;
+    }
+  }
+}
+
+static void read_stdout(cs_subproc *s) {
+  cs_buf *b = &s->rbuf;
+  if (s->rpos == b->len) {
+    b->len = s->rpos = s->rscan = 0;
+  } else if (s->rpos > b->len / 2 && s->rpos > SP_READ_CHUNK) {
+    memmove(b->data, b->data + s->rpos, b->len - s->rpos);
+    b->len -= s->rpos;
+    s->rscan -= s->rpos;
+    s->rpos = 0;
+  }
+  for (int round = 0; round < 4; round++) {
+    cs_buf_reserve(b, SP_READ_CHUNK);
+    size_t room = b->cap - b->len - 1;
+    ssize_t k = read(s->from_child, b->data + b->len, room);
+    if (k > 0) {
+      b->len += (size_t)k;
+      b->data[b->len] = 0;
+      if ((size_t)k < room)
+        return;
+    } else if (k < 0 && errno == EINTR) {
+      continue;
+    } else {
+      if (k == 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+        s->out_eof = true;
+      return;
+    }
+  }
+}
+
+static void flush_writes(cs_subproc *s) {
+  cs_buf *b = &s->wbuf;
+  while (s->wpos < b->len && !s->write_closed) {
+    ssize_t k = write(s->to_child, b->data + s->wpos, b->len - s->wpos);
+    if (k > 0) {
+      s->wpos += (size_t)k;
+      s->wdone += (uint64_t)k;
+      int64_t t = now_ns();
+      while (s->b_stamped < s->b_sent && s->start_off[s->b_stamped] < s->wdone)
+        s->wtime[s->b_stamped++] = t;
+    } else if (k < 0 && errno == EINTR) {
+      continue;
+    } else if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      break;
+    } else {
+      /* EPIPE (SIGPIPE is ignored): the child closed stdin or died; stdout tells the rest. */
+      s->write_closed = true;
+    }
+  }
+  if (s->wpos == b->len || s->write_closed) {
+    cs_buf_clear(b);
+    s->wpos = 0;
+  }
+}
+
+/* Waits up to `timeout_ms` for any pipe to be ready, then writes what it can, reads stdout and
+ * drains stderr. */
+static void pump(cs_subproc *s, int timeout_ms) {
+  struct pollfd p[3];
+  int np = 0, iw = -1, io = -1, ie = -1;
+  if (s->wpos < s->wbuf.len && !s->write_closed)
+    iw = np, p[np++] = (struct pollfd){.fd = s->to_child, .events = POLLOUT};
+  if (!s->out_eof)
+    io = np, p[np++] = (struct pollfd){.fd = s->from_child, .events = POLLIN};
+  if (s->err_child >= 0)
+    ie = np, p[np++] = (struct pollfd){.fd = s->err_child, .events = POLLIN};
+  int r = poll(p, (nfds_t)np, timeout_ms);
+  if (r <= 0)
+    return;
+  if (iw >= 0 && p[iw].revents)
+    flush_writes(s);
+  if (io >= 0 && p[io].revents)
+    read_stdout(s);
+  if (ie >= 0 && p[ie].revents)
+    drain_stderr(s);
+}
+
+/* 1: a complete line in `line`; 0: none yet; -1: the pending line exceeds max_line. */
+static int take_line(cs_subproc *s, cs_str *line) {
+  cs_buf *b = &s->rbuf;
+  const char *nl = s->rscan < b->len ? memchr(b->data + s->rscan, '\n', b->len - s->rscan) : NULL;
+  if (!nl) {
+    s->rscan = b->len;
+    return b->len - s->rpos > s->max_line ? -1 : 0;
+  }
+  size_t end = (size_t)(nl - b->data);
+  *line = (cs_str){b->data + s->rpos, end - s->rpos};
+  s->rpos = s->rscan = end + 1;
+  return line->len > s->max_line ? -1 : 1;
+}
+
+/* ---- process life ---- */
+
+static void describe_status(int st, char *out, size_t n) {
+  if (WIFEXITED(st)) {
+    snprintf(out, n, "exited with status %d", WEXITSTATUS(st));
+  } else if (WIFSIGNALED(st)) {
+    static const struct {
+      int sig;
+      const char *name;
+    } names[] = {{SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGKILL, "SIGKILL"}, {SIGBUS, "SIGBUS"},
+                 {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},   {SIGTERM, "SIGTERM"}, {SIGPIPE, "SIGPIPE"}};
+    const char *nm = "";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (names[i].sig == WTERMSIG(st))
+        nm = names[i].name;
+    snprintf(out, n, "was killed by signal %d%s%s", WTERMSIG(st), *nm ? " " : "", nm);
+  } else {
+    snprintf(out, n, "ended (wait status %d)", st);
+  }
+}
+
+/* Ends the process: lets it exit on its own for up to `grace_ms` (draining its output), then
+ * SIGKILL. Always reaps it and closes every pipe. Returns true and the wait status in `*st` when
+ * it exited on its own. */
+static bool end_process(cs_subproc *s, unsigned grace_ms, int *st) {
+  bool own = false;
+  int status = 0;
+  if (s->pid > 0) {
+    int64_t deadline = now_ns() + (int64_t)grace_ms * 1000000;
+    for (;;) {
+      pid_t w = waitpid(s->pid, &status, WNOHANG);
+      if (w == s->pid || (w < 0 && errno != EINTR)) {
+        own = w == s->pid;
+        break;
+      }
+      int left = ms_until(deadline);
+      if (left <= 0) {
+        kill(s->pid, SIGKILL);
+        while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
+          ;
+        break;
+      }
+      /* Keep reading so a child blocked on a full pipe can reach its exit. */
+      struct pollfd p[2];
+      int np = 0;
+      if (!s->out_eof && s->from_child >= 0)
+        p[np++] = (struct pollfd){.fd = s->from_child, .events = POLLIN};
+      if (s->err_child >= 0)
+        p[np++] = (struct pollfd){.fd = s->err_child, .events = POLLIN};
+      if (poll(p, (nfds_t)np, np ? (left < 5 ? left : 5) : 1) > 0) {
+        for (int i = 0; i < np; i++) {
+          if (!p[i].revents)
+            continue;
+          if (p[i].fd == s->err_child) {
+            drain_stderr(s);
+          } else {
+            ssize_t k = read(s->from_child, s->scratch, SP_READ_CHUNK);
+            if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR))
+              s->out_eof = true;
+          }
+        }
+      }
+    }
+  }
+  drain_stderr(s);
+  close_fd(&s->to_child);
+  close_fd(&s->from_child);
+  close_fd(&s->err_child);
+  s->pid = 0;
+  s->write_closed = s->out_eof = true;
+  cs_buf_clear(&s->wbuf);
+  cs_buf_clear(&s->rbuf);
+  s->wpos = s->rpos = s->rscan = 0;
+  if (st)
+    *st = status;
+  return own;
+}
+
+static void kill_process(cs_subproc *s) { end_process(s, 0, NULL); }
+
+static int make_pipe(int fds[2]) {
+#if defined(__linux__)
+  return pipe2(fds, O_CLOEXEC);
+#else
+  if (pipe(fds))
+    return -1;
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  return 0;
+#endif
+}
+
+/* Moves a child-side end above 2 so that dup2 onto 0..2 always clears close-on-exec. */
+static int lift_fd(int *fd) {
+  if (*fd > 2)
+    return 0;
+  int n = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+  if (n < 0)
+    return -1;
+  close(*fd);
+  *fd = n;
+  return 0;
+}
+
+static void set_nonblock(int fd) {
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0)
+    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Starts the program. Returns 0, or -1 with `err` when it cannot be started at all. */
+static int spawn_process(cs_subproc *s, cs_err *err) {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  bool fa_ok = false, at_ok = false;
+  int rc = -1;
+  if (make_pipe(in) || make_pipe(out) || make_pipe(er) || lift_fd(&in[0]) || lift_fd(&out[1]) || lift_fd(&er[1])) {
+    cs_err_set(err, "cannot start '%s': pipe: %s", s->argv[0], strerror(errno));
+    goto cleanup;
+  }
+  if (posix_spawn_file_actions_init(&fa) != 0 || (fa_ok = true, posix_spawnattr_init(&at) != 0)) {
+    cs_err_set(err, "cannot start '%s': out of resources", s->argv[0]);
+    goto cleanup;
+  }
+  at_ok = true;
+  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, er[1], 2);
+  /* The child gets default SIGPIPE handling and an empty signal mask, whatever the harness uses. */
+  sigset_t def, mask;
+  sigemptyset(&def);
+  sigaddset(&def, SIGPIPE);
+  sigemptyset(&mask);
+  posix_spawnattr_setsigdefault(&at, &def);
+  posix_spawnattr_setsigmask(&at, &mask);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  pid_t pid;
+  int e = posix_spawnp(&pid, s->argv[0], &fa, &at, s->argv, environ);
+  if (e != 0) {
+    cs_err_set(err, "cannot start '%s': %s", s->argv[0], strerror(e));
+    goto cleanup;
+  }
+  s->pid = pid;
+  s->to_child = in[1], s->from_child = out[0], s->err_child = er[0];
+  in[1] = out[0] = er[0] = -1;
+  set_nonblock(s->to_child);
+  set_nonblock(s->from_child);
+  set_nonblock(s->err_child);
+#if defined(F_SETPIPE_SZ)
+  fcntl(s->to_child, F_SETPIPE_SZ, SP_PIPE_SIZE);
+  fcntl(s->from_child, F_SETPIPE_SZ, SP_PIPE_SIZE);
+#endif
+  s->write_closed = s->out_eof = false;
+  s->wqueued = s->wdone = 0;
+  s->wpos = s->rpos = s->rscan = 0;
+  cs_buf_clear(&s->wbuf);
+  cs_buf_clear(&s->rbuf);
+  s->err_at_start = s->err_total;
+  rc = 0;
+cleanup:
+  if (fa_ok)
+    posix_spawn_file_actions_destroy(&fa);
+  if (at_ok)
+    posix_spawnattr_destroy(&at);
+  int *fds[] = {&in[0], &in[1], &out[0], &out[1], &er[0], &er[1]};
+  for (size_t i = 0; i < 6; i++)
+    close_fd(fds[i]);
+  return rc;
+}
+
+/* ---- hello ---- */
+
+static char *dup_str(const char *p) {
+  size_t n = strlen(p) + 1;
+  char *d = malloc(n);
+  if (d)
+    memcpy(d, p, n);
+  return d;
+}
+
+/* Checks a hello answer; fills `info` (and name/version copies when wanted). 0, or -1 with `why`. */
+static int parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *why, size_t wn) {
+  cs_err e;
+  int rc = -1;
+  cJSON *root = NULL;
+  if (cs_json_precheck(line, 0, &e)) {
+    snprintf(why, wn, "hello answer is not valid JSON text: %s", e.msg);
+    return -1;
+  }
+  root = cJSON_ParseWithLength(line.ptr, line.len);
+  if (!cJSON_IsObject(root)) {
+    snprintf(why, wn, "hello answer is not a JSON object: '%.60s'", line.ptr);
+    goto cleanup;
+  }
+  const cJSON *seq = cJSON_GetObjectItemCaseSensitive(root, "seq");
+  const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
+  const cJSON *proto = cJSON_GetObjectItemCaseSensitive(root, "protocol");
+  const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "name");
+  const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+  const cJSON *ops = cJSON_GetObjectItemCaseSensitive(root, "ops");
+  const cJSON *targets = cJSON_GetObjectItemCaseSensitive(root, "targets");
+  const cJSON *scheme = cJSON_GetObjectItemCaseSensitive(root, "scheme");
+  if (!cJSON_IsNumber(seq) || seq->valuedouble != 0) {
+    snprintf(why, wn, "hello answer must have \"seq\":0");
+    goto cleanup;
+  }
+  if (err) {
+    snprintf(why, wn, "hello answered with an error: %.200s", cJSON_IsString(err) ? err->valuestring : "(not a string)");
+    goto cleanup;
+  }
+  if (!cJSON_IsNumber(proto) || proto->valuedouble != 1) {
+    snprintf(why, wn, "hello answer must have \"protocol\":1 (this harness speaks protocol version 1)");
+    goto cleanup;
+  }
+  if (!cJSON_IsString(nm) || !cJSON_IsString(ver)) {
+    snprintf(why, wn, "hello answer needs string fields \"name\" and \"version\"");
+    goto cleanup;
+  }
+  if (!cJSON_IsArray(ops) || !cJSON_IsArray(targets)) {
+    snprintf(why, wn, "hello answer needs array fields \"ops\" and \"targets\"");
+    goto cleanup;
+  }
+  memset(info, 0, sizeof *info);
+  const cJSON *it;
+  cJSON_ArrayForEach(it, ops) {
+    if (!cJSON_IsString(it)) {
+      snprintf(why, wn, "hello answer: every entry of \"ops\" must be a string");
+      goto cleanup;
+    }
+    if (strcmp(it->valuestring, "emit") == 0)
+      info->ops |= CS_OP_EMIT;
+    else if (strcmp(it->valuestring, "canonicalize") == 0)
+      info->ops |= CS_OP_CANONICALIZE;
+    else if (strcmp(it->valuestring, "normalize") == 0)
+      info->ops |= CS_OP_NORMALIZE;
+  }
+  unsigned tmask = 0;
+  cJSON_ArrayForEach(it, targets) {
+    if (!cJSON_IsString(it)) {
+      snprintf(why, wn, "hello answer: every entry of \"targets\" must be a string");
+      goto cleanup;
+    }
+    int t = cs_target_parse(it->valuestring);
+    if (t >= 0)
+      tmask |= 1u << t;
+  }
+  info->emit_targets = (info->ops & CS_OP_EMIT) ? tmask : 0;
+  info->normalize_targets = (info->ops & CS_OP_NORMALIZE) ? tmask : 0;
+  info->claims_canonical_v1 = cJSON_IsString(scheme) && strcmp(scheme->valuestring, SP_SCHEME_V1) == 0;
+  if (name) {
+    *name = dup_str(nm->valuestring);
+    *version = dup_str(ver->valuestring);
+    if (!*name || !*version) {
+      snprintf(why, wn, "out of memory");
+      goto cleanup;
+    }
+  }
+  rc = 0;
+cleanup:
+  cJSON_Delete(root);
+  return rc;
+}
+
+/* Starts a process and does the handshake. `*spawn_failed` tells "cannot be run at all" apart
+ * from a failed hello. The first successful hello fills base.info. */
+static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
+  char why[600] = "";
+  *spawn_failed = false;
+  if (spawn_process(s, err)) {
+    *spawn_failed = true;
+    return -1;
+  }
+  static const char hello[] = "{\"seq\":0,\"op\":\"hello\",\"protocol\":1}\n";
+  cs_buf_put(&s->wbuf, hello, sizeof hello - 1);
+  s->wqueued += sizeof hello - 1;
+  s->b_sent = s->b_stamped = 0;
+  flush_writes(s);
+  int64_t deadline = now_ns() + (int64_t)s->deadline_ms * 1000000;
+  for (;;) {
+    cs_str line;
+    int r = take_line(s, &line);
+    if (r > 0) {
+      cs_impl_info info;
+      bool first = s->name == NULL;
+      if (parse_hello(line, &info, first ? &s->name : NULL, first ? &s->version : NULL, why, sizeof why) == 0) {
+        if (first) {
+          info.name = s->name;
+          info.version = s->version;
+          s->base.info = info;
+        }
+        return 0;
+      }
+      break;
+    }
+    if (r < 0) {
+      snprintf(why, sizeof why, "hello answer line is longer than %zu bytes", s->max_line);
+      break;
+    }
+    if (s->out_eof) {
+      int st;
+      char how[80];
+      if (end_process(s, SP_CRASH_GRACE_MS, &st))
+        describe_status(st, how, sizeof how);
+      else
+        snprintf(how, sizeof how, "closed its stdout");
+      snprintf(why, sizeof why, "the process %s before answering hello", how);
+      break;
+    }
+    int left = ms_until(deadline);
+    if (left <= 0) {
+      snprintf(why, sizeof why, "no answer to hello within %u ms", s->deadline_ms);
+      break;
+    }
+    pump(s, left);
+  }
+  drain_stderr(s);
+  if (s->pid)
+    kill_process(s);
+  put_stderr(s, why, sizeof why);
+  return cs_err_set(err, "'%s': %s", s->argv[0], why);
+}
+
+/* Asks the process to stop, closes its stdin, waits a little, then kills it. */
+static void stop_process(cs_subproc *s) {
+  if (s->pid <= 0) {
+    kill_process(s);
+    return;
+  }
+  if (!s->write_closed && s->wpos == s->wbuf.len) {
+    char line[64];
+    int n = snprintf(line, sizeof line, "{\"seq\":%llu,\"op\":\"stop\"}\n", (unsigned long long)s->next_seq++);
+    while (write(s->to_child, line, (size_t)n) < 0 && errno == EINTR)
+      ;
+  }
+  close_fd(&s->to_child);
+  s->write_closed = true;
+  end_process(s, SP_STOP_GRACE_MS, NULL);
+}
+
+/* ---- requests and answers ---- */
+
+static void describe_request(const cs_request *r, char *out, size_t n) {
+  if (r->op == CS_OP_CANONICALIZE)
+    snprintf(out, n, "%s", cs_op_name(r->op));
+  else
+    snprintf(out, n, "%s %s", cs_op_name(r->op), cs_provider_name(r->target));
+}
+
+static void queue_request(cs_subproc *s, const cs_request *r, uint64_t seq) {
+  cs_buf *b = &s->wbuf;
+  size_t before = b->len;
+  if (s->wpos > 0 && s->wpos > b->len / 2) { /* drop what is written, amortised */
+    memmove(b->data, b->data + s->wpos, b->len - s->wpos);
+    b->len -= s->wpos;
+    s->wpos = 0;
+    before = b->len;
+  }
+  cs_buf_printf(b, "{\"seq\":%llu,\"op\":\"%s\"", (unsigned long long)seq, cs_op_name(r->op));
+  if (r->op != CS_OP_CANONICALIZE) {
+    cs_buf_puts(b, ",\"target\":\"");
+    cs_buf_puts(b, cs_provider_name(r->target));
+    cs_buf_putc(b, '"');
+  }
+  if (r->op == CS_OP_NORMALIZE) {
+    cs_buf_puts(b, ",\"ids\":[");
+    for (uint32_t i = 0; i < r->nids; i++) {
+      if (i)
+        cs_buf_putc(b, ',');
+      cs_buf_json_str(b, r->ids[i]);
+    }
+    cs_buf_putc(b, ']');
+  } else {
+    cs_buf_puts(b, ",\"history\":");
+    cs_history_write(b, r->history);
+  }
+  cs_buf_put(b, "}\n", 2);
+  s->wqueued += b->len - before;
+}
+
+/* Reads `n` IDs (strings or null) of array `field` into `out`. 0, or -1 with `why`. */
+static int read_ids(const cJSON *root, const char *field, uint32_t n, cs_str **out, cs_arena *a, char *why,
+                    size_t wn) {
+  const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, field);
+  if (!cJSON_IsArray(arr)) {
+    snprintf(why, wn, "answer has no \"%s\" array", field);
+    return -1;
+  }
+  int size = cJSON_GetArraySize(arr);
+  if (size < 0 || (uint32_t)size != n) {
+    snprintf(why, wn, "\"%s\" has %d entries, expected %u", field, size, n);
+    return -1;
+  }
+  cs_str *ids = CS_ARENA_NEW(a, cs_str, n ? n : 1);
+  uint32_t i = 0;
+  const cJSON *it;
+  cJSON_ArrayForEach(it, arr) {
+    if (cJSON_IsNull(it)) {
+      ids[i++] = CS_NULL_STR;
+      continue;
+    }
+    if (!cJSON_IsString(it)) {
+      snprintf(why, wn, "%s[%u] is neither a string nor null", field, i);
+      return -1;
+    }
+    size_t len = strlen(it->valuestring);
+    if (!cs_utf8_valid(it->valuestring, len, NULL)) {
+      snprintf(why, wn, "%s[%u] is not valid UTF-8", field, i);
+      return -1;
+    }
+    ids[i++] = cs_arena_str(a, cs_str_n(it->valuestring, len));
+  }
+  *out = ids;
+  return 0;
+}
+
+/* Judges one answer line: OK, REJECTED (with the error text in `why`) or PROTOCOL (reason in `why`). */
+static cs_reply_status parse_answer(const cs_subproc *s, const cs_request *r, uint64_t seq, cs_str line,
+                                    cs_reply *out, cs_arena *a, char *why, size_t wn) {
+  cs_err e;
+  cs_reply_status st = CS_REPLY_PROTOCOL;
+  cJSON *root = NULL;
+  if (cs_json_precheck(line, s->max_line, &e)) {
+    snprintf(why, wn, "answer is not valid JSON text: %s", e.msg);
+    return st;
+  }
+  const char *end = NULL;
+  root = cJSON_ParseWithLengthOpts(line.ptr, line.len, &end, 0);
+  if (!root) {
+    snprintf(why, wn, "answer is not JSON: '%.60s'", line.ptr);
+    goto cleanup;
+  }
+  for (size_t used = end ? (size_t)(end - line.ptr) : line.len; used < line.len; used++)
+    if (!strchr(" \t\r", line.ptr[used])) {
+      snprintf(why, wn, "answer has data after the JSON object");
+      goto cleanup;
+    }
+  if (!cJSON_IsObject(root)) {
+    snprintf(why, wn, "answer is not a JSON object: '%.60s'", line.ptr);
+    goto cleanup;
+  }
+  const cJSON *sq = cJSON_GetObjectItemCaseSensitive(root, "seq");
+  if (!cJSON_IsNumber(sq)) {
+    snprintf(why, wn, "answer has no numeric \"seq\" (expected %llu)", (unsigned long long)seq);
+    goto cleanup;
+  }
+  if (sq->valuedouble != (double)seq) {
+    snprintf(why, wn, "answer has seq %.0f, expected %llu (answers come in request order)", sq->valuedouble,
+             (unsigned long long)seq);
+    goto cleanup;
+  }
+  const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
+  if (err) {
+    if (!cJSON_IsString(err)) {
+      snprintf(why, wn, "\"error\" is not a string");
+      goto cleanup;
+    }
+    snprintf(why, wn, "%s", err->valuestring);
+    st = CS_REPLY_REJECTED;
+    goto cleanup;
+  }
+  if (r->op == CS_OP_NORMALIZE) {
+    if (read_ids(root, "ids", r->nids, &out->ids, a, why, wn))
+      goto cleanup;
+    out->nids = r->nids;
+  } else {
+    uint32_t nc = cs_history_ncalls(r->history), nr = cs_history_nresults(r->history);
+    if (read_ids(root, "calls", nc, &out->answer.calls, a, why, wn) ||
+        read_ids(root, "results", nr, &out->answer.results, a, why, wn))
+      goto cleanup;
+    out->answer.ncalls = nc;
+    out->answer.nresults = nr;
+  }
+  st = CS_REPLY_OK;
+cleanup:
+  cJSON_Delete(root);
+  return st;
+}
+
+/* Records a fault for one request (message with the stderr tail) and ends the process. */
+static void fault(cs_subproc *s, cs_reply *rep, cs_reply_status st, const char *detail, cs_arena *a) {
+  char msg[1200] = "";
+  static const char *const words[] = {"ok", "rejected", "crash", "timeout", "protocol"};
+  drain_stderr(s);
+  put_flat(msg, sizeof msg, words[st], strlen(words[st]));
+  put_flat(msg, sizeof msg, ": ", 2);
+  put_flat(msg, sizeof msg, detail, strlen(detail));
+  put_stderr(s, msg, sizeof msg);
+  memset(rep, 0, sizeof *rep);
+  rep->status = st;
+  rep->message = cs_arena_strc(a, msg);
+  if (s->pid)
+    kill_process(s);
+}
+
+static bool grow_slots(cs_subproc *s, size_t n) {
+  if (n <= s->slots_cap)
+    return true;
+  size_t cap = s->slots_cap ? s->slots_cap : 64;
+  while (cap < n)
+    cap *= 2;
+  uint64_t *sq = realloc(s->seqs, cap * sizeof *sq);
+  if (sq)
+    s->seqs = sq;
+  uint64_t *so = realloc(s->start_off, cap * sizeof *so);
+  if (so)
+    s->start_off = so;
+  int64_t *wt = realloc(s->wtime, cap * sizeof *wt);
+  if (wt)
+    s->wtime = wt;
+  if (!sq || !so || !wt)
+    return false;
+  s->slots_cap = cap;
+  return true;
+}
+
+static int check_request(const cs_request *r, size_t i, cs_err *err) {
+  if (r->op != CS_OP_EMIT && r->op != CS_OP_CANONICALIZE && r->op != CS_OP_NORMALIZE)
+    return cs_err_set(err, "request %zu: unknown op %d", i, (int)r->op);
+  if (r->op != CS_OP_CANONICALIZE && (unsigned)r->target >= CS_TARGET_COUNT)
+    return cs_err_set(err, "request %zu: target %d is not a target", i, (int)r->target);
+  if (r->op != CS_OP_NORMALIZE && !r->history)
+    return cs_err_set(err, "request %zu: %s without a history", i, cs_op_name(r->op));
+  if (r->op == CS_OP_NORMALIZE && r->nids && !r->ids)
+    return cs_err_set(err, "request %zu: normalize with %u ids but no array", i, r->nids);
+  return 0;
+}
+
+static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, size_t n, cs_arena *a, cs_err *err) {
+  cs_subproc *s = (cs_subproc *)self;
+  char why[700], what[64], detail[900];
+  for (size_t i = 0; i < n; i++)
+    if (check_request(&reqs[i], i, err))
+      return -1;
+  if (!grow_slots(s, n))
+    return cs_err_set(err, "out of memory for %zu requests", n);
+  memset(replies, 0, n * sizeof *replies);
+  /* A process that ended between batches (after its last answer) is replaced without blame. */
+  if (s->pid > 0 && waitpid(s->pid, NULL, WNOHANG) == s->pid) {
+    s->pid = 0;
+    kill_process(s);
+  }
+  size_t recv = 0;
+  int64_t head_since = now_ns(); /* when the oldest unanswered request became the oldest */
+  s->b_sent = s->b_stamped = 0;
+  while (recv < n) {
+    if (s->pid <= 0) {
+      bool spawn_failed;
+      cs_err e;
+      if (start_process(s, &spawn_failed, &e)) {
+        for (size_t i = recv; i < n; i++) {
+          replies[i].status = CS_REPLY_CRASH;
+          replies[i].message = cs_arena_printf(a, "crash: restart failed: %s", e.msg);
+        }
+        if (spawn_failed) {
+          cs_err_set(err, "%s", e.msg);
+          return -1;
+        }
+        return 0;
+      }
+      s->b_sent = s->b_stamped = recv;
+      head_since = now_ns();
+    }
+    /* Refill at half the window, so that many requests go out in one write(). */
+    if (s->b_sent < n && !s->write_closed && s->b_sent - recv <= s->pipeline / 2) {
+      while (s->b_sent < n && s->b_sent - recv < s->pipeline) {
+        size_t i = s->b_sent;
+        s->seqs[i] = s->next_seq++;
+        s->start_off[i] = s->wqueued;
+        queue_request(s, &reqs[i], s->seqs[i]);
+        s->b_sent++;
+      }
+      flush_writes(s);
+    }
+    cs_str line;
+    int r = take_line(s, &line);
+    const cs_request *rq = &reqs[recv];
+    if (r > 0) {
+      cs_reply_status st = parse_answer(s, rq, s->seqs[recv], line, &replies[recv], a, why, sizeof why);
+      if (st == CS_REPLY_OK) {
+        replies[recv].status = st;
+      } else if (st == CS_REPLY_REJECTED) {
+        describe_request(rq, what, sizeof what);
+        char text[900] = "";
+        put_flat(text, sizeof text, why, strlen(why));
+        replies[recv] = (cs_reply){.status = st};
+        replies[recv].message = cs_arena_printf(a, "rejected: error answer to seq %llu (%s): %s",
+                                                (unsigned long long)s->seqs[recv], what, text);
+      } else {
+        describe_request(rq, what, sizeof what);
+        snprintf(detail, sizeof detail, "bad answer to seq %llu (%s): %s", (unsigned long long)s->seqs[recv], what,
+                 why);
+        fault(s, &replies[recv], st, detail, a);
+      }
+      recv++;
+      head_since = now_ns();
+      continue;
+    }
+    describe_request(rq, what, sizeof what);
+    if (r < 0) {
+      snprintf(detail, sizeof detail, "answer to seq %llu (%s) is longer than %zu bytes",
+               (unsigned long long)s->seqs[recv], what, s->max_line);
+      fault(s, &replies[recv], CS_REPLY_PROTOCOL, detail, a);
+      recv++;
+      continue;
+    }
+    if (s->out_eof) {
+      int st;
+      char how[80];
+      if (end_process(s, SP_CRASH_GRACE_MS, &st))
+        describe_status(st, how, sizeof how);
+      else
+        snprintf(how, sizeof how, "closed its stdout");
+      snprintf(detail, sizeof detail, "the process %s before answering seq %llu (%s)", how,
+               (unsigned long long)s->seqs[recv], what);
+      fault(s, &replies[recv], CS_REPLY_CRASH, detail, a);
+      recv++;
+      continue;
+    }
+    int64_t since = head_since;
+    if (s->b_stamped > recv && s->wtime[recv] > since)
+      since = s->wtime[recv];
+    int64_t deadline = since + (int64_t)s->deadline_ms * 1000000;
+    int left = ms_until(deadline);
+    if (left <= 0) {
+      snprintf(detail, sizeof detail, "no answer to seq %llu (%s) within %u ms", (unsigned long long)s->seqs[recv],
+               what, s->deadline_ms);
+      fault(s, &replies[recv], CS_REPLY_TIMEOUT, detail, a);
+      recv++;
+      continue;
+    }
+    pump(s, left);
+  }
+  return 0;
+}
+
+static int sp_restart(cs_impl *self, cs_err *err) {
+  cs_subproc *s = (cs_subproc *)self;
+  bool spawn_failed;
+  stop_process(s);
+  return start_process(s, &spawn_failed, err);
+}
+
+static cs_str sp_stderr_tail(cs_impl *self) { return tail_view((cs_subproc *)self); }
+
+static void sp_destroy(cs_impl *self) {
+  cs_subproc *s = (cs_subproc *)self;
+  if (!s)
+    return;
+  stop_process(s);
+  if (s->argv)
+    for (char **p = s->argv; *p; p++)
+      free(*p);
+  free(s->argv);
+  free(s->name);
+  free(s->version);
+  cs_buf_free(&s->wbuf);
+  cs_buf_free(&s->rbuf);
+  free(s->tail);
+  free(s->scratch);
+  free(s->seqs);
+  free(s->start_off);
+  free(s->wtime);
+  free(s);
+}
+
+static const cs_impl_vtable subprocess_vtable = {
+    .exec = sp_exec,
+    .restart = sp_restart,
+    .stderr_tail = sp_stderr_tail,
+    .destroy = sp_destroy,
+};
+
+/* Writes to a dead child must fail with EPIPE (a crash of the implementation), not kill the
+ * harness. The disposition is process-wide, so it is changed only while it is still the default. */
+static void ignore_sigpipe(void) {
+  struct sigaction old;
+  if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL && !(old.sa_flags & SA_SIGINFO))
+    signal(SIGPIPE, SIG_IGN);
+}
+
+cs_impl *cs_subprocess_open(char *const argv[], const cs_subprocess_config *cfg, cs_err *err) {
+  if (!argv || !argv[0] || !argv[0][0]) {
+    cs_err_set(err, "no program given for the implementation");
+    return NULL;
+  }
+  ignore_sigpipe();
+  cs_subproc *s = calloc(1, sizeof *s);
+  if (!s) {
+    cs_err_set(err, "out of memory");
+    return NULL;
+  }
+  s->base.vt = &subprocess_vtable;
+  s->to_child = s->from_child = s->err_child = -1;
+  s->next_seq = 1;
+  s->deadline_ms = cfg && cfg->deadline_ms ? cfg->deadline_ms : SP_DEFAULT_DEADLINE_MS;
+  s->tail_keep = cfg && cfg->stderr_tail ? cfg->stderr_tail : SP_DEFAULT_TAIL;
+  s->pipeline = cfg && cfg->pipeline ? cfg->pipeline : SP_DEFAULT_PIPELINE;
+  s->max_line = cfg && cfg->max_line ? cfg->max_line : SP_DEFAULT_MAX_LINE;
+  size_t argc = 0;
+  while (argv[argc])
+    argc++;
+  s->argv = calloc(argc + 1, sizeof *s->argv);
+  s->tail = malloc(2 * s->tail_keep);
+  s->scratch = malloc(SP_READ_CHUNK);
+  bool ok = s->argv && s->tail && s->scratch;
+  for (size_t i = 0; ok && i < argc; i++)
+    ok = (s->argv[i] = dup_str(argv[i])) != NULL;
+  if (!ok) {
+    cs_err_set(err, "out of memory");
+    sp_destroy(&s->base);
+    return NULL;
+  }
+  bool spawn_failed;
+  if (start_process(s, &spawn_failed, err)) {
+    sp_destroy(&s->base);
+    return NULL;
+  }
+  return &s->base;
+}
