@@ -35,18 +35,18 @@ build/san/%.o: %.c
 	@echo "CC(san) $<"; $(CC) $(WARN) $(DEFS) $(INCS) -O1 -g $(SAN) -MMD -MP -c $< -o $@
 
 build/callsign: $(REL_OBJ) build/rel/harness/main.o
-	$(CC) $(OPT) -o $@ $^ $(LDLIBS)
+	@echo "LD $@"; $(CC) $(OPT) -o $@ $^ $(LDLIBS)
 
 build/san/callsign: $(SAN_OBJ) build/san/harness/main.o
-	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+	@echo "LD $@"; $(CC) $(SAN) -o $@ $^ $(LDLIBS)
 
 build/san/tests/%: tests/unit/%.c $(SAN_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(DEFS) $(INCS) -O1 -g $(SAN) -o $@ $< $(SAN_OBJ) $(LDLIBS) -lcriterion
+	@echo "LD $@"; $(CC) $(WARN) $(DEFS) $(INCS) -O1 -g $(SAN) -o $@ $< $(SAN_OBJ) $(LDLIBS) -lcriterion
 
 build/adapter-c: examples/adapters/c/normalizer.c
 	@mkdir -p build
-	$(CC) $(WARN) $(DEFS) $(OPT) $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null) -o $@ $< -lcjson -lcrypto
+	@echo "CC $@"; $(CC) $(WARN) $(DEFS) $(OPT) $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null) -o $@ $< -lcjson -lcrypto
 
 deps:
 	@sh mk/deps.sh
@@ -65,7 +65,7 @@ test: $(UNIT_BIN) build/san/callsign build/adapter-c
 	@sh mk/test.sh $(UNIT_BIN)
 
 build/bench-canon: tests/bench/bench_canon.c $(REL_OBJ)
-	$(CC) $(WARN) $(DEFS) $(INCS) -O2 -o $@ $< $(REL_OBJ) $(LDLIBS)
+	@echo "LD $@"; $(CC) $(WARN) $(DEFS) $(INCS) -O2 -o $@ $< $(REL_OBJ) $(LDLIBS)
 
 bench: build/callsign build/adapter-c build/bench-canon
 	@sh mk/bench.sh build/callsign

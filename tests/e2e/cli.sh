@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# End-to-end tests of the callsign binary: commands, exit statuses, one-line errors, replay tokens
+# that reproduce failures, the known-failures list and the reports. Usage: cli.sh path/to/callsign
+set -u
+CS=${1:-build/san/callsign}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+san_clean() { ! grep -qE 'Sanitizer|runtime error' "$1"; }
+
+"$CS" help >"$T/help" 2>&1
+check "help exits 0 and lists run" "[ $? -eq 0 ] && grep -q '^  run ' '$T/help'"
+"$CS" frobnicate >"$T/o" 2>"$T/e"
+check "unknown command: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '^callsign: ' '$T/e'"
+"$CS" run --cases abc >"$T/o" 2>"$T/e"
+check "bad --cases: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
+"$CS" run --impl nosuch >"$T/o" 2>"$T/e"
+check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation' '$T/e'"
+"$CS" run --rule 'anthropic.pattern=(' >"$T/o" 2>"$T/e"
+check "bad rule pattern: exit 2, names the pattern" "[ $? -eq 2 ] && grep -q 'does not compile' '$T/e'"
+
+"$CS" list >"$T/list" 2>&1
+check "list shows every target" "for t in anthropic openai_chat openai_responses mistral kimi gemini bedrock; do grep -q \"^\$t \" '$T/list' || exit 1; done"
+check "list shows properties and implementations" "grep -q 'emit.pair' '$T/list' && grep -q 'anthropic-sanitize' '$T/list'"
+
+cat >"$T/h.json" <<'J'
+{"turns":[{"role":"user","text":"hi"},
+ {"role":"assistant","provider":"kimi","turn_key":"k1","calls":[{"id":"functions.glob:0","name":"glob","args":{}},{"id":null,"name":"read_file"}]},
+ {"role":"tool","turn_key":"k2","results":[{"call_id":"functions.glob:0","name":"glob","content":"a.c"},{"call_id":null,"name":"read_file","content":"x"}]}]}
+J
+"$CS" canon "$T/h.json" >"$T/c" 2>"$T/e"
+check "canon prints canonical IDs, results paired" "python3 - '$T/c' <<'P'
+import json,re,sys
+d=json.load(open(sys.argv[1]))
+assert len(d['calls'])==2 and all(re.fullmatch(r'hist_tool_[A-Za-z0-9_-]{24}',c) for c in d['calls'])
+assert d['results']==d['calls']
+P"
+"$CS" emit --target kimi "$T/h.json" >"$T/k" 2>"$T/e"
+check "emit kimi keeps Kimi's own IDs" "python3 -c \"import json;d=json.load(open('$T/k'));assert d['calls'][0]=='functions.glob:0' and d['calls'][1]=='functions.read_file:1', d\""
+"$CS" emit --target mistral <"$T/h.json" >"$T/m" 2>"$T/e"
+check "emit mistral from stdin: 9 alnum" "python3 -c \"import json,re;d=json.load(open('$T/m'));assert all(re.fullmatch('[A-Za-z0-9]{9}',c) for c in d['calls'])\""
+"$CS" emit "$T/h.json" >"$T/o" 2>"$T/e"
+check "emit without --target: exit 2" "[ $? -eq 2 ]"
+printf '{"turns":[{"role":"assistant","calls":[{"id":5,"name":"x"}]}]}' >"$T/bad.json"
+"$CS" canon "$T/bad.json" >"$T/o" 2>"$T/e"
+check "canon names the bad field" "[ $? -eq 2 ] && grep -q 'turns\[0\].calls\[0\].id' '$T/e' && san_clean '$T/e'"
+
+"$CS" vectors --check >"$T/v" 2>&1
+check "vectors --check passes" "[ $? -eq 0 ] && grep -q 'all agree' '$T/v'"
+
+# The reference holds every required property; the built-ins fail what their designs break.
+"$CS" run --impl reference --cases 300 --no-corpus --junit "$T/r.xml" --json "$T/r.json" --markdown "$T/r.md" --html "$T/r.html" >"$T/ref" 2>"$T/e"
+rc=$?
+check "reference passes (exit 0)" "[ $rc -eq 0 ]"
+check "JUnit report is well-formed XML" "xmllint --noout '$T/r.xml'"
+check "JSON report parses" "python3 -m json.tool '$T/r.json' >/dev/null"
+check "HTML and Markdown reports written" "[ -s '$T/r.html' ] && [ -s '$T/r.md' ]"
+
+"$CS" run --impl adk-stream-v1 --cases 300 --no-corpus --json "$T/adk.json" >"$T/adk" 2>"$T/e"
+rc=$?
+check "adk-stream-v1 fails (exit 1)" "[ $rc -eq 1 ]"
+check "adk-stream-v1 fails emit.unique with a shrunk case and a replay command" "grep -q 'emit.unique' '$T/adk' && grep -q 'callsign replay' '$T/adk'"
+tok=$(python3 - "$T/adk.json" <<'P'
+import json,sys
+d=json.load(open(sys.argv[1]))
+for c in d['implementations'][0]['cells']:
+    if c['property']=='emit.unique' and c['verdict']=='fail':
+        print(c['failure']['token'], c['target']); break
+P
+)
+set -- $tok
+"$CS" replay --impl adk-stream-v1 --property emit.unique --target "$2" "$1" >"$T/rp" 2>"$T/e"
+check "replay token reproduces the failure" "[ $? -eq 1 ] && grep -q 'emit.unique' '$T/rp'"
+
+# --expect: exactly the listed failures pass the run; a listed property that holds is reported.
+python3 - "$T/adk.json" >"$T/expect" <<'P'
+import json,sys
+d=json.load(open(sys.argv[1]))
+for c in d['implementations'][0]['cells']:
+    if c['verdict']=='fail' and c['tier']=='required':
+        print(c['property'], c['target'])
+P
+"$CS" run --impl adk-stream-v1 --cases 300 --no-corpus --expect "$T/expect" >"$T/o" 2>"$T/e"
+check "--expect with exactly the failures: exit 0" "[ $? -eq 0 ]"
+echo "canon.charset -" >>"$T/expect"
+echo "emit.regex anthropic" >>"$T/expect"
+"$CS" run --impl reference --cases 100 --no-corpus --expect "$T/expect" >"$T/o" 2>"$T/e"
+check "listed failures that now pass are reported as fixed" "grep -qi 'fixed' '$T/o'"
+echo "no.such.property x" >"$T/badexpect"
+"$CS" run --impl reference --cases 10 --no-corpus --expect "$T/badexpect" >"$T/o" 2>"$T/e"
+check "unknown property in --expect: exit 2, names the line" "[ $? -eq 2 ] && grep -q ':1:' '$T/e'"
+
+# Corpus: a saved failure is replayed first on the next run.
+"$CS" run --impl prefix-swap --cases 200 --corpus "$T/corpus" --property emit.regex --target anthropic >"$T/o" 2>"$T/e"
+check "failures are saved to the corpus" "ls '$T/corpus/prefix-swap/'*.json >/dev/null 2>&1"
+"$CS" run --impl prefix-swap --cases 1 --corpus "$T/corpus" --property emit.regex --target anthropic >"$T/o2" 2>"$T/e"
+check "corpus case replayed first (fails with one generated case)" "[ $? -eq 1 ] && grep -q 'emit.regex' '$T/o2'"
+
+"$CS" run --impl reference --cases 500 --no-corpus --stats --min-coverage 0.5% >"$T/st" 2>"$T/e"
+check "--stats prints every label" "grep -q 'id.missing' '$T/st' && grep -q 'twin.impl' '$T/st'"
+"$CS" run --impl reference --cases 200 --no-corpus --min-coverage 90% >"$T/o" 2>"$T/e"
+check "--min-coverage fails when a class is rare" "[ $? -eq 1 ] && grep -q 'min-coverage' '$T/o'"
+for f in "$T"/e; do check "no sanitizer report" "san_clean '$f'"; done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
