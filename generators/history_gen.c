@@ -381,7 +381,9 @@ void cs_gen_continue(cs_choices *c, const cs_gen_config *cfg, const cs_history *
   gen g;
   gen_init(&g, c, cfg, a);
   uint32_t rounds = 1 + (uint32_t)cs_draw(c, g.max_rounds);
-  g.per_turn_numbering = cs_draw_bool(c, 1, 10);
+  /* Appended turns number plain IDs from call_0 again unless drawn otherwise: an earlier turn may
+   * hold the same plain ID, which is where unstable duplicate handling shows. */
+  g.per_turn_numbering = !cs_draw_bool(c, 1, 2);
   uint32_t existing_calls = cs_history_ncalls(h);
   gen_reserve(&g, rounds, h->nturns, existing_calls);
   bool have_prov = false;

@@ -39,7 +39,9 @@ void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen
 
 /* Draws 1..max_rounds more rounds after the turns of `h` (the append transform): earlier turns are
  * kept as they are (their arrays and strings are shared, not copied), new calls continue the global
- * numbering, twin classes may derive from earlier IDs, and new turn keys do not reuse earlier ones.
+ * numbering (Kimi indices), twin classes may derive from earlier IDs, and new turn keys do not reuse
+ * earlier ones. Plain IDs restart at call_0 in each new turn unless drawn otherwise, so the all-zero
+ * sequence appends one call "call_0" (which an earlier turn may hold) and a tool turn answering it.
  * `out->labels` covers the whole result; no twins are planned. */
 void cs_gen_continue(cs_choices *c, const cs_gen_config *cfg, const cs_history *h, cs_arena *a, cs_gen_case *out);
 

@@ -30,10 +30,13 @@
 extern char **environ;
 
 #define SP_DEFAULT_DEADLINE_MS 5000u
+/* Starting a program is not a request: hello gets at least the default deadline, so that a short
+ * per-request deadline does not fail interpreters that take a second to start. */
+#define SP_HELLO_MIN_MS SP_DEFAULT_DEADLINE_MS
 #define SP_DEFAULT_TAIL 4096u
 #define SP_DEFAULT_PIPELINE 64u
 #define SP_DEFAULT_MAX_LINE ((size_t)64 << 20)
-#define SP_MSG_TAIL 400u              /* stderr bytes quoted in a fault message */
+#define SP_MSG_TAIL 400u                  /* stderr bytes quoted in a fault message */
 #define SP_READ_CHUNK ((size_t)256 << 10) /* room kept free in the stdout buffer before a read */
 #define SP_DRAIN_LIMIT ((size_t)4 << 20)  /* stderr bytes read per wake-up, so deadlines stay checked */
 #define SP_STOP_GRACE_MS 200u
@@ -48,7 +51,7 @@ typedef struct {
   size_t tail_keep, max_line;
   char *name, *version; /* from the first hello; base.info points at them */
 
-  pid_t pid; /* 0: no process */
+  pid_t pid;                           /* 0: no process */
   int to_child, from_child, err_child; /* parent's ends, -1 when closed */
   bool write_closed, out_eof;
   uint64_t next_seq; /* monotonic over the life of this cs_impl; hello is always 0 */
@@ -190,7 +193,7 @@ static void read_stdout(cs_subproc *s) {
     s->rscan -= s->rpos;
     s->rpos = 0;
   }
-  for (int round = 0; round < 4; round++) {
+  for (int round = 0; round < 4 && b->len - s->rpos <= s->max_line; round++) {
     cs_buf_reserve(b, SP_READ_CHUNK);
     size_t room = b->cap - b->len - 1;
     ssize_t k = read(s->from_child, b->data + b->len, room);
@@ -348,7 +351,9 @@ static bool end_process(cs_subproc *s, unsigned grace_ms, int *st) {
   return own;
 }
 
-static void kill_process(cs_subproc *s) { end_process(s, 0, NULL); }
+static void kill_process(cs_subproc *s) {
+  end_process(s, 0, NULL);
+}
 
 static int make_pipe(int fds[2]) {
 #if defined(__linux__)
@@ -391,11 +396,12 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
     cs_err_set(err, "cannot start '%s': pipe: %s", s->argv[0], strerror(errno));
     goto cleanup;
   }
-  if (posix_spawn_file_actions_init(&fa) != 0 || (fa_ok = true, posix_spawnattr_init(&at) != 0)) {
+  fa_ok = posix_spawn_file_actions_init(&fa) == 0;
+  at_ok = posix_spawnattr_init(&at) == 0;
+  if (!fa_ok || !at_ok) {
     cs_err_set(err, "cannot start '%s': out of resources", s->argv[0]);
     goto cleanup;
   }
-  at_ok = true;
   posix_spawn_file_actions_adddup2(&fa, in[0], 0);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_adddup2(&fa, er[1], 2);
@@ -462,7 +468,7 @@ static int parse_hello(cs_str line, cs_impl_info *info, char **name, char **vers
   }
   root = cJSON_ParseWithLength(line.ptr, line.len);
   if (!cJSON_IsObject(root)) {
-    snprintf(why, wn, "hello answer is not a JSON object: '%.60s'", line.ptr);
+    snprintf(why, wn, "hello answer is not a JSON object: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
     goto cleanup;
   }
   const cJSON *seq = cJSON_GetObjectItemCaseSensitive(root, "seq");
@@ -478,7 +484,8 @@ static int parse_hello(cs_str line, cs_impl_info *info, char **name, char **vers
     goto cleanup;
   }
   if (err) {
-    snprintf(why, wn, "hello answered with an error: %.200s", cJSON_IsString(err) ? err->valuestring : "(not a string)");
+    snprintf(why, wn, "hello answered with an error: %.200s",
+             cJSON_IsString(err) ? err->valuestring : "(not a string)");
     goto cleanup;
   }
   if (!cJSON_IsNumber(proto) || proto->valuedouble != 1) {
@@ -548,7 +555,8 @@ static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
   s->wqueued += sizeof hello - 1;
   s->b_sent = s->b_stamped = 0;
   flush_writes(s);
-  int64_t deadline = now_ns() + (int64_t)s->deadline_ms * 1000000;
+  unsigned hello_ms = s->deadline_ms > SP_HELLO_MIN_MS ? s->deadline_ms : SP_HELLO_MIN_MS;
+  int64_t deadline = now_ns() + (int64_t)hello_ms * 1000000;
   for (;;) {
     cs_str line;
     int r = take_line(s, &line);
@@ -581,16 +589,18 @@ static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
     }
     int left = ms_until(deadline);
     if (left <= 0) {
-      snprintf(why, sizeof why, "no answer to hello within %u ms", s->deadline_ms);
+      snprintf(why, sizeof why, "no answer to hello within %u ms", hello_ms);
       break;
     }
     pump(s, left);
   }
+  char msg[sizeof why] = "";
   drain_stderr(s);
   if (s->pid)
     kill_process(s);
-  put_stderr(s, why, sizeof why);
-  return cs_err_set(err, "'%s': %s", s->argv[0], why);
+  put_flat(msg, sizeof msg, why, strlen(why)); /* the answer may hold any bytes */
+  put_stderr(s, msg, sizeof msg);
+  return cs_err_set(err, "'%s': %s", s->argv[0], msg);
 }
 
 /* Asks the process to stop, closes its stdin, waits a little, then kills it. */
@@ -628,7 +638,16 @@ static void queue_request(cs_subproc *s, const cs_request *r, uint64_t seq) {
     s->wpos = 0;
     before = b->len;
   }
-  cs_buf_printf(b, "{\"seq\":%llu,\"op\":\"%s\"", (unsigned long long)seq, cs_op_name(r->op));
+  char num[24]; /* the seq in decimal, written back to front (printf costs more than a request) */
+  size_t k = sizeof num;
+  do
+    num[--k] = (char)('0' + seq % 10);
+  while ((seq /= 10) != 0);
+  cs_buf_puts(b, "{\"seq\":");
+  cs_buf_put(b, num + k, sizeof num - k);
+  cs_buf_puts(b, ",\"op\":\"");
+  cs_buf_puts(b, cs_op_name(r->op));
+  cs_buf_putc(b, '"');
   if (r->op != CS_OP_CANONICALIZE) {
     cs_buf_puts(b, ",\"target\":\"");
     cs_buf_puts(b, cs_provider_name(r->target));
@@ -651,8 +670,7 @@ static void queue_request(cs_subproc *s, const cs_request *r, uint64_t seq) {
 }
 
 /* Reads `n` IDs (strings or null) of array `field` into `out`. 0, or -1 with `why`. */
-static int read_ids(const cJSON *root, const char *field, uint32_t n, cs_str **out, cs_arena *a, char *why,
-                    size_t wn) {
+static int read_ids(const cJSON *root, const char *field, uint32_t n, cs_str **out, cs_arena *a, char *why, size_t wn) {
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, field);
   if (!cJSON_IsArray(arr)) {
     snprintf(why, wn, "answer has no \"%s\" array", field);
@@ -687,8 +705,8 @@ static int read_ids(const cJSON *root, const char *field, uint32_t n, cs_str **o
 }
 
 /* Judges one answer line: OK, REJECTED (with the error text in `why`) or PROTOCOL (reason in `why`). */
-static cs_reply_status parse_answer(const cs_subproc *s, const cs_request *r, uint64_t seq, cs_str line,
-                                    cs_reply *out, cs_arena *a, char *why, size_t wn) {
+static cs_reply_status parse_answer(const cs_subproc *s, const cs_request *r, uint64_t seq, cs_str line, cs_reply *out,
+                                    cs_arena *a, char *why, size_t wn) {
   cs_err e;
   cs_reply_status st = CS_REPLY_PROTOCOL;
   cJSON *root = NULL;
@@ -699,7 +717,7 @@ static cs_reply_status parse_answer(const cs_subproc *s, const cs_request *r, ui
   const char *end = NULL;
   root = cJSON_ParseWithLengthOpts(line.ptr, line.len, &end, 0);
   if (!root) {
-    snprintf(why, wn, "answer is not JSON: '%.60s'", line.ptr);
+    snprintf(why, wn, "answer is not JSON: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
     goto cleanup;
   }
   for (size_t used = end ? (size_t)(end - line.ptr) : line.len; used < line.len; used++)
@@ -708,7 +726,7 @@ static cs_reply_status parse_answer(const cs_subproc *s, const cs_request *r, ui
       goto cleanup;
     }
   if (!cJSON_IsObject(root)) {
-    snprintf(why, wn, "answer is not a JSON object: '%.60s'", line.ptr);
+    snprintf(why, wn, "answer is not a JSON object: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
     goto cleanup;
   }
   const cJSON *sq = cJSON_GetObjectItemCaseSensitive(root, "seq");
@@ -752,9 +770,9 @@ cleanup:
 /* Records a fault for one request (message with the stderr tail) and ends the process. */
 static void fault(cs_subproc *s, cs_reply *rep, cs_reply_status st, const char *detail, cs_arena *a) {
   char msg[1200] = "";
-  static const char *const words[] = {"ok", "rejected", "crash", "timeout", "protocol"};
+  const char *word = cs_reply_status_name(st);
   drain_stderr(s);
-  put_flat(msg, sizeof msg, words[st], strlen(words[st]));
+  put_flat(msg, sizeof msg, word, strlen(word));
   put_flat(msg, sizeof msg, ": ", 2);
   put_flat(msg, sizeof msg, detail, strlen(detail));
   put_stderr(s, msg, sizeof msg);
@@ -913,7 +931,9 @@ static int sp_restart(cs_impl *self, cs_err *err) {
   return start_process(s, &spawn_failed, err);
 }
 
-static cs_str sp_stderr_tail(cs_impl *self) { return tail_view((cs_subproc *)self); }
+static cs_str sp_stderr_tail(cs_impl *self) {
+  return tail_view((cs_subproc *)self);
+}
 
 static void sp_destroy(cs_impl *self) {
   cs_subproc *s = (cs_subproc *)self;

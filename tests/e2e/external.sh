@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# External implementations over PROTOCOL.md: the example adapters in Python, Node.js and C are judged
+# correctly: the correct normalizer passes, and each defect from public bug reports (--bug) fails a
+# required property with a shrunk case. Usage: external.sh path/to/callsign
+set -u
+CS=${1:-build/san/callsign}
+ADAPTER_C=${ADAPTER_C:-build/adapter-c}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+CASES=${EXTERNAL_CASES:-300}
+
+run() { "$CS" run --no-corpus --quiet --cases "$CASES" --json "$T/r.json" --impl-cmd -- "$@" >"$T/out" 2>"$T/err"; }
+required_failures() {
+  python3 - "$T/r.json" <<'P'
+import json,sys
+d=json.load(open(sys.argv[1]))
+print(' '.join(sorted({c['property'] for c in d['implementations'][0]['cells'] if c['verdict']=='fail' and c['tier']=='required'})))
+P
+}
+
+for adapter in "python3 examples/adapters/python/normalizer.py" "node examples/adapters/node/normalizer.mjs" "$ADAPTER_C"; do
+  # shellcheck disable=SC2086
+  run $adapter
+  rc=$?
+  if [ $rc -eq 0 ] && [ -z "$(required_failures)" ]; then ok "correct adapter passes: $adapter"; else bad "correct adapter passes: $adapter (exit $rc: $(required_failures))"; fi
+done
+
+# Each defect must fail the property that names it, with a shrunk case and a replay command.
+check_bug() {
+  local bug=$1 want=$2
+  run python3 examples/adapters/python/normalizer.py --bug "$bug"
+  local rc=$? got
+  got=$(required_failures)
+  case " $got " in
+  *" $want "*) [ $rc -eq 1 ] && grep -q 'callsign replay' "$T/out" && ok "--bug $bug fails $want" || bad "--bug $bug: exit $rc, no replay line" ;;
+  *) bad "--bug $bug should fail $want, failed: $got (exit $rc)" ;;
+  esac
+  # shrunk: at most two assistant turns and three calls
+  python3 - "$T/r.json" "$want" <<'P' && ok "--bug $bug: shrunk case is small" || bad "--bug $bug: shrunk case too big"
+import json,sys
+d=json.load(open(sys.argv[1]))
+for c in d['implementations'][0]['cells']:
+    if c['property']==sys.argv[2] and c['verdict']=='fail':
+        h=json.loads(c['failure']['history_json'])
+        a=[t for t in h['turns'] if t['role']=='assistant']
+        n=sum(len(t.get('calls',[])) for t in a)
+        sys.exit(0 if len(a)<=2 and n<=3 else 1)
+sys.exit(1)
+P
+}
+check_bug sanitize-collide emit.unique
+check_bug truncate emit.unique
+check_bug random-fallback emit.deterministic
+check_bug name-keyed emit.pair
+check_bug per-turn-index emit.unique
+check_bug asymmetric emit.pair
+check_bug keep-orphans emit.no_orphans
+
+# An implementation that cannot be started: exit 3 with a one-line reason.
+"$CS" run --no-corpus --quiet --cases 10 --impl-cmd -- ./no/such/program >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q '^callsign: ' "$T/err" && ok "missing program: exit 3" || bad "missing program: exit $rc"
+# A program that is not an implementation (answers hello with garbage): exit 3.
+"$CS" run --no-corpus --quiet --cases 10 --deadline 500 --impl-cmd -- sh -c 'read x; echo nonsense; sleep 5' >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 3 ] && ok "garbage hello: exit 3" || bad "garbage hello: exit $rc"
+! grep -qE 'Sanitizer|runtime error' "$T/err" && ok "no sanitizer report" || bad "sanitizer report"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

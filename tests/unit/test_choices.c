@@ -1,0 +1,259 @@
+/* tests/unit/test_choices.c: the choice sequence: recording, replay, fuzzer bytes, draw budget and
+ * the replay token. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "generators/choices.h"
+
+static void record_some(cs_choices *c, uint64_t seed, uint64_t *out, size_t n) {
+  cs_choices_record(c, seed);
+  for (size_t i = 0; i < n; i++)
+    out[i] = cs_draw(c, 1000 + i);
+}
+
+Test(choices, same_seed_same_values) {
+  cs_choices a = {0}, b = {0};
+  uint64_t va[64], vb[64];
+  record_some(&a, 42, va, 64);
+  record_some(&b, 42, vb, 64);
+  cr_assert_eq(memcmp(va, vb, sizeof va), 0);
+  cr_assert_eq(a.n, 64);
+  cr_assert_eq(memcmp(a.v, va, sizeof va), 0, "recorded values are the drawn values");
+  record_some(&b, 43, vb, 64);
+  cr_assert_neq(memcmp(va, vb, sizeof va), 0, "another seed gives other values");
+  /* Recording again from the same seed reuses the buffer and starts over. */
+  record_some(&a, 42, vb, 64);
+  cr_assert_eq(a.n, 64);
+  cr_assert_eq(memcmp(va, vb, sizeof va), 0);
+  cs_choices_free(&a);
+  cs_choices_free(&b);
+}
+
+Test(choices, seed_zero_works) {
+  cs_choices c = {0};
+  cs_choices_record(&c, 0);
+  uint64_t x = 0;
+  for (int i = 0; i < 8; i++)
+    x |= cs_draw(&c, UINT64_MAX);
+  cr_assert_neq(x, 0, "seed 0 still gives a live generator");
+  cs_choices_free(&c);
+}
+
+Test(choices, values_in_range_and_roughly_uniform) {
+  cs_choices c = {0};
+  cs_choices_record(&c, 7);
+  unsigned hist[6] = {0};
+  for (int i = 0; i < 60000; i++) {
+    uint64_t v = cs_draw(&c, 6);
+    cr_assert_lt(v, 6);
+    hist[v]++;
+  }
+  for (int k = 0; k < 6; k++)
+    cr_assert(hist[k] > 9000 && hist[k] < 11000, "bucket %d has %u", k, hist[k]);
+  cs_choices_free(&c);
+}
+
+Test(choices, bound_zero_and_one_give_zero_and_record) {
+  cs_choices c = {0};
+  cs_choices_record(&c, 1);
+  cr_assert_eq(cs_draw(&c, 0), 0);
+  cr_assert_eq(cs_draw(&c, 1), 0);
+  cr_assert_eq(c.n, 2);
+  uint64_t v[2] = {5, 9};
+  cs_choices_replay(&c, v, 2);
+  cr_assert_eq(cs_draw(&c, 1), 0);
+  cr_assert_eq(cs_draw(&c, 0), 0);
+  cr_assert_eq(c.pos, 2, "replay consumes a value even for bound 0/1");
+  cs_choices_free(&c);
+}
+
+Test(choices, replay_reduces_modulo_and_exhausts) {
+  cs_choices c = {0};
+  uint64_t v[3] = {17, 3, UINT64_MAX};
+  cs_choices_replay(&c, v, 3);
+  cr_assert_eq(cs_draw(&c, 5), 2);
+  cr_assert_eq(cs_draw(&c, 5), 3);
+  cr_assert_eq(cs_draw(&c, 10), UINT64_MAX % 10);
+  cr_assert_not(c.exhausted);
+  cr_assert_eq(cs_draw(&c, 10), 0);
+  cr_assert(c.exhausted);
+  cs_choices_free(&c);
+}
+
+Test(choices, replay_of_record_gives_same_values) {
+  cs_choices c = {0}, r = {0};
+  cs_choices_record(&c, 99);
+  uint64_t got[100];
+  unsigned w[4] = {1, 5, 0, 3};
+  for (int i = 0; i < 100; i++)
+    got[i] = i % 3 == 0 ? cs_draw(&c, 77) : i % 3 == 1 ? cs_draw_bool(&c, 1, 3) : cs_draw_weighted(&c, w, 4);
+  cs_choices_replay(&r, c.v, c.n);
+  for (int i = 0; i < 100; i++) {
+    uint64_t x = i % 3 == 0 ? cs_draw(&r, 77) : i % 3 == 1 ? cs_draw_bool(&r, 1, 3) : cs_draw_weighted(&r, w, 4);
+    cr_assert_eq(x, got[i], "draw %d", i);
+  }
+  cr_assert_not(r.exhausted);
+  cs_choices_free(&c);
+  cs_choices_free(&r);
+}
+
+Test(choices, bool_and_weighted_semantics) {
+  cs_choices c = {0};
+  cs_choices_record(&c, 5);
+  unsigned yes = 0;
+  for (int i = 0; i < 30000; i++)
+    yes += cs_draw_bool(&c, 1, 3);
+  cr_assert(yes > 9000 && yes < 11000, "1/3 true gave %u of 30000", yes);
+  for (size_t i = 0; i < c.n; i++)
+    cr_assert_leq(c.v[i], 1, "bools are recorded as 0/1");
+
+  unsigned w[3] = {0, 1, 0};
+  cs_choices_record(&c, 5);
+  for (int i = 0; i < 100; i++)
+    cr_assert_eq(cs_draw_weighted(&c, w, 3), 1, "only index 1 has weight");
+
+  uint64_t v[3] = {0, 7, 5};
+  cs_choices_replay(&c, v, 3);
+  cr_assert_eq(cs_draw_bool(&c, 1, 100), false);
+  cr_assert_eq(cs_draw_bool(&c, 1, 100), true, "replay: any non-zero value is true");
+  cr_assert_eq(cs_draw_weighted(&c, w, 3), 2, "replay: index modulo n");
+  cs_choices_free(&c);
+}
+
+Test(choices, max_draws_bounds_generation) {
+  cs_choices c = {0};
+  c.max_draws = 10;
+  cs_choices_record(&c, 3);
+  for (int i = 0; i < 10; i++)
+    (void)cs_draw(&c, 1000);
+  for (int i = 0; i < 100; i++) {
+    cr_assert_eq(cs_draw(&c, 1000), 0);
+    cr_assert_eq(cs_draw_bool(&c, 1, 1), false);
+  }
+  cr_assert_eq(c.n, 10, "nothing recorded past the budget");
+  uint64_t v[20];
+  for (int i = 0; i < 20; i++)
+    v[i] = 999;
+  cs_choices_replay(&c, v, 20);
+  for (int i = 0; i < 10; i++)
+    cr_assert_eq(cs_draw(&c, 1000), 999);
+  cr_assert_eq(cs_draw(&c, 1000), 0, "replay past the budget is 0 too");
+  cs_choices_free(&c);
+
+  cs_choices d = {0};
+  cs_choices_record(&d, 3);
+  for (int i = 0; i < (1 << 20) + 5; i++)
+    (void)cs_draw(&d, 2);
+  cr_assert_eq(d.n, (size_t)1 << 20, "default budget is 1 << 20");
+  cs_choices_free(&d);
+}
+
+Test(choices, replay_bytes_reads_varints) {
+  cs_choices c = {0};
+  /* 5; 300 (0xAC 0x02); 0; then a trailing incomplete varint 0x81 (taken as 1). */
+  const uint8_t bytes[] = {0x05, 0xAC, 0x02, 0x00, 0x81};
+  cs_choices_replay_bytes(&c, bytes, sizeof bytes);
+  cr_assert_eq(c.n, 4);
+  cr_assert_eq(c.v[0], 5);
+  cr_assert_eq(c.v[1], 300);
+  cr_assert_eq(c.v[2], 0);
+  cr_assert_eq(c.v[3], 1);
+  cr_assert_eq(cs_draw(&c, 1000), 5);
+  cr_assert_eq(cs_draw(&c, 1000), 300);
+
+  /* Twelve continuation bytes: the first ten make one value, the rest another. */
+  uint8_t run[12];
+  memset(run, 0xFF, sizeof run);
+  cs_choices_replay_bytes(&c, run, sizeof run);
+  cr_assert_eq(c.n, 2);
+  cr_assert_eq(c.v[0], UINT64_MAX);
+  cr_assert_eq(c.v[1], 0x3FFF);
+
+  cs_choices_replay_bytes(&c, NULL, 0);
+  cr_assert_eq(c.n, 0);
+  cr_assert_eq(cs_draw(&c, 9), 0);
+  cr_assert(c.exhausted);
+  cs_choices_free(&c);
+}
+
+Test(choices, token_round_trip) {
+  uint64_t v[] = {0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, (uint64_t)1 << 63, UINT64_MAX};
+  size_t nv = sizeof v / sizeof v[0];
+  for (size_t n = 0; n <= nv; n++) {
+    cs_buf b = {0};
+    cs_choices_token(v, n, &b);
+    cr_assert(strncmp(b.data, "cs1.", 4) == 0);
+    for (size_t i = 4; i < b.len; i++)
+      cr_assert(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", b.data[i]) != NULL);
+    uint64_t *out = NULL;
+    size_t m = 99;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_choices_parse_token(b.data, &out, &m, &err), 0, "%s: %s", b.data, err.msg);
+    cr_assert_eq(m, n);
+    if (n)
+      cr_assert_eq(memcmp(out, v, n * sizeof *v), 0);
+    free(out);
+    cs_buf_free(&b);
+  }
+}
+
+Test(choices, token_of_recorded_sequence) {
+  cs_choices c = {0};
+  cs_choices_record(&c, 11);
+  for (int i = 0; i < 500; i++)
+    (void)cs_draw(&c, (uint64_t)1 << (i % 64));
+  cs_buf b = {0};
+  cs_choices_token(c.v, c.n, &b);
+  uint64_t *out = NULL;
+  size_t m = 0;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_choices_parse_token(b.data, &out, &m, &err), 0, "%s", err.msg);
+  cr_assert_eq(m, c.n);
+  cr_assert_eq(memcmp(out, c.v, m * sizeof *out), 0);
+  free(out);
+  cs_buf_free(&b);
+  cs_choices_free(&c);
+}
+
+static void expect_bad(const char *token, const char *needle) {
+  uint64_t *out = (uint64_t *)1;
+  size_t n = 5;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_choices_parse_token(token, &out, &n, &err), -1, "%s should be rejected", token ? token : "NULL");
+  cr_assert_null(out);
+  cr_assert_eq(n, 0);
+  cr_assert(strstr(err.msg, needle) != NULL, "message for %s: %s", token ? token : "NULL", err.msg);
+  cr_assert(strchr(err.msg, '\n') == NULL);
+}
+
+Test(choices, malformed_tokens_rejected) {
+  expect_bad(NULL, "cs1.");
+  expect_bad("", "cs1.");
+  expect_bad("cs2.AAAA", "cs1.");
+  expect_bad("CS1.AAAA", "cs1.");
+  expect_bad("cs1.AA=A", "invalid character '='");
+  expect_bad("cs1.AA A", "invalid character");
+  expect_bad("cs1.AB\xC3\xA9", "invalid byte");
+  expect_bad("cs1.A", "truncated base64url");
+  expect_bad("cs1.gA", "truncated varint");              /* 0x80: continuation with nothing after */
+  expect_bad("cs1.BYA", "truncated varint");             /* 0x05 0x80 */
+  expect_bad("cs1.________________", "longer than 10");  /* twelve 0xFF bytes */
+  expect_bad("cs1.____________Ag", "overflows 64 bits"); /* nine 0xFF, then 0x02: bit 64 */
+}
+
+Test(choices, ten_byte_varint_at_the_limit_accepted) {
+  uint64_t *out = NULL;
+  size_t n = 0;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_choices_parse_token("cs1.____________AQ", &out, &n, &err), 0, "%s", err.msg); /* nine 0xFF, 0x01 */
+  cr_assert_eq(n, 1);
+  cr_assert_eq(out[0], UINT64_MAX);
+  free(out);
+}
+
+Test(choices, seed_mix_spreads) {
+  cr_assert_neq(cs_seed_mix(0), cs_seed_mix(1));
+  cr_assert_neq(cs_seed_mix(1), 1);
+  cr_assert_eq(cs_seed_mix(12345), cs_seed_mix(12345));
+}

@@ -1,0 +1,642 @@
+/* tests/unit/test_history_gen.c: the history and ID generators (and the label table): determinism,
+ * replay, the all-zero simplest case, label coverage, ID validity and the shapes of the classes. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/history_json.h"
+#include "core/utf8.h"
+#include "generators/history_gen.h"
+#include "generators/id_gen.h"
+
+#define SEEDS 10000
+
+static void gen_seed(cs_choices *c, uint64_t seed, const cs_gen_config *cfg, cs_arena *a, cs_gen_case *g) {
+  cs_arena_reset(a);
+  cs_choices_record(c, cs_seed_mix(seed));
+  cs_gen_history(c, cfg, a, g);
+}
+
+static void to_json(const cs_history *h, cs_buf *b) {
+  cs_buf_clear(b);
+  cs_history_write(b, h);
+}
+
+static bool valid_id(cs_str s, size_t max) {
+  if (!s.ptr)
+    return true;
+  return s.len <= max && cs_utf8_valid(s.ptr, s.len, NULL) && memchr(s.ptr, 0, s.len) == NULL;
+}
+
+/* ---- labels ---- */
+
+Test(labels, names_unique_and_described) {
+  for (int i = 0; i < CS_LABEL_COUNT; i++) {
+    cr_assert(strlen(cs_label_name(i)) > 0);
+    cr_assert(strlen(cs_label_desc(i)) > 0);
+    for (int j = 0; j < i; j++)
+      cr_assert_str_neq(cs_label_name(i), cs_label_name(j));
+  }
+  cr_assert_str_eq(cs_label_name(CS_LABEL_ID_MISSING), "id.missing");
+  cr_assert_str_eq(cs_label_name(CS_LABEL_S_MULTI_TURN), "struct.multi_turn");
+  cr_assert_str_eq(cs_label_name(CS_LABEL_COUNT), "?");
+  cr_assert_str_eq(cs_label_desc((cs_label)-1), "?");
+}
+
+/* ---- determinism and replay ---- */
+
+Test(history_gen, same_seed_same_history_and_values) {
+  cs_arena a1 = {0}, a2 = {0};
+  cs_choices c1 = {0}, c2 = {0};
+  cs_buf j1 = {0}, j2 = {0};
+  for (uint64_t s = 0; s < 500; s++) {
+    cs_gen_case g1, g2;
+    gen_seed(&c1, s, NULL, &a1, &g1);
+    gen_seed(&c2, s, NULL, &a2, &g2);
+    to_json(&g1.h, &j1);
+    to_json(&g2.h, &j2);
+    cr_assert_str_eq(j1.data, j2.data, "seed %llu", (unsigned long long)s);
+    cr_assert_eq(c1.n, c2.n);
+    cr_assert_eq(memcmp(c1.v, c2.v, c1.n * sizeof *c1.v), 0);
+    cr_assert_eq(g1.labels, g2.labels);
+    cr_assert_eq(g1.ntwins, g2.ntwins);
+    if (g1.ntwins)
+      cr_assert_eq(memcmp(g1.twins, g2.twins, g1.ntwins * sizeof *g1.twins), 0);
+  }
+  cs_arena_free(&a1);
+  cs_arena_free(&a2);
+  cs_choices_free(&c1);
+  cs_choices_free(&c2);
+  cs_buf_free(&j1);
+  cs_buf_free(&j2);
+}
+
+Test(history_gen, replay_reproduces_byte_for_byte) {
+  cs_arena a = {0};
+  cs_choices c = {0}, r = {0};
+  cs_buf j1 = {0}, j2 = {0};
+  for (uint64_t s = 0; s < 3000; s++) {
+    cs_gen_case g1, g2;
+    gen_seed(&c, s, NULL, &a, &g1);
+    to_json(&g1.h, &j1);
+    cs_choices_replay(&r, c.v, c.n);
+    cs_gen_history(&r, NULL, &a, &g2);
+    to_json(&g2.h, &j2);
+    cr_assert_str_eq(j1.data, j2.data, "seed %llu", (unsigned long long)s);
+    cr_assert_not(r.exhausted, "replay reads exactly what was recorded");
+    cr_assert_eq(r.pos, c.n);
+    cr_assert_eq(g1.labels, g2.labels);
+    cr_assert_eq(g1.rounds, g2.rounds);
+    cr_assert_eq(g1.ntwins, g2.ntwins);
+  }
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+  cs_choices_free(&r);
+  cs_buf_free(&j1);
+  cs_buf_free(&j2);
+}
+
+static void check_simplest(const cs_gen_case *g) {
+  const cs_history *h = &g->h;
+  cr_assert_eq(h->nturns, 3);
+  cr_assert_eq(h->turns[0].role, CS_ROLE_USER);
+  cr_assert_not_null(h->turns[0].text.ptr);
+  const cs_turn *at = &h->turns[1];
+  cr_assert_eq(at->role, CS_ROLE_ASSISTANT);
+  cr_assert_eq(at->provider, CS_PROV_ANTHROPIC);
+  cr_assert(cs_str_eq_c(at->turn_key, "t0"));
+  cr_assert_eq(at->ncalls, 1);
+  cr_assert(cs_str_eq_c(at->calls[0].id, "call_0"));
+  cr_assert(cs_str_eq_c(at->calls[0].name, "read_file"));
+  cr_assert_not(at->calls[0].server);
+  const cs_turn *tt = &h->turns[2];
+  cr_assert_eq(tt->role, CS_ROLE_TOOL);
+  cr_assert_eq(tt->nresults, 1);
+  cr_assert(cs_str_eq_c(tt->results[0].call_id, "call_0"));
+  cr_assert(cs_str_eq_c(tt->results[0].name, "read_file"));
+  cr_assert_not_null(tt->results[0].content.ptr);
+  cr_assert_eq(g->labels, 0, "the simplest history has no pathology");
+  cr_assert_eq(g->ntwins, 0);
+  cr_assert_eq(g->rounds, 1);
+}
+
+Test(history_gen, all_zero_is_simplest) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  cs_gen_case g;
+  cs_choices_replay(&c, NULL, 0);
+  cs_gen_history(&c, NULL, &a, &g);
+  check_simplest(&g);
+  cr_assert(c.exhausted);
+
+  uint64_t *zeros = calloc(4096, sizeof *zeros);
+  cs_choices_replay(&c, zeros, 4096);
+  cs_arena_reset(&a);
+  cs_gen_history(&c, NULL, &a, &g);
+  check_simplest(&g);
+  cr_assert_not(c.exhausted);
+
+  /* Also with a small configuration. */
+  cs_gen_config cfg = {.max_rounds = 1, .max_calls = 1, .max_id_len = 16};
+  cs_choices_replay(&c, zeros, 4096);
+  cs_arena_reset(&a);
+  cs_gen_history(&c, &cfg, &a, &g);
+  check_simplest(&g);
+  free(zeros);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+Test(history_gen, zeroing_a_value_never_grows_the_history) {
+  /* The shrinker's basic move: setting one choice to 0 gives a history no larger in turns. */
+  cs_arena a = {0};
+  cs_choices c = {0}, r = {0};
+  for (uint64_t s = 0; s < 300; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    uint32_t turns = g.h.nturns;
+    cr_assert_geq(c.n, 1);
+    uint64_t *v = malloc(c.n * sizeof *v);
+    memcpy(v, c.v, c.n * sizeof *v);
+    v[0] = 0; /* the round count comes first */
+    cs_choices_replay(&r, v, c.n);
+    cs_gen_case z;
+    cs_gen_history(&r, NULL, &a, &z);
+    cr_assert_leq(z.rounds, 1);
+    cr_assert_leq(z.h.nturns, turns);
+    free(v);
+  }
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+  cs_choices_free(&r);
+}
+
+/* ---- labels over many seeds ---- */
+
+Test(history_gen, every_label_appears) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  unsigned counts[CS_LABEL_COUNT] = {0};
+  for (uint64_t s = 0; s < SEEDS; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    for (int l = 0; l < CS_LABEL_COUNT; l++)
+      counts[l] += (g.labels >> l) & 1;
+  }
+  for (int l = 0; l < CS_LABEL_COUNT; l++) {
+    double share = (double)counts[l] / SEEDS;
+    double floor = l == CS_LABEL_ID_HUGE ? 0.005 : 0.02;
+    cr_assert(share >= floor, "%s in %.2f%% of histories", cs_label_name(l), 100 * share);
+  }
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+/* ---- validity and structure ---- */
+
+static bool ok_server_id(cs_str s) {
+  if (!cs_str_starts(s, "srvtoolu_") || s.len == 9)
+    return false;
+  for (size_t i = 9; i < s.len; i++)
+    if (!isalnum((unsigned char)s.ptr[i]) && s.ptr[i] != '_')
+      return false;
+  return true;
+}
+
+static void check_structure(const cs_gen_case *g, const cs_gen_config *cfg, cs_arena *a) {
+  const cs_history *h = &g->h;
+  uint32_t max_rounds = cfg->max_rounds ? cfg->max_rounds : 6, max_calls = cfg->max_calls ? cfg->max_calls : 4;
+  size_t max_len = cfg->max_id_len ? cfg->max_id_len : 65536;
+  cr_assert_geq(h->nturns, 2);
+  bool cut = g->labels & CS_LABEL_BIT(CS_LABEL_S_COMPRESSION_CUT);
+  cr_assert_eq(h->turns[0].role, cut ? CS_ROLE_TOOL : CS_ROLE_USER);
+  uint32_t assistants = 0;
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    const cs_turn *turn = &h->turns[t];
+    if (turn->role == CS_ROLE_USER) {
+      cr_assert_not_null(turn->text.ptr);
+      continue;
+    }
+    cr_assert_not_null(turn->turn_key.ptr);
+    for (uint32_t u = 0; u < t; u++)
+      cr_assert_not(cs_str_eq(turn->turn_key, h->turns[u].turn_key), "turn keys are unique");
+    if (turn->role == CS_ROLE_ASSISTANT) {
+      assistants++;
+      cr_assert(turn->ncalls >= 1 && turn->ncalls <= max_calls);
+      cr_assert_lt(turn->provider, CS_PROVIDER_COUNT);
+      for (uint32_t k = 0; k < turn->ncalls; k++) {
+        const cs_call *call = &turn->calls[k];
+        cr_assert(valid_id(call->id, max_len), "call id of %zu bytes", call->id.len);
+        cr_assert(call->name.ptr && call->name.len);
+        if (call->server) {
+          cr_assert_eq(turn->provider, CS_PROV_ANTHROPIC, "server calls only in anthropic turns");
+          cr_assert(ok_server_id(call->id));
+        }
+      }
+    } else {
+      cr_assert_eq(turn->role, CS_ROLE_TOOL);
+      for (uint32_t k = 0; k < turn->nresults; k++) {
+        cr_assert(valid_id(turn->results[k].call_id, max_len));
+        cr_assert(turn->results[k].name.ptr && turn->results[k].content.ptr);
+      }
+    }
+  }
+  cr_assert(assistants >= 1 && assistants <= max_rounds);
+  cr_assert_eq(g->rounds, assistants);
+  cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_S_MULTI_TURN)), assistants > 1);
+
+  cs_history_index ix;
+  cs_history_index_build(h, a, &ix);
+  if (cut)
+    for (uint32_t k = 0; k < h->turns[0].nresults; k++)
+      cr_assert_eq(ix.pair[k], -1, "results before the cut answer nothing");
+  cr_assert_leq(g->ntwins, 2);
+  cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_TWIN_IMPL)), g->ntwins > 0);
+  for (uint32_t i = 0; i < g->ntwins; i++) {
+    const cs_twin_plan *p = &g->twins[i];
+    cr_assert_lt(p->from_call, p->to_call);
+    cr_assert_lt(p->to_call, ix.ncalls);
+    cr_assert_lt(p->target, CS_PROVIDER_TARGETS);
+    cr_assert_not(ix.calls[p->to_call]->server);
+  }
+  /* Labels are what the pairing shows. */
+  bool orphan = false, unanswered = false;
+  for (uint32_t r = 0; r < ix.nresults; r++)
+    orphan |= ix.pair[r] < 0;
+  for (uint32_t k = 0; k < ix.ncalls; k++)
+    unanswered |= !ix.calls[k]->server && !ix.answers[k];
+  cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_S_ORPHAN)), orphan);
+  cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_S_UNANSWERED)), unanswered);
+}
+
+Test(history_gen, ids_valid_and_structure_sound) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  const cs_gen_config cfgs[] = {{0}, {.max_id_len = 100}, {.max_id_len = 1500}, {.max_rounds = 2, .max_calls = 9}};
+  for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
+    uint64_t n = k == 0 ? SEEDS : 2000;
+    for (uint64_t s = 0; s < n; s++) {
+      cs_gen_case g;
+      gen_seed(&c, s, &cfgs[k], &a, &g);
+      check_structure(&g, &cfgs[k], &a);
+    }
+  }
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+Test(history_gen, huge_ids_reach_the_bound) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  size_t longest = 0;
+  for (uint64_t s = 0; s < SEEDS; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    for (uint32_t t = 0; t < g.h.nturns; t++)
+      for (uint32_t k = 0; k < g.h.turns[t].ncalls; k++)
+        if (g.h.turns[t].calls[k].id.len > longest)
+          longest = g.h.turns[t].calls[k].id.len;
+  }
+  cr_assert_eq(longest, 65536, "the longest ID is exactly max_id_len: %zu", longest);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+Test(history_gen, round_trips_through_protocol_json) {
+  cs_arena a = {0}, pa = {0};
+  cs_choices c = {0};
+  cs_buf j1 = {0}, j2 = {0};
+  for (uint64_t s = 0; s < 2000; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    to_json(&g.h, &j1);
+    cs_arena_reset(&pa);
+    cs_history back;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_history_parse(cs_buf_view(&j1), NULL, &pa, &back, &err), 0, "seed %llu: %s", (unsigned long long)s,
+                 err.msg);
+    to_json(&back, &j2);
+    cr_assert_str_eq(j1.data, j2.data);
+  }
+  cs_arena_free(&a);
+  cs_arena_free(&pa);
+  cs_choices_free(&c);
+  cs_buf_free(&j1);
+  cs_buf_free(&j2);
+}
+
+Test(history_gen, fuzzer_bytes_drive_the_generator) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  uint64_t x = 12345;
+  uint8_t bytes[512];
+  for (int round = 0; round < 2000; round++) {
+    size_t n = (size_t)(round % 512);
+    for (size_t i = 0; i < n; i++) {
+      x = cs_seed_mix(x);
+      bytes[i] = (uint8_t)x;
+    }
+    cs_choices_replay_bytes(&c, bytes, n);
+    cs_arena_reset(&a);
+    cs_gen_case g;
+    cs_gen_config cfg = {0};
+    cs_gen_history(&c, &cfg, &a, &g);
+    check_structure(&g, &cfg, &a);
+  }
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+/* ---- shapes of the classes ---- */
+
+typedef struct {
+  cs_str *ids;
+  uint32_t n;
+} idlist;
+
+static idlist call_ids(const cs_history *h, cs_arena *a, bool with_results) {
+  idlist l = {CS_ARENA_NEW(a, cs_str, cs_history_ncalls(h) + cs_history_nresults(h) + 1), 0};
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    for (uint32_t k = 0; k < h->turns[t].ncalls; k++)
+      if (!cs_str_is_blank(h->turns[t].calls[k].id))
+        l.ids[l.n++] = h->turns[t].calls[k].id;
+    for (uint32_t k = 0; with_results && k < h->turns[t].nresults; k++)
+      if (!cs_str_is_blank(h->turns[t].results[k].call_id))
+        l.ids[l.n++] = h->turns[t].results[k].call_id;
+  }
+  return l;
+}
+
+static bool any_id(idlist l, bool (*pred)(cs_str)) {
+  for (uint32_t i = 0; i < l.n; i++)
+    if (pred(l.ids[i]))
+      return true;
+  return false;
+}
+
+static bool all_alnum(cs_str s, size_t from) {
+  for (size_t i = from; i < s.len; i++)
+    if (!isalnum((unsigned char)s.ptr[i]))
+      return false;
+  return true;
+}
+static bool is_openai(cs_str s) {
+  return cs_str_starts(s, "call_") && s.len > 5;
+}
+static bool is_anthropic(cs_str s) {
+  return cs_str_starts(s, "toolu_");
+}
+static bool is_server(cs_str s) {
+  return ok_server_id(s);
+}
+static bool contains(cs_str s, const char *needle) {
+  size_t n = strlen(needle);
+  for (size_t i = 0; i + n <= s.len; i++)
+    if (memcmp(s.ptr + i, needle, n) == 0)
+      return true;
+  return false;
+}
+static bool is_composite(cs_str s) {
+  return contains(s, "|") && contains(s, "fc_");
+}
+static bool is_kimi(cs_str s) {
+  return memchr(s.ptr, ':', s.len) != NULL;
+}
+static bool is_mistral(cs_str s) {
+  return s.len == 9 && all_alnum(s, 0);
+}
+static bool is_adk(cs_str s) {
+  if (s.len != 40 || !cs_str_starts(s, "adk-"))
+    return false;
+  for (size_t i = 4; i < 40; i++) {
+    bool dash = i == 12 || i == 17 || i == 22 || i == 27;
+    if (dash ? s.ptr[i] != '-' : !isxdigit((unsigned char)s.ptr[i]))
+      return false;
+  }
+  return s.ptr[18] == '4';
+}
+static bool is_bedrock(cs_str s) {
+  return cs_str_starts(s, "tooluse_");
+}
+static bool is_lookalike(cs_str s) {
+  return cs_str_starts(s, "hist_tool_");
+}
+
+static bool lower_eq(cs_str x, cs_str y) {
+  if (x.len != y.len)
+    return false;
+  for (size_t i = 0; i < x.len; i++)
+    if (tolower((unsigned char)x.ptr[i]) != tolower((unsigned char)y.ptr[i]))
+      return false;
+  return true;
+}
+
+static char sanitize_byte(char ch) {
+  unsigned char u = (unsigned char)ch;
+  return u < 0x80 && !isalnum(u) && u != '-' ? '_' : ch;
+}
+
+static bool sanitize_eq(cs_str x, cs_str y) {
+  if (x.len != y.len)
+    return false;
+  for (size_t i = 0; i < x.len; i++)
+    if (sanitize_byte(x.ptr[i]) != sanitize_byte(y.ptr[i]))
+      return false;
+  return true;
+}
+
+static cs_str strip_prefix(cs_str s) {
+  static const char *const p[] = {"toolu_vrtx_", "toolu_bdrk_", "srvtoolu_", "tooluse_",
+                                  "toolu_",      "call_",       "fc_",       "functions."};
+  for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+    if (cs_str_starts(s, p[i]) && s.len > strlen(p[i]))
+      return (cs_str){s.ptr + strlen(p[i]), s.len - strlen(p[i])};
+  return s;
+}
+
+static bool prefix_eq(cs_str x, cs_str y) {
+  return cs_str_eq(strip_prefix(x), strip_prefix(y));
+}
+
+static bool truncate_eq(cs_str x, cs_str y) {
+  static const size_t cuts[] = {9, 40, 53, 64};
+  for (size_t i = 0; i < 4; i++) {
+    size_t c = cuts[i];
+    if (x.len >= c && y.len >= c && (x.len > c || y.len > c) && memcmp(x.ptr, y.ptr, c) == 0)
+      return true;
+  }
+  return false;
+}
+
+static bool any_pair(idlist l, bool (*eq)(cs_str, cs_str)) {
+  for (uint32_t i = 0; i < l.n; i++)
+    for (uint32_t j = 0; j < l.n; j++)
+      if (i != j && !cs_str_eq(l.ids[i], l.ids[j]) && eq(l.ids[i], l.ids[j]))
+        return true;
+  return false;
+}
+
+Test(history_gen, labels_match_content) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  unsigned kimi_right = 0, kimi_wrong = 0;
+  for (uint64_t s = 0; s < 3000; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    idlist calls = call_ids(&g.h, &a, false), all = call_ids(&g.h, &a, true);
+    cs_labelset l = g.labels;
+#define HAS(label) (l & CS_LABEL_BIT(CS_LABEL_##label))
+    if (HAS(NATIVE_OPENAI))
+      cr_assert(any_id(all, is_openai), "seed %llu", (unsigned long long)s);
+    if (HAS(NATIVE_ANTHROPIC))
+      cr_assert(any_id(all, is_anthropic));
+    if (HAS(NATIVE_SERVER))
+      cr_assert(any_id(calls, is_server));
+    if (HAS(NATIVE_RESPONSES))
+      cr_assert(any_id(all, is_composite));
+    if (HAS(NATIVE_KIMI))
+      cr_assert(any_id(all, is_kimi));
+    if (HAS(NATIVE_MISTRAL))
+      cr_assert(any_id(all, is_mistral));
+    if (HAS(NATIVE_ADK))
+      cr_assert(any_id(all, is_adk));
+    if (HAS(NATIVE_BEDROCK))
+      cr_assert(any_id(all, is_bedrock));
+    if (HAS(LOOKALIKE))
+      cr_assert(any_id(calls, is_lookalike));
+    if (HAS(TWIN_CASE))
+      cr_assert(any_pair(calls, lower_eq), "seed %llu: twin.case without a case twin", (unsigned long long)s);
+    if (HAS(TWIN_SANITIZE))
+      cr_assert(any_pair(calls, sanitize_eq), "seed %llu: twin.sanitize without a twin", (unsigned long long)s);
+    if (HAS(TWIN_PREFIX))
+      cr_assert(any_pair(calls, prefix_eq), "seed %llu: twin.prefix without a twin", (unsigned long long)s);
+    if (HAS(TWIN_TRUNCATE))
+      cr_assert(any_pair(calls, truncate_eq), "seed %llu: twin.truncate without a twin", (unsigned long long)s);
+#undef HAS
+    /* Kimi's N is sometimes the global index and sometimes not. */
+    uint32_t gi = 0;
+    for (uint32_t t = 0; t < g.h.nturns; t++)
+      for (uint32_t k = 0; k < g.h.turns[t].ncalls; k++, gi++) {
+        cs_str id = g.h.turns[t].calls[k].id;
+        if (!cs_str_starts(id, "functions."))
+          continue;
+        size_t colon = id.len;
+        while (colon > 0 && id.ptr[colon - 1] != ':')
+          colon--;
+        unsigned long n = 0;
+        for (size_t i = colon; i < id.len && isdigit((unsigned char)id.ptr[i]); i++)
+          n = n * 10 + (unsigned long)(id.ptr[i] - '0');
+        if (colon > 0 && n == gi)
+          kimi_right++;
+        else
+          kimi_wrong++;
+      }
+  }
+  cr_assert_gt(kimi_right, 2 * kimi_wrong, "right %u, wrong %u", kimi_right, kimi_wrong);
+  cr_assert_gt(kimi_wrong, 5);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+/* ---- cs_gen_id ---- */
+
+Test(history_gen, gen_id_never_null_and_labelled) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  cs_labelset seen = 0;
+  cs_gen_config cfg = {.max_id_len = 2000};
+  cs_str pool[64];
+  for (uint64_t s = 0; s < 3000; s++) {
+    cs_arena_reset(&a);
+    cs_choices_record(&c, cs_seed_mix(s));
+    uint32_t n = 0;
+    for (int k = 0; k < 64; k++) {
+      cs_labelset l = 0;
+      cs_str id = cs_gen_id(&c, &cfg, pool, n, &a, &l);
+      cr_assert_not_null(id.ptr);
+      cr_assert(valid_id(id, 2000));
+      pool[n++] = id;
+      seen |= l;
+    }
+  }
+  const cs_label want[] = {
+      CS_LABEL_ID_EMPTY,         CS_LABEL_ID_DUP_TURN,      CS_LABEL_ID_LONG,        CS_LABEL_ID_HUGE,
+      CS_LABEL_ID_ILLEGAL,       CS_LABEL_ID_CONTROL,       CS_LABEL_ID_NON_ASCII,   CS_LABEL_NATIVE_OPENAI,
+      CS_LABEL_NATIVE_ANTHROPIC, CS_LABEL_NATIVE_KIMI,      CS_LABEL_NATIVE_MISTRAL, CS_LABEL_NATIVE_ADK,
+      CS_LABEL_NATIVE_BEDROCK,   CS_LABEL_NATIVE_RESPONSES, CS_LABEL_NATIVE_SERVER,  CS_LABEL_LOOKALIKE,
+      CS_LABEL_TWIN_SANITIZE,    CS_LABEL_TWIN_PREFIX,      CS_LABEL_TWIN_CASE,      CS_LABEL_TWIN_TRUNCATE};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    cr_assert(seen & CS_LABEL_BIT(want[i]), "cs_gen_id never produced %s", cs_label_name(want[i]));
+  cr_assert_not(seen & CS_LABEL_BIT(CS_LABEL_ID_MISSING));
+
+  /* Deterministic, and the all-zero sequence gives the plain ID. */
+  uint64_t zero = 0;
+  cs_choices_replay(&c, &zero, 0);
+  cs_labelset l = 0;
+  cs_str id = cs_gen_id(&c, NULL, NULL, 0, &a, &l);
+  cr_assert(cs_str_eq_c(id, "call_0"));
+  cr_assert_eq(l, 0);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+Test(history_gen, gen_id_twins_derive_from_pool) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  cs_str pool[1] = {cs_str_c("call_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghijklmnopqrstuvwxyz")};
+  unsigned twins = 0;
+  for (uint64_t s = 0; s < 5000; s++) {
+    cs_arena_reset(&a);
+    cs_choices_record(&c, cs_seed_mix(s));
+    cs_labelset l = 0;
+    cs_str id = cs_gen_id(&c, NULL, pool, 1, &a, &l);
+    const cs_labelset tw = CS_LABEL_BIT(CS_LABEL_TWIN_CASE) | CS_LABEL_BIT(CS_LABEL_TWIN_SANITIZE) |
+                           CS_LABEL_BIT(CS_LABEL_TWIN_PREFIX) | CS_LABEL_BIT(CS_LABEL_TWIN_TRUNCATE);
+    if (!(l & tw))
+      continue;
+    twins++;
+    cr_assert_not(cs_str_eq(id, pool[0]), "a twin differs from its original");
+    if (l & CS_LABEL_BIT(CS_LABEL_TWIN_CASE))
+      cr_assert(lower_eq(id, pool[0]));
+    if (l & CS_LABEL_BIT(CS_LABEL_TWIN_SANITIZE))
+      cr_assert(sanitize_eq(id, pool[0]));
+    if (l & CS_LABEL_BIT(CS_LABEL_TWIN_PREFIX))
+      cr_assert(prefix_eq(id, pool[0]));
+    if (l & CS_LABEL_BIT(CS_LABEL_TWIN_TRUNCATE))
+      cr_assert(truncate_eq(id, pool[0]));
+  }
+  cr_assert_gt(twins, 100);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+/* ---- content labels ---- */
+
+static cs_labelset content(cs_str s) {
+  cs_labelset l = 0;
+  cs_id_content_labels(s, &l);
+  return l;
+}
+
+Test(history_gen, content_labels) {
+  static char buf[3000];
+  cr_assert_eq(content(CS_NULL_STR), CS_LABEL_BIT(CS_LABEL_ID_MISSING));
+  cr_assert_eq(content(cs_str_c("")), CS_LABEL_BIT(CS_LABEL_ID_EMPTY));
+  cr_assert_eq(content(cs_str_c("call_abc-DEF_1")), 0);
+  const char *illegal[] = {"a|b", "a:b", "a.b", "a/b", "a+b", "a=b", "a b"};
+  for (size_t i = 0; i < 7; i++)
+    cr_assert_eq(content(cs_str_c(illegal[i])), CS_LABEL_BIT(CS_LABEL_ID_ILLEGAL), "%s", illegal[i]);
+  cr_assert_eq(content(cs_str_c("a\x01")), CS_LABEL_BIT(CS_LABEL_ID_CONTROL));
+  cr_assert_eq(content(cs_str_c("a\x1f")), CS_LABEL_BIT(CS_LABEL_ID_CONTROL));
+  cr_assert_eq(content(cs_str_c("a\x7f")), 0);
+  cr_assert_eq(content(cs_str_c("caf\xC3\xA9")), CS_LABEL_BIT(CS_LABEL_ID_NON_ASCII));
+  memset(buf, 'a', sizeof buf);
+  cr_assert_eq(content(cs_str_n(buf, 64)), 0);
+  cr_assert_eq(content(cs_str_n(buf, 65)), CS_LABEL_BIT(CS_LABEL_ID_LONG));
+  cr_assert_eq(content(cs_str_n(buf, 1000)), CS_LABEL_BIT(CS_LABEL_ID_LONG));
+  cr_assert_eq(content(cs_str_n(buf, 1001)), CS_LABEL_BIT(CS_LABEL_ID_HUGE));
+  for (size_t i = 0; i < 2000; i += 2)
+    buf[i] = (char)0xC3, buf[i + 1] = (char)0xA9; /* 1000 characters in 2000 bytes */
+  cr_assert_eq(content(cs_str_n(buf, 2000)), CS_LABEL_BIT(CS_LABEL_ID_LONG) | CS_LABEL_BIT(CS_LABEL_ID_NON_ASCII));
+}

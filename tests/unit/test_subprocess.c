@@ -1,0 +1,410 @@
+/* tests/unit/test_subprocess.c: impls/subprocess.c against the fixture programs in tests/fixtures/:
+ * hello parsing, correct replies, every fault status followed by correct answers after the restart,
+ * pipelining, the bounded stderr tail, start failures, and no leaked fds or zombies. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/history_json.h"
+#include "impls/impl.h"
+
+#define ECHO "tests/fixtures/proto_echo.py"
+#define MINI "tests/fixtures/proto_mini.sh"
+
+static cs_arena A;
+static void setup(void) {
+  memset(&A, 0, sizeof A);
+}
+static void teardown(void) {
+  cs_arena_free(&A);
+}
+TestSuite(subprocess, .init = setup, .fini = teardown, .timeout = 60);
+
+static int restart_impl(cs_impl *im, cs_err *err) {
+  return im->vt->restart(im, err);
+}
+
+static const cs_subprocess_config FAST = {.deadline_ms = 300};
+
+/* Opens the echo fixture with extra arguments (NULL-terminated list). */
+static cs_impl *open_echo(const cs_subprocess_config *cfg, const char *const *extra) {
+  char *argv[16] = {ECHO};
+  size_t n = 1;
+  for (; extra && *extra && n < 15; extra++)
+    argv[n++] = (char *)*extra;
+  argv[n] = NULL;
+  cs_err err = {{0}};
+  cs_impl *im = cs_subprocess_open(argv, cfg, &err);
+  cr_assert_not_null(im, "open failed: %s", err.msg);
+  return im;
+}
+#define OPEN_ECHO(cfg, ...) open_echo((cfg), (const char *const[]){__VA_ARGS__, NULL})
+
+/* Opening must fail; the one-line message must contain each of `parts`. */
+static void open_fails(char *const *argv, const char *const *parts) {
+  cs_err err = {{0}};
+  cs_impl *im = cs_subprocess_open(argv, &FAST, &err);
+  cr_assert_null(im, "opened %s", argv[0]);
+  cr_assert_null(strchr(err.msg, '\n'), "message spans lines: %s", err.msg);
+  for (; *parts; parts++)
+    cr_assert_not_null(strstr(err.msg, *parts), "message \"%s\" lacks \"%s\"", err.msg, *parts);
+  cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child was left behind");
+}
+#define OPEN_FAILS(argv, ...) open_fails((argv), (const char *const[]){__VA_ARGS__, NULL})
+
+static cs_history *history(const char *json) {
+  cs_history *h = CS_ARENA_NEW(&A, cs_history, 1);
+  cs_err err;
+  cr_assert_eq(cs_history_parse(cs_str_c(json), NULL, &A, h, &err), 0, "%s", err.msg);
+  return h;
+}
+
+/* One normalize request for anthropic with a single ID. */
+static cs_request norm1(const char *id) {
+  cs_str *ids = CS_ARENA_NEW(&A, cs_str, 1);
+  ids[0] = cs_arena_strc(&A, id);
+  return (cs_request){.op = CS_OP_NORMALIZE, .target = CS_PROV_ANTHROPIC, .ids = ids, .nids = 1};
+}
+
+static void assert_norm_ok(const cs_reply *r, const char *id, size_t i) {
+  cr_assert_eq(r->status, CS_REPLY_OK, "reply %zu: status %s: %.*s", i, cs_reply_status_name(r->status),
+               (int)r->message.len, r->message.ptr ? r->message.ptr : "");
+  cr_assert_eq(r->nids, 1, "reply %zu", i);
+  cr_assert(cs_str_eq_c(r->ids[0], id), "reply %zu: got %.*s, want %s", i, (int)r->ids[0].len, r->ids[0].ptr, id);
+}
+
+static void assert_fault(const cs_reply *r, cs_reply_status st, const char *part) {
+  cr_assert_eq(r->status, st, "status %s, want %s: %.*s", cs_reply_status_name(r->status), cs_reply_status_name(st),
+               (int)r->message.len, r->message.ptr ? r->message.ptr : "");
+  cr_assert_not_null(r->message.ptr);
+  cr_assert_null(memchr(r->message.ptr, '\n', r->message.len), "message spans lines");
+  cr_assert_not_null(strstr(r->message.ptr, part), "message \"%s\" lacks \"%s\"", r->message.ptr, part);
+}
+
+static int count_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  cr_assert_not_null(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
+
+/* Sends five single-ID normalize requests, the third carrying TRIGGER; checks that only the third
+ * gets `st` (message containing `part`), that the others are answered correctly, and that a later
+ * batch is answered too. */
+static void fault_then_recover(const char *opt, cs_reply_status st, const char *part, const cs_subprocess_config *cfg) {
+  cs_impl *im = OPEN_ECHO(cfg, opt, "TRIGGER");
+  const char *ids[5] = {"a1", "b2", "TRIGGER", "d4", "e5"};
+  cs_request rq[5];
+  cs_reply rep[5];
+  for (int i = 0; i < 5; i++)
+    rq[i] = norm1(ids[i]);
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 5, &A, &err), 0, "%s", err.msg);
+  for (size_t i = 0; i < 5; i++)
+    if (i == 2)
+      assert_fault(&rep[i], st, part);
+    else
+      assert_norm_ok(&rep[i], ids[i], i);
+  cr_assert_eq(cs_impl_exec(im, &rq[3], rep, 2, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[0], "d4", 0);
+  assert_norm_ok(&rep[1], "e5", 1);
+  cs_impl_destroy(im);
+  cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child was left behind");
+}
+
+Test(subprocess, hello_is_parsed) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--scheme", "callsign-canonical-v1");
+  cr_assert_str_eq(im->info.name, "proto-echo");
+  cr_assert_str_eq(im->info.version, "0.3");
+  cr_assert_eq(im->info.ops, CS_OP_ALL, "unknown op 'frobnicate' must be ignored");
+  unsigned want = (1u << CS_PROV_ANTHROPIC) | (1u << CS_PROV_OPENAI_CHAT); /* 'mars' is ignored */
+  cr_assert_eq(im->info.emit_targets, want);
+  cr_assert_eq(im->info.normalize_targets, want);
+  cr_assert(im->info.claims_canonical_v1);
+  cs_impl_destroy(im);
+
+  im = OPEN_ECHO(&FAST, "--ops", "normalize", "--targets", "mistral,kimi");
+  cr_assert_eq(im->info.ops, CS_OP_NORMALIZE);
+  cr_assert_eq(im->info.emit_targets, 0);
+  cr_assert_eq(im->info.normalize_targets, (1u << CS_PROV_MISTRAL) | (1u << CS_PROV_KIMI));
+  cr_assert_not(im->info.claims_canonical_v1);
+  cs_impl_destroy(im);
+
+  char *mini[] = {MINI, NULL};
+  cs_err err;
+  im = cs_subprocess_open(mini, NULL, &err);
+  cr_assert_not_null(im, "%s", err.msg);
+  cr_assert_str_eq(im->info.name, "mini");
+  cr_assert(im->info.claims_canonical_v1);
+  cr_assert_eq(im->info.normalize_targets, 1u << CS_PROV_GEMINI);
+  cs_impl_destroy(im);
+}
+
+static const char *HIST = "{\"turns\":[{\"role\":\"user\",\"text\":\"hi\"},"
+                          "{\"role\":\"assistant\",\"provider\":\"kimi\",\"turn_key\":\"k2\",\"calls\":["
+                          "{\"id\":\"functions.glob:0\",\"name\":\"glob\",\"args\":{\"p\":\"*.c\"}},"
+                          "{\"id\":null,\"name\":\"read_file\",\"args\":{}},"
+                          "{\"id\":\"q\\\"uo\\\\te \xe2\x80\xa8 \xf0\x9f\x98\x80 \\u0001\",\"name\":\"x\"},"
+                          "{\"id\":\"srvtoolu_01AbC\",\"name\":\"web_search\",\"server\":true}]},"
+                          "{\"role\":\"tool\",\"turn_key\":\"k3\",\"results\":["
+                          "{\"call_id\":\"functions.glob:0\",\"name\":\"glob\",\"content\":\"a.c\"},"
+                          "{\"call_id\":null,\"name\":\"read_file\",\"content\":\"...\"},"
+                          "{\"call_id\":\"\",\"name\":\"x\"}]}]}";
+
+static void assert_echo_answer(const cs_reply *r, const cs_history *h) {
+  cr_assert_eq(r->status, CS_REPLY_OK, "%.*s", (int)r->message.len, r->message.ptr ? r->message.ptr : "");
+  cs_history_index ix;
+  cs_history_index_build(h, &A, &ix);
+  cr_assert_eq(r->answer.ncalls, ix.ncalls);
+  cr_assert_eq(r->answer.nresults, ix.nresults);
+  for (uint32_t i = 0; i < ix.ncalls; i++)
+    cr_assert(cs_str_eq(r->answer.calls[i], ix.calls[i]->id), "call %u", i);
+  for (uint32_t i = 0; i < ix.nresults; i++)
+    cr_assert(cs_str_eq(r->answer.results[i], ix.results[i]->call_id), "result %u", i);
+}
+
+Test(subprocess, replies_are_correct) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--targets", "anthropic");
+  cs_history *h = history(HIST);
+  cs_str ids[4] = {cs_str_c("a|b"), CS_NULL_STR, cs_str_c(""), cs_str_c("\xc3\xa9\n\"")};
+  cs_request rq[3] = {
+      {.op = CS_OP_EMIT, .target = CS_PROV_ANTHROPIC, .history = h},
+      {.op = CS_OP_CANONICALIZE, .history = h},
+      {.op = CS_OP_NORMALIZE, .target = CS_PROV_MISTRAL, .ids = ids, .nids = 4},
+  };
+  cs_reply rep[3];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 3, &A, &err), 0, "%s", err.msg);
+  assert_echo_answer(&rep[0], h);
+  assert_echo_answer(&rep[1], h);
+  cr_assert_eq(rep[2].status, CS_REPLY_OK);
+  cr_assert_eq(rep[2].nids, 4);
+  for (int i = 0; i < 4; i++)
+    cr_assert(cs_str_eq(rep[2].ids[i], ids[i]), "id %d", i);
+  /* Zero requests, and an empty history. */
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 0, &A, &err), 0);
+  cs_history *empty = history("{\"turns\":[]}");
+  cs_request e = {.op = CS_OP_CANONICALIZE, .history = empty};
+  cr_assert_eq(cs_impl_exec(im, &e, rep, 1, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(rep[0].status, CS_REPLY_OK);
+  cr_assert_eq(rep[0].answer.ncalls, 0);
+  cr_assert_eq(restart_impl(im, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 1, &A, &err), 0, "%s", err.msg);
+  assert_echo_answer(&rep[0], h);
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, bad_request_is_an_error) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--targets", "anthropic");
+  cs_request rq = {.op = (cs_op)9};
+  cs_reply rep;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_impl_exec(im, &rq, &rep, 1, &A, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "unknown op"), "%s", err.msg);
+  rq = (cs_request){.op = CS_OP_EMIT, .target = CS_PROV_ANTHROPIC};
+  cr_assert_eq(cs_impl_exec(im, &rq, &rep, 1, &A, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "without a history"), "%s", err.msg);
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, crash_on_request) {
+  fault_then_recover("--crash-on", CS_REPLY_CRASH, "exited with status 3", &FAST);
+}
+Test(subprocess, crash_message_has_stderr) {
+  fault_then_recover("--crash-on", CS_REPLY_CRASH, "stderr: fixture: crash-on triggered", &FAST);
+}
+Test(subprocess, hang_is_a_timeout) {
+  fault_then_recover("--hang-on", CS_REPLY_TIMEOUT, "within 300 ms; stderr: fixture: hanging", &FAST);
+}
+Test(subprocess, garbage_is_protocol) {
+  fault_then_recover("--garbage-on", CS_REPLY_PROTOCOL, "not JSON", &FAST);
+}
+Test(subprocess, wrong_seq_is_protocol) {
+  fault_then_recover("--wrong-seq-on", CS_REPLY_PROTOCOL, "expected", &FAST);
+}
+Test(subprocess, wrong_length_is_protocol) {
+  fault_then_recover("--short-on", CS_REPLY_PROTOCOL, "\"ids\" has 0 entries, expected 1", &FAST);
+}
+Test(subprocess, wrong_type_is_protocol) {
+  fault_then_recover("--number-on", CS_REPLY_PROTOCOL, "ids[0] is neither a string nor null", &FAST);
+}
+Test(subprocess, stdout_flood_is_capped) {
+  cs_subprocess_config cfg = {.deadline_ms = 2000, .max_line = 1u << 20};
+  fault_then_recover("--huge-on", CS_REPLY_PROTOCOL, "longer than 1048576 bytes", &cfg);
+}
+
+Test(subprocess, error_answer_is_rejected_without_restart) {
+  /* crash-after 5 counts per process: were the process restarted, all six would be answered. */
+  cs_impl *im = OPEN_ECHO(&FAST, "--error-on", "TRIGGER", "--crash-after", "5");
+  const char *ids[6] = {"a", "TRIGGER", "c", "d", "e", "f"};
+  cs_request rq[6];
+  cs_reply rep[6];
+  for (int i = 0; i < 6; i++)
+    rq[i] = norm1(ids[i]);
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 6, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[0], "a", 0);
+  assert_fault(&rep[1], CS_REPLY_REJECTED, "cannot handle this ID second line");
+  for (size_t i = 2; i < 5; i++)
+    assert_norm_ok(&rep[i], ids[i], i);
+  assert_fault(&rep[5], CS_REPLY_CRASH, "crashing after 5 requests");
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, crash_after_k_restarts_each_time) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--crash-after", "2");
+  const char *ids[6] = {"a", "b", "c", "d", "e", "f"};
+  cs_request rq[6];
+  cs_reply rep[6];
+  for (int i = 0; i < 6; i++)
+    rq[i] = norm1(ids[i]);
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 6, &A, &err), 0, "%s", err.msg);
+  for (size_t i = 0; i < 6; i++)
+    if (i % 3 == 2)
+      assert_fault(&rep[i], CS_REPLY_CRASH, "crash: the process exited with status 3 before answering seq");
+    else
+      assert_norm_ok(&rep[i], ids[i], i);
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, failed_restart_gives_crash_replies) {
+  char path[] = "/tmp/callsign_once_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  close(fd);
+  unlink(path);
+  cs_impl *im = OPEN_ECHO(&FAST, "--once", path, "--crash-on", "TRIGGER");
+  cs_request rq[3] = {norm1("a"), norm1("TRIGGER"), norm1("c")};
+  cs_reply rep[3];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 3, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[0], "a", 0);
+  assert_fault(&rep[1], CS_REPLY_CRASH, "crash-on triggered");
+  assert_fault(&rep[2], CS_REPLY_CRASH, "restart failed");
+  assert_fault(&rep[2], CS_REPLY_CRASH, "already started once");
+  /* The next batch tries once more, and fails the same way. */
+  cr_assert_eq(cs_impl_exec(im, &rq[0], rep, 1, &A, &err), 0, "%s", err.msg);
+  assert_fault(&rep[0], CS_REPLY_CRASH, "restart failed");
+  cr_assert_eq(restart_impl(im, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "exited with status 2"), "%s", err.msg);
+  cs_impl_destroy(im);
+  unlink(path);
+  cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child was left behind");
+}
+
+static void pipeline_run(unsigned pipeline, size_t n) {
+  cs_subprocess_config cfg = {.deadline_ms = 5000, .pipeline = pipeline};
+  cs_impl *im = OPEN_ECHO(&cfg, "--targets", "anthropic");
+  cs_history *h = history(HIST);
+  cs_request *rq = CS_ARENA_NEW(&A, cs_request, n);
+  cs_reply *rep = CS_ARENA_NEW(&A, cs_reply, n);
+  for (size_t i = 0; i < n; i++)
+    rq[i] = i % 3 == 2 ? norm1(cs_arena_printf(&A, "id-%zu", i).ptr)
+                       : (cs_request){.op = i % 3 ? CS_OP_CANONICALIZE : CS_OP_EMIT, .history = h};
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, n, &A, &err), 0, "%s", err.msg);
+  for (size_t i = 0; i < n; i++)
+    if (i % 3 == 2)
+      assert_norm_ok(&rep[i], cs_arena_printf(&A, "id-%zu", i).ptr, i);
+    else
+      assert_echo_answer(&rep[i], h);
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, pipelining_1000_requests) {
+  pipeline_run(0, 1000);
+}
+Test(subprocess, pipeline_of_one) {
+  pipeline_run(1, 50);
+}
+
+Test(subprocess, deadline_counts_from_the_previous_answer) {
+  /* 12 answers of 60 ms each, all in flight at once: 720 ms in total, but none waits 300 ms. */
+  cs_impl *im = OPEN_ECHO(&FAST, "--slow", "0.06");
+  cs_request rq[12];
+  cs_reply rep[12];
+  for (int i = 0; i < 12; i++)
+    rq[i] = norm1("s");
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 12, &A, &err), 0, "%s", err.msg);
+  for (size_t i = 0; i < 12; i++)
+    assert_norm_ok(&rep[i], "s", i);
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, stderr_flood_is_drained_and_bounded) {
+  cs_subprocess_config cfg = {.deadline_ms = 5000, .stderr_tail = 1000};
+  cs_impl *im = OPEN_ECHO(&cfg, "--stderr-flood", "3000000", "--crash-on", "TRIGGER");
+  cs_request rq[4] = {norm1("a"), norm1("b"), norm1("TRIGGER"), norm1("d")};
+  cs_reply rep[4];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 2, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[0], "a", 0);
+  assert_norm_ok(&rep[1], "b", 1);
+  cs_str tail = im->vt->stderr_tail(im);
+  cr_assert_eq(tail.len, 1000);
+  cr_assert(tail.len >= 13 && memcmp(tail.ptr + tail.len - 13, "END-OF-FLOOD\n", 13) == 0);
+  cr_assert_eq(cs_impl_exec(im, &rq[2], rep, 2, &A, &err), 0, "%s", err.msg);
+  assert_fault(&rep[0], CS_REPLY_CRASH, "END-OF-FLOOD fixture: crash-on triggered");
+  cr_assert_lt(rep[0].message.len, 700, "message not bounded: %zu bytes", rep[0].message.len);
+  assert_norm_ok(&rep[1], "d", 1);
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, hello_failures) {
+  char *exits[] = {ECHO, "--hello-exit", NULL};
+  OPEN_FAILS(exits, "exited with status 2 before answering hello", "stderr: fixture: refusing to start");
+  char *hangs[] = {ECHO, "--hello-hang", NULL};
+  OPEN_FAILS(hangs, "no answer to hello within 5000 ms");
+  char *proto[] = {ECHO, "--hello-protocol", "2", NULL};
+  OPEN_FAILS(proto, "\"protocol\":1");
+  char *garbage[] = {ECHO, "--hello-garbage", NULL};
+  OPEN_FAILS(garbage, "hello answer is not a JSON object: 'hello there'");
+}
+
+Test(subprocess, cannot_start) {
+  char *missing[] = {"tests/fixtures/no-such-program", NULL};
+  OPEN_FAILS(missing, "cannot start 'tests/fixtures/no-such-program'", "No such file or directory");
+  char *empty[] = {NULL};
+  OPEN_FAILS(empty, "no program");
+}
+
+Test(subprocess, no_fd_leaks_and_no_zombies) {
+  char *mini[] = {MINI, NULL};
+  int before = count_fds();
+  for (int i = 0; i < 200; i++) {
+    cs_err err;
+    cs_impl *im = cs_subprocess_open(mini, &FAST, &err);
+    cr_assert_not_null(im, "round %d: %s", i, err.msg);
+    if (i % 50 == 0)
+      cr_assert_eq(restart_impl(im, &err), 0, "%s", err.msg);
+    cs_impl_destroy(im);
+  }
+  cr_assert_eq(count_fds(), before, "fds before %d, after %d", before, count_fds());
+  errno = 0;
+  cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1);
+  cr_assert_eq(errno, ECHILD, "a child was left behind");
+  /* Faults and restarts leak nothing either. */
+  cs_impl *im = OPEN_ECHO(&FAST, "--garbage-on", "TRIGGER");
+  cs_request rq[2] = {norm1("TRIGGER"), norm1("x")};
+  cs_reply rep[2];
+  cs_err err;
+  int opened = count_fds();
+  for (int i = 0; i < 5; i++) {
+    cr_assert_eq(cs_impl_exec(im, rq, rep, 2, &A, &err), 0, "%s", err.msg);
+    assert_fault(&rep[0], CS_REPLY_PROTOCOL, "not JSON");
+    assert_norm_ok(&rep[1], "x", 1);
+  }
+  cr_assert_eq(count_fds(), opened);
+  cs_impl_destroy(im);
+  cr_assert_eq(count_fds(), before);
+}
