@@ -73,7 +73,8 @@ typedef struct {
   size_t ntargets;
 } cs_report;
 
-/* Does this cell make the run fail? (FAIL of a required property, or of any property with strict.) */
+/* Does this cell make the run fail? FAIL of a required property (of any property with strict), or
+ * FIXED: a listed failure that holds means the list must shrink. */
 bool cs_cell_fails_run(const cs_cell *c, bool strict);
 /* Exit status per DESIGN.md: 0 pass, 1 a property failed, 3 an implementation could not be run. */
 int cs_report_exit_status(const cs_report *r);
