@@ -79,7 +79,9 @@ cs_str cs_arena_str(cs_arena *a, cs_str s) {
   return (cs_str){p, s.len};
 }
 
-cs_str cs_arena_strc(cs_arena *a, const char *s) { return cs_arena_str(a, cs_str_c(s)); }
+cs_str cs_arena_strc(cs_arena *a, const char *s) {
+  return cs_arena_str(a, cs_str_c(s));
+}
 
 cs_str cs_arena_printf(cs_arena *a, const char *fmt, ...) {
   va_list ap, ap2;

@@ -29,7 +29,9 @@ void cs_buf_put(cs_buf *b, const void *p, size_t n) {
   b->data[b->len] = 0;
 }
 
-void cs_buf_puts(cs_buf *b, const char *s) { cs_buf_put(b, s, strlen(s)); }
+void cs_buf_puts(cs_buf *b, const char *s) {
+  cs_buf_put(b, s, strlen(s));
+}
 
 void cs_buf_putc(cs_buf *b, char c) {
   cs_buf_reserve(b, 1);

@@ -2,8 +2,7 @@
 #include "core/history.h"
 
 static const char *const provider_names[CS_PROVIDER_COUNT] = {
-    "anthropic", "openai_chat", "openai_responses", "mistral", "kimi",
-    "gemini",    "bedrock",     "adk",              "aisdk",   "unknown",
+    "anthropic", "openai_chat", "openai_responses", "mistral", "kimi", "gemini", "bedrock", "adk", "aisdk", "unknown",
 };
 
 const char *cs_provider_name(cs_provider p) {

@@ -63,7 +63,7 @@ static bool hex4(cs_str j, size_t at, unsigned *v) {
   *v = 0;
   for (size_t k = 0; k < 4; k++) {
     char c = j.ptr[at + k];
-    unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+    unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
                  : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
                  : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
                                         : 16u;
@@ -339,8 +339,7 @@ static int read_call(reader *r, const cJSON *v, cs_call *c) {
 static int read_result(reader *r, const cJSON *v, cs_result *res) {
   if (!cJSON_IsObject(v))
     return cs_err_set(r->err, "%s: expected an object, got %s", r->path, type_name(v));
-  if (get_str(r, v, "call_id", 1, 0, lim_id(r), &res->call_id) ||
-      get_str(r, v, "name", 0, 1, lim_id(r), &res->name))
+  if (get_str(r, v, "call_id", 1, 0, lim_id(r), &res->call_id) || get_str(r, v, "name", 0, 1, lim_id(r), &res->name))
     return -1;
   const cJSON *content = cJSON_GetObjectItemCaseSensitive(v, "content");
   if (content && cJSON_IsString(content))
@@ -414,8 +413,8 @@ static int read_turn(reader *r, const cJSON *v, cs_turn *t) {
   return 0;
 }
 
-int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_limits *lim, cs_arena *a,
-                          cs_history *out, cs_err *err) {
+int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_limits *lim, cs_arena *a, cs_history *out,
+                          cs_err *err) {
   reader r = {lim, a, err, {0}};
   snprintf(r.path, sizeof r.path, "%s", path && *path ? path : "history");
   memset(out, 0, sizeof *out);

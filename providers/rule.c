@@ -120,7 +120,8 @@ int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err) {
   else if (strcmp(key, "server_pattern") == 0)
     own = &c->server_own, field = &c->rule.server_pattern;
   else
-    return cs_err_set(err, "rule override '%s': unknown key '%s' (pattern, min_len, max_len, server_pattern)", spec, key);
+    return cs_err_set(err, "rule override '%s': unknown key '%s' (pattern, min_len, max_len, server_pattern)", spec,
+                      key);
   char *copy = *val ? strdup(val) : NULL;
   *field = copy;
   c->re = c->server_re = NULL;
@@ -172,7 +173,9 @@ int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err) {
   return rc;
 }
 
-const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t) { return &rs->r[t].rule; }
+const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t) {
+  return &rs->r[t].rule;
+}
 
 size_t cs_utf8_length(cs_str s) {
   size_t n = 0;
@@ -203,7 +206,7 @@ bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_in
   }
   /* A code point takes at most 4 bytes: a long ID fails here without a pass over its bytes. */
   if (!(server && c->server_re) && c->rule.max_len && id.len / 4 > c->rule.max_len) {
-    WHY("is more than %zu characters, the maximum is %u", id.len / 4, c->rule.max_len);
+    WHY("is at least %zu characters, the maximum is %u", id.len / 4, c->rule.max_len);
     return false;
   }
   if (!cs_utf8_valid(id.ptr, id.len, NULL)) {

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# `callsign canon FILE` on malformed histories: every one must be refused with exit status 2 and a
+# single stderr line "callsign: FILE: <reason>" (no crash, no sanitizer report, nothing on stdout).
+# Inputs: the files in tests/e2e/malformed/, plus large ones generated here at run time (a 10 MiB
+# ID, 10000 nested arrays). Usage: malformed.sh path/to/callsign
+# Prints one line per check and ends with "N passed, M failed"; exits 1 if any check failed.
+set -u
+CS=${1:?usage: malformed.sh path/to/callsign}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+data=$here/malformed
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# The reason each input must give (a fragment of the message); empty: any reason.
+expected() {
+  case "$1" in
+  truncated.json | empty.json) echo "ends early" ;;
+  number_id.json) echo "history.turns[1].calls[0].id" ;;
+  invalid_utf8.json | overlong_utf8.json) echo "UTF-8" ;;
+  nul_escape.json) echo "u0000" ;;
+  raw_nul.json) echo "NUL" ;;
+  lone_surrogate.json) echo "surrogate" ;;
+  unknown_role.json) echo "unknown role" ;;
+  unknown_provider.json) echo "unknown provider" ;;
+  calls_on_user.json) echo "only assistant turns" ;;
+  top_level_array.json | null.json) echo "expected an object" ;;
+  trailing_garbage.json) echo "after the history object" ;;
+  huge_id.json) echo "limit" ;;
+  deep_nesting.json) echo "nested" ;;
+  *) echo "" ;;
+  esac
+}
+
+# A 10 MiB ID (too big to keep in the repository) and 10000 levels of nesting in `args`.
+{
+  printf '{"turns":[{"role":"assistant","provider":"openai_chat","calls":[{"name":"f","id":"'
+  head -c 10485760 /dev/zero | tr '\0' 'x'
+  printf '"}]}]}\n'
+} >"$T/huge_id.json"
+{
+  printf '{"turns":[{"role":"assistant","calls":[{"id":"a","name":"f","args":'
+  head -c 10000 /dev/zero | tr '\0' '['
+  head -c 10000 /dev/zero | tr '\0' ']'
+  printf '}]}]}\n'
+} >"$T/deep_nesting.json"
+
+# Runs the binary (bounded in time) with stdin from /dev/null unless told otherwise.
+run() {
+  if command -v timeout >/dev/null 2>&1; then
+    timeout 120 "$CS" "$@"
+  else
+    "$CS" "$@"
+  fi
+}
+
+# check_refusal LABEL FILE-SHOWN-IN-MESSAGE EXPECTED-FRAGMENT: judges $T/rc, $T/out, $T/err.
+check_refusal() {
+  local label=$1 shown=$2 want=$3 rc lines first
+  rc=$(cat "$T/rc")
+  lines=$(wc -l <"$T/err" | tr -d ' ')
+  first=$(head -n 1 "$T/err" | cut -c 1-200)
+  if [ "$rc" -eq 2 ]; then ok "$label: exit status 2"; else bad "$label: exit status $rc, expected 2 ($first)"; fi
+  # Exactly one line: one newline, and it is the last byte.
+  if [ "$lines" -eq 1 ] && [ -z "$(tail -c 1 "$T/err")" ]; then
+    ok "$label: stderr is one line"
+  else
+    bad "$label: stderr has $lines line(s), expected exactly 1 ($first)"
+  fi
+  case "$first" in
+  "callsign: "*) ok "$label: stderr starts with 'callsign: '" ;;
+  *) bad "$label: stderr does not start with 'callsign: ' ($first)" ;;
+  esac
+  if grep -qF -- "callsign: $shown: " "$T/err"; then
+    ok "$label: message names the input"
+  else
+    bad "$label: message does not name '$shown' ($first)"
+  fi
+  if [ -n "$want" ]; then
+    if grep -qF -- "$want" "$T/err"; then ok "$label: reason mentions '$want'"; else bad "$label: reason lacks '$want' ($first)"; fi
+  fi
+  if grep -qE 'Sanitizer|runtime error' "$T/err"; then
+    bad "$label: sanitizer report in stderr"
+  else
+    ok "$label: no sanitizer report"
+  fi
+  if [ -s "$T/out" ]; then bad "$label: something was printed on stdout"; else ok "$label: nothing on stdout"; fi
+}
+
+for f in "$data"/* "$T/huge_id.json" "$T/deep_nesting.json"; do
+  [ -f "$f" ] || continue
+  name=$(basename "$f")
+  run canon "$f" </dev/null >"$T/out" 2>"$T/err"
+  echo $? >"$T/rc"
+  check_refusal "$name" "$f" "$(expected "$name")"
+done
+
+# The same refusal when the history comes on stdin.
+run canon <"$data/truncated.json" >"$T/out" 2>"$T/err"
+echo $? >"$T/rc"
+check_refusal "truncated.json on stdin" "stdin" "ends early"
+
+# Inputs that are not files with content.
+run canon "$T/does-not-exist.json" </dev/null >"$T/out" 2>"$T/err"
+echo $? >"$T/rc"
+check_refusal "missing file" "$T/does-not-exist.json" ""
+mkdir "$T/a-directory"
+run canon "$T/a-directory" </dev/null >"$T/out" 2>"$T/err"
+echo $? >"$T/rc"
+check_refusal "a directory" "$T/a-directory" ""
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

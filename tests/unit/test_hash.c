@@ -1,0 +1,110 @@
+/* tests/unit/test_hash.c: core/hash.c: SHA-256 against FIPS 180-2 vectors, base64url against
+ * RFC 4648 (URL alphabet, no padding), hex. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hash.h"
+
+static cs_hasher *H;
+static void setup(void) {
+  H = cs_hasher_new();
+  cr_assert_not_null(H, "SHA-256 must be available");
+}
+static void teardown(void) {
+  cs_hasher_free(H);
+}
+
+static const char *sha_hex(const void *data, size_t n) {
+  static char hex[65];
+  uint8_t d[32];
+  cs_sha256(H, data, n, d);
+  cs_hex(d, 32, hex);
+  return hex;
+}
+
+TestSuite(hash, .init = setup, .fini = teardown);
+
+Test(hash, sha256_fips_vectors) {
+  cr_assert_str_eq(sha_hex("abc", 3), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  cr_assert_str_eq(sha_hex("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  cr_assert_str_eq(sha_hex(two, strlen(two)), "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+Test(hash, sha256_million_a_incremental) {
+  char block[1000];
+  memset(block, 'a', sizeof block);
+  uint8_t d[32];
+  char hex[65];
+  cs_hasher_begin(H);
+  for (int i = 0; i < 1000; i++)
+    cs_hasher_add(H, block, sizeof block);
+  cs_hasher_finish(H, d);
+  cs_hex(d, 32, hex);
+  cr_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+Test(hash, incremental_equals_one_shot_and_hasher_is_reusable) {
+  const char *msg = "callsign-canonical-v1,9:anthropic,5:toolu,";
+  uint8_t one[32], parts[32], again[32];
+  cs_sha256(H, msg, strlen(msg), one);
+  cs_hasher_begin(H);
+  for (size_t i = 0; i < strlen(msg); i++)
+    cs_hasher_add(H, msg + i, 1);
+  cs_hasher_finish(H, parts);
+  cr_assert_arr_eq(one, parts, 32);
+  /* A begin after an unfinished use starts afresh. */
+  cs_hasher_begin(H);
+  cs_hasher_add(H, "garbage", 7);
+  cs_sha256(H, msg, strlen(msg), again);
+  cr_assert_arr_eq(one, again, 32);
+}
+
+static const char *b64(const char *in, size_t n) {
+  static char out[128];
+  size_t len = cs_base64url((const uint8_t *)in, n, out);
+  cr_assert_eq(len, strlen(out), "returned length and NUL agree");
+  return out;
+}
+
+Test(hash, base64url_rfc4648_vectors_without_padding) {
+  cr_assert_str_eq(b64("", 0), "");
+  cr_assert_str_eq(b64("f", 1), "Zg");
+  cr_assert_str_eq(b64("fo", 2), "Zm8");
+  cr_assert_str_eq(b64("foo", 3), "Zm9v");
+  cr_assert_str_eq(b64("foob", 4), "Zm9vYg");
+  cr_assert_str_eq(b64("fooba", 5), "Zm9vYmE");
+  cr_assert_str_eq(b64("foobar", 6), "Zm9vYmFy");
+}
+
+Test(hash, base64url_uses_the_url_alphabet) {
+  cr_assert_str_eq(b64("\xfb\xef\xbe", 3), "----"); /* standard base64: "++++" */
+  cr_assert_str_eq(b64("\xff\xff\xff", 3), "____"); /* standard base64: "////" */
+  cr_assert_str_eq(b64("\xfb\xff", 2), "-_8");      /* standard: "+/8=" */
+  cr_assert_str_eq(b64("\x00\x00\x00", 3), "AAAA");
+  /* Every output character is in the URL-safe set, for every byte value. */
+  char all[256];
+  for (int i = 0; i < 256; i++)
+    all[i] = (char)i;
+  const char *s = b64(all, 85);
+  cr_assert_eq(strlen(s), 114);
+  cr_assert_eq(strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"), strlen(s));
+}
+
+Test(hash, base64url_lengths) {
+  uint8_t d[32];
+  char out[64];
+  cs_sha256(H, "abc", 3, d);
+  cr_assert_eq(cs_base64url(d, 32, out), 43);
+  cr_assert_eq(cs_base64url(d, 18, out), 24);
+  cr_assert_str_eq(out, "ungWv48Bz-pBQUDeXa4iI7AD");
+}
+
+Test(hash, hex) {
+  char out[9];
+  cs_hex((const uint8_t *)"\x00\x0f\xa0\xff", 4, out);
+  cr_assert_str_eq(out, "000fa0ff");
+  cs_hex((const uint8_t *)"", 0, out);
+  cr_assert_str_eq(out, "");
+}

@@ -1,0 +1,444 @@
+/* tests/unit/test_history_json.c: core/history_json.c: strict reading (every malformed input gives
+ * -1 and one line naming the place), compact writing, and byte-exact round trips. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/history_json.h"
+
+static cs_arena A;
+static void setup(void) {
+  memset(&A, 0, sizeof A);
+}
+static void teardown(void) {
+  cs_arena_free(&A);
+}
+TestSuite(history_json, .init = setup, .fini = teardown);
+
+static int parse_n(const char *json, size_t n, cs_history *h, cs_err *err) {
+  memset(err, 0, sizeof *err);
+  return cs_history_parse(cs_str_n(json, n), NULL, &A, h, err);
+}
+static int parse(const char *json, cs_history *h, cs_err *err) {
+  return parse_n(json, strlen(json), h, err);
+}
+
+/* Asserts that `json` (n bytes) is rejected with a one-line message containing each of `parts`. */
+static void rejects_n(const char *json, size_t n, const char *const *parts) {
+  cs_history h;
+  cs_err err;
+  int rc = parse_n(json, n, &h, &err);
+  cr_assert_eq(rc, -1, "accepted: %.80s", json);
+  cr_assert_gt(strlen(err.msg), 0, "empty message for %.80s", json);
+  cr_assert_null(strchr(err.msg, '\n'), "message spans lines: %s", err.msg);
+  cr_assert_null(strchr(err.msg, '\r'), "message spans lines: %s", err.msg);
+  for (; *parts; parts++)
+    cr_assert_not_null(strstr(err.msg, *parts), "message \"%s\" lacks \"%s\"", err.msg, *parts);
+}
+#define REJECTS(json, ...) rejects_n((json), strlen(json), (const char *const[]){__VA_ARGS__, NULL})
+#define REJECTS_N(json, n, ...) rejects_n((json), (n), (const char *const[]){__VA_ARGS__, NULL})
+
+static cs_str write_history(const cs_history *h) {
+  cs_buf b = {0};
+  cs_history_write(&b, h);
+  cs_str s = cs_arena_str(&A, cs_buf_view(&b));
+  cs_buf_free(&b);
+  return s;
+}
+
+/* parse -> write -> parse -> write: both writes must be byte-identical; returns the second parse. */
+static cs_history round_trip(const char *json) {
+  cs_history h1, h2;
+  cs_err err;
+  cr_assert_eq(parse(json, &h1, &err), 0, "%s", err.msg);
+  cs_str w1 = write_history(&h1);
+  cr_assert_eq(parse_n(w1.ptr, w1.len, &h2, &err), 0, "re-reading our own output: %s", err.msg);
+  cs_str w2 = write_history(&h2);
+  cr_assert(cs_str_eq(w1, w2), "round trip changed bytes:\n%s\n%s", w1.ptr, w2.ptr);
+  cr_assert_null(memchr(w1.ptr, '\n', w1.len), "the writer emits one line");
+  return h2;
+}
+
+static const char *RICH =
+    "{\"turns\":[\n"
+    "  {\"role\":\"system\",\"text\":\"be brief\"},\n"
+    "  {\"role\":\"user\",\"text\":\"list files\"},\n"
+    "  {\"role\":\"assistant\",\"provider\":\"kimi\",\"turn_key\":\"k2\",\"text\":null,\n"
+    "   \"calls\":[{\"id\":\"functions.glob:0\",\"name\":\"glob\",\"args\":{\"p\":\"*.c\",\"n\":[1,2.5,true,null]}},\n"
+    "             {\"id\":null,\"name\":\"read_file\",\"args\":{}},\n"
+    "             {\"id\":\"\",\"name\":\"empty\"},\n"
+    "             {\"id\":\"srvtoolu_01AbC\",\"name\":\"web_search\",\"server\":true},\n"
+    "             {\"id\":\"x\",\"name\":\"n\",\"server\":false}]},\n"
+    "  {\"role\":\"tool\",\"turn_key\":\"k3\",\n"
+    "   \"results\":[{\"call_id\":\"functions.glob:0\",\"name\":\"glob\",\"content\":\"a.c\"},\n"
+    "                {\"call_id\":null,\"name\":\"read_file\",\"content\":{\"lines\":3}},\n"
+    "                {\"call_id\":\"\",\"name\":\"empty\"}]},\n"
+    "  {\"role\":\"assistant\",\"calls\":[]}\n"
+    "]}\n";
+
+Test(history_json, reads_every_field) {
+  cs_history h;
+  cs_err err;
+  cr_assert_eq(parse(RICH, &h, &err), 0, "%s", err.msg);
+  cr_assert_eq(h.nturns, 5);
+  cr_assert_eq(h.turns[0].role, CS_ROLE_SYSTEM);
+  cr_assert(cs_str_eq_c(h.turns[0].text, "be brief"));
+  cr_assert_eq(h.turns[1].role, CS_ROLE_USER);
+  const cs_turn *t = &h.turns[2];
+  cr_assert_eq(t->role, CS_ROLE_ASSISTANT);
+  cr_assert_eq(t->provider, CS_PROV_KIMI);
+  cr_assert(cs_str_eq_c(t->turn_key, "k2"));
+  cr_assert(cs_str_is_null(t->text));
+  cr_assert_eq(t->ncalls, 5);
+  cr_assert(cs_str_eq_c(t->calls[0].id, "functions.glob:0"));
+  cr_assert(cs_str_eq_c(t->calls[0].name, "glob"));
+  cr_assert(cs_str_eq_c(t->calls[0].args, "{\"p\":\"*.c\",\"n\":[1,2.5,true,null]}"));
+  cr_assert(cs_str_is_null(t->calls[1].id), "null id stays null");
+  cr_assert(cs_str_eq_c(t->calls[1].args, "{}"));
+  cr_assert(cs_str_eq_c(t->calls[2].id, ""), "empty id stays empty");
+  cr_assert(cs_str_is_null(t->calls[2].args), "absent args are null");
+  cr_assert(t->calls[3].server);
+  cr_assert_not(t->calls[4].server);
+  cr_assert_not(t->calls[0].server);
+  const cs_turn *r = &h.turns[3];
+  cr_assert_eq(r->role, CS_ROLE_TOOL);
+  cr_assert_eq(r->nresults, 3);
+  cr_assert_eq(r->ncalls, 0);
+  cr_assert(cs_str_eq_c(r->results[0].call_id, "functions.glob:0"));
+  cr_assert(cs_str_eq_c(r->results[0].content, "a.c"));
+  cr_assert(cs_str_is_null(r->results[1].call_id));
+  cr_assert(cs_str_eq_c(r->results[1].content, "{\"lines\":3}"), "non-string content kept as JSON text");
+  cr_assert(cs_str_eq_c(r->results[2].call_id, ""));
+  cr_assert(cs_str_is_null(r->results[2].content));
+  cr_assert_eq(h.turns[4].provider, CS_PROV_UNKNOWN, "absent provider is unknown");
+  cr_assert_eq(h.turns[4].ncalls, 0);
+  cr_assert_eq(h.turns[0].provider, CS_PROV_UNKNOWN);
+}
+
+Test(history_json, round_trip_is_byte_exact) {
+  round_trip(RICH);
+  round_trip("{\"turns\":[]}");
+  round_trip("  {\"turns\":[{\"role\":\"user\"}], \"extra\":1}  \n");
+  /* Every provider name survives. */
+  const char *provs[] = {"anthropic", "openai_chat", "openai_responses", "mistral", "kimi", "gemini", "bedrock",
+                         "adk",       "aisdk",       "unknown"};
+  for (size_t i = 0; i < sizeof provs / sizeof *provs; i++) {
+    char buf[200];
+    snprintf(buf, sizeof buf, "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"%s\",\"calls\":[]}]}", provs[i]);
+    cs_history h = round_trip(buf);
+    cr_assert_eq(h.turns[0].provider, (cs_provider)i);
+  }
+}
+
+Test(history_json, hostile_ids_survive_round_trip_exactly) {
+  const char *json =
+      "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"unknown\",\"calls\":["
+      "{\"id\":\"\xf0\x9f\x98\x80\xf0\x9f\x94\xa7\",\"name\":\"emoji\"},"
+      "{\"id\":\"\\u0001ctl\\u001f\\n\\t\",\"name\":\"control\"},"
+      "{\"id\":\"a\xe2\x80\xa8z\\u2029\",\"name\":\"separators\"},"
+      "{\"id\":\"q\\\"b\\\\s/|:.+= \",\"name\":\"punct\"},"
+      "{\"id\":\"\\ud83d\\ude00\",\"name\":\"escaped-pair\"},"
+      "{\"id\":\"\\\\u0000\",\"name\":\"escaped-backslash\"}"
+      "]},{\"role\":\"tool\",\"results\":[{\"call_id\":\"\\u0001ctl\\u001f\\n\\t\",\"name\":\"control\"}]}]}";
+  cs_history h = round_trip(json);
+  const cs_call *c = h.turns[0].calls;
+  cr_assert(cs_str_eq_c(c[0].id, "\xf0\x9f\x98\x80\xf0\x9f\x94\xa7"));
+  cr_assert(cs_str_eq_c(c[1].id, "\x01"
+                                 "ctl\x1f\n\t"));
+  cr_assert(cs_str_eq_c(c[2].id, "a\xe2\x80\xa8z\xe2\x80\xa9"));
+  cr_assert(cs_str_eq_c(c[3].id, "q\"b\\s/|:.+= "));
+  cr_assert(cs_str_eq_c(c[4].id, "\xf0\x9f\x98\x80"), "a surrogate pair escape is one code point");
+  cr_assert(cs_str_eq_c(c[5].id, "\\u0000"), "an escaped backslash then u0000 is literal text");
+  cr_assert(cs_str_eq_c(h.turns[1].results[0].call_id, "\x01"
+                                                       "ctl\x1f\n\t"));
+}
+
+Test(history_json, writer_output_shape) {
+  cs_history h;
+  cs_err err;
+  cr_assert_eq(parse("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":null,\"name\":\"f\"}]},"
+                     "{\"role\":\"tool\",\"results\":[{\"name\":\"f\"}]},{\"role\":\"user\",\"text\":\"x\"}]}",
+                     &h, &err),
+               0, "%s", err.msg);
+  cs_str w = write_history(&h);
+  cr_assert_str_eq(w.ptr, "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"unknown\",\"calls\":[{\"id\":null,"
+                          "\"name\":\"f\"}]},{\"role\":\"tool\",\"results\":[{\"call_id\":null,\"name\":\"f\"}]},"
+                          "{\"role\":\"user\",\"text\":\"x\"}]}");
+}
+
+/* ---- malformed input: every one is -1 and one line naming the place ---- */
+
+Test(history_json, truncated_json_names_line_and_column) {
+  REJECTS("{\"turns\":[{\"role\":\"us", "1:22", "ends early");
+  REJECTS("{\"turns\":[", "1:11", "ends early");
+  REJECTS("{\n  \"turns\": [\n    {\"role\": \"user\"}", "3:21", "ends early");
+  REJECTS("{\"turns\":[{\"role\":\"user\"}]", "ends early");
+  REJECTS("{\"turns\":[{\"role\":\"user\",\"text\":\"\\ud83d", "ends early");
+  REJECTS("{\"turns\":[{\"role\":\"user\",\"text\":tru", "1:36", "ends early");
+  REJECTS("{\"turns\":[{\"role\":\"user\",\"x\":12.", "ends early");
+  REJECTS("{\"turns\"", "ends early");
+}
+
+Test(history_json, syntax_errors_name_line_and_column) {
+  REJECTS("{\"turns\":[{\"role\":\"user\"},]}", "1:27");
+  REJECTS("{\"turns\" [] }", "1:10", "':'");
+  REJECTS("{turns:[]}", "1:2", "key");
+  REJECTS("{\"turns\":[]\n,\"x\":tru e}", "2:9", "literal");
+  REJECTS("{\"turns\":[{\"role\":'user'}]}", "1:19");
+  REJECTS("{\"turns\":[],\"t\":\"bad \\x escape\"}", "1:22", "escape");
+}
+
+Test(history_json, number_where_a_string_belongs_names_the_path) {
+  REJECTS("{\"turns\":[{\"role\":\"user\"},{\"role\":\"assistant\",\"calls\":[{\"id\":5,\"name\":\"f\"}]}]}",
+          "history.turns[1].calls[0].id", "expected a string, got a number");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"f\"},{\"id\":\"b\",\"name\":7}]}]}",
+          "history.turns[0].calls[1].name", "got a number");
+  REJECTS("{\"turns\":[{\"role\":\"tool\",\"results\":[{\"call_id\":[1],\"name\":\"f\"}]}]}",
+          "history.turns[0].results[0].call_id", "got an array");
+  REJECTS("{\"turns\":[{\"role\":3}]}", "history.turns[0].role", "got a number");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"turn_key\":{},\"calls\":[]}]}", "history.turns[0].turn_key",
+          "got an object");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"provider\":1}]}", "history.turns[0].provider");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"f\",\"server\":\"yes\"}]}]}",
+          "history.turns[0].calls[0].server", "boolean");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":{}}]}", "history.turns[0].calls", "expected an array");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[\"a\"]}]}", "history.turns[0].calls[0]",
+          "expected an object");
+  REJECTS("{\"turns\":[7]}", "history.turns[0]", "expected an object");
+  REJECTS("{\"turns\":{}}", "history.turns", "expected an array");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":null}]}]}",
+          "history.turns[0].calls[0].name", "got null");
+}
+
+Test(history_json, missing_fields_name_the_path) {
+  REJECTS("{}", "history", "missing \"turns\"");
+  REJECTS("{\"turns\":[{}]}", "history.turns[0]", "missing \"role\"");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\"}]}]}", "history.turns[0].calls[0]",
+          "missing \"name\"");
+  REJECTS("{\"turns\":[{\"role\":\"tool\",\"results\":[{\"call_id\":\"a\"}]}]}", "history.turns[0].results[0]",
+          "missing \"name\"");
+}
+
+Test(history_json, unknown_role_and_provider) {
+  REJECTS("{\"turns\":[{\"role\":\"user\"},{\"role\":\"robot\"}]}", "history.turns[1].role", "unknown role", "robot");
+  REJECTS("{\"turns\":[{\"role\":\"Assistant\"}]}", "unknown role");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai\",\"calls\":[]}]}", "history.turns[0].provider",
+          "unknown provider", "openai");
+  /* A role holding a newline still gives one line. */
+  REJECTS("{\"turns\":[{\"role\":\"a\\nb\"}]}", "unknown role");
+}
+
+Test(history_json, calls_and_results_on_the_wrong_turn) {
+  REJECTS("{\"turns\":[{\"role\":\"user\",\"calls\":[{\"id\":\"a\",\"name\":\"f\"}]}]}", "history.turns[0].calls",
+          "only assistant turns carry calls");
+  REJECTS("{\"turns\":[{\"role\":\"tool\",\"calls\":[]}]}", "history.turns[0].calls");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"results\":[]}]}", "history.turns[0].results",
+          "only tool turns carry results");
+}
+
+Test(history_json, ten_mib_id_hits_the_limit) {
+  size_t n = 10u << 20;
+  const char *head = "{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"name\":\"f\",\"id\":\"";
+  const char *tail = "\"}]}]}";
+  size_t hl = strlen(head), tl = strlen(tail);
+  char *json = malloc(hl + n + tl + 1);
+  cr_assert_not_null(json);
+  memcpy(json, head, hl);
+  memset(json + hl, 'x', n);
+  memcpy(json + hl + n, tail, tl + 1);
+  REJECTS(json, "history.turns[0].calls[0].id", "10485760 bytes", "limit is 65536");
+  /* The same shape within a raised limit is read. */
+  cs_history_limits lim = {.max_id_bytes = 11u << 20};
+  cs_history h;
+  cs_err err;
+  cr_assert_eq(cs_history_parse(cs_str_c(json), &lim, &A, &h, &err), 0, "%s", err.msg);
+  cr_assert_eq(h.turns[0].calls[0].id.len, n);
+  free(json);
+}
+
+Test(history_json, other_limits) {
+  cs_history h;
+  cs_err err;
+  const char *two = "{\"turns\":[{\"role\":\"user\"},{\"role\":\"user\"}]}";
+  cs_history_limits turns = {.max_turns = 1};
+  cr_assert_eq(cs_history_parse(cs_str_c(two), &turns, &A, &h, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "history.turns"), "%s", err.msg);
+  cr_assert_not_null(strstr(err.msg, "limit is 1"), "%s", err.msg);
+  cs_history_limits bytes = {.max_input_bytes = 10};
+  cr_assert_eq(cs_history_parse(cs_str_c(two), &bytes, &A, &h, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "limit is 10"), "%s", err.msg);
+  cs_history_limits id = {.max_id_bytes = 3};
+  const char *ids = "{\"turns\":[{\"role\":\"tool\",\"results\":[{\"call_id\":\"abc\",\"name\":\"f\"},"
+                    "{\"call_id\":\"abcd\",\"name\":\"f\"}]}]}";
+  cr_assert_eq(cs_history_parse(cs_str_c(ids), &id, &A, &h, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "history.turns[0].results[1].call_id"), "%s", err.msg);
+  /* The ID limit counts bytes: a 2-character emoji ID is 8 bytes. */
+  cs_history_limits id7 = {.max_id_bytes = 7};
+  const char *emoji = "{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"\xf0\x9f\x98\x80\xf0\x9f\x98\x80\","
+                      "\"name\":\"f\"}]}]}";
+  cr_assert_eq(cs_history_parse(cs_str_c(emoji), &id7, &A, &h, &err), -1);
+  cs_history_limits id8 = {.max_id_bytes = 8};
+  cr_assert_eq(cs_history_parse(cs_str_c(emoji), &id8, &A, &h, &err), 0, "%s", err.msg);
+}
+
+Test(history_json, invalid_utf8_raw_bytes) {
+  REJECTS("{\"turns\":[{\"role\":\"user\",\"text\":\"a\xff\"}]}", "1:35", "invalid UTF-8");
+  REJECTS("{\"turns\":[],\n\"x\":\"\xc0\xaf\"}", "2:6", "invalid UTF-8");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"\xed\xa0\x80\",\"name\":\"f\"}]}]}",
+          "invalid UTF-8");
+  REJECTS("{\"turns\":[]}\xe2\x80", "invalid UTF-8");
+}
+
+Test(history_json, lone_surrogate_escapes) {
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"\\ud800\",\"name\":\"f\"}]}]}", "1:47",
+          "surrogate");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"x\\udc00\",\"name\":\"f\"}]}]}", "surrogate");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"\\ud800\\u0041\",\"name\":\"f\"}]}]}", "surrogate");
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"\\udbff\\udbff\",\"name\":\"f\"}]}]}", "surrogate");
+}
+
+Test(history_json, nul_escape_and_nul_byte) {
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\\u0000b\",\"name\":\"f\"}]}]}", "1:48",
+          "\\u0000");
+  REJECTS("{\"turns\":[{\"role\":\"user\",\"text\":\"\\\\\\u0000\"}]}", "\\u0000"); /* \\ then \u0000 */
+  REJECTS("{\"turns\":[{\"role\":\"user\",\"text\":\"\\u0000\"}]}", "\\u0000");
+  static const char nul[] = "{\"turns\":[{\"role\":\"user\",\"text\":\"a\0b\"}]}";
+  REJECTS_N(nul, sizeof nul - 1, "1:35", "NUL");
+  static const char nul_end[] = "{\"turns\":[]}\0";
+  REJECTS_N(nul_end, sizeof nul_end - 1, "NUL");
+  /* Escaped backslashes before "u0000" are literal text: accepted, and kept as such. */
+  cs_history h;
+  cs_err err;
+  cr_assert_eq(parse("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"\\\\u0000\",\"name\":\"f\"},"
+                     "{\"id\":\"\\\\\\\\u0000\",\"name\":\"g\"}]}]}",
+                     &h, &err),
+               0, "%s", err.msg);
+  cr_assert(cs_str_eq_c(h.turns[0].calls[0].id, "\\u0000"));
+  cr_assert(cs_str_eq_c(h.turns[0].calls[1].id, "\\\\u0000"));
+}
+
+Test(history_json, trailing_garbage) {
+  REJECTS("{\"turns\":[]} x", "1:14", "after the history object");
+  REJECTS("{\"turns\":[]}\n\n{\"turns\":[]}", "3:1", "after the history object");
+  REJECTS("{\"turns\":[]}]", "1:13");
+  /* Trailing white space is fine. */
+  cs_history h;
+  cs_err err;
+  cr_assert_eq(parse("{\"turns\":[]} \t\r\n\n", &h, &err), 0, "%s", err.msg);
+}
+
+Test(history_json, deeply_nested_args_do_not_crash) {
+  size_t depth = 10000;
+  const char *head = "{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"f\",\"args\":";
+  const char *tail = "}]}]}";
+  size_t hl = strlen(head), tl = strlen(tail);
+  char *json = malloc(hl + 2 * depth + tl + 1);
+  memcpy(json, head, hl);
+  memset(json + hl, '[', depth);
+  memset(json + hl + depth, ']', depth);
+  memcpy(json + hl + 2 * depth, tail, tl + 1);
+  REJECTS(json, "nested");
+  free(json);
+  /* Objects too, and a truncated deep document. */
+  size_t per = 5; /* {"a": */
+  char *obj = malloc(hl + per * depth + 1 + depth + tl + 1);
+  size_t o = 0;
+  memcpy(obj, head, hl);
+  o = hl;
+  for (size_t i = 0; i < depth; i++, o += per)
+    memcpy(obj + o, "{\"a\":", per);
+  obj[o++] = '1';
+  memset(obj + o, '}', depth);
+  o += depth;
+  memcpy(obj + o, tail, tl + 1);
+  REJECTS(obj, "nested");
+  obj[hl + per * 500] = 0; /* cut at a depth within the limit */
+  REJECTS(obj, "ends early");
+  free(obj);
+}
+
+Test(history_json, moderate_nesting_is_read) {
+  size_t depth = 500;
+  const char *head = "{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"f\",\"args\":";
+  const char *tail = "}]}]}";
+  size_t hl = strlen(head), tl = strlen(tail);
+  char *json = malloc(hl + 2 * depth + tl + 1);
+  memcpy(json, head, hl);
+  memset(json + hl, '[', depth);
+  memset(json + hl + depth, ']', depth);
+  memcpy(json + hl + 2 * depth, tail, tl + 1);
+  round_trip(json);
+  free(json);
+}
+
+Test(history_json, empty_null_and_wrong_top_level) {
+  REJECTS("", "1:1", "ends early");
+  REJECTS("   \n", "2:1", "ends early");
+  REJECTS_N(NULL, 0, "ends early");
+  REJECTS("null", "history", "expected an object, got null");
+  REJECTS("[]", "history", "expected an object, got an array");
+  REJECTS("[{\"turns\":[]}]", "history", "got an array");
+  REJECTS("\"turns\"", "got a string");
+  REJECTS("42", "got a number");
+  REJECTS("true", "got a boolean");
+}
+
+Test(history_json, binary_input) {
+  unsigned char bin[256];
+  for (int i = 0; i < 256; i++)
+    bin[i] = (unsigned char)(255 - i);
+  REJECTS_N((const char *)bin, sizeof bin, "1:1");
+  /* Bytes that are valid UTF-8 but not JSON. */
+  REJECTS("\x01\x02\x03", "1:1");
+  /* A UTF-8 byte-order mark is skipped (as cJSON does); errors after it are placed past it. */
+  cs_history h;
+  cs_err err;
+  cr_assert_eq(parse("\xef\xbb\xbf{\"turns\":[]}", &h, &err), 0, "%s", err.msg);
+  REJECTS("\xef\xbb\xbf{\"turns\":[}", "1:12");
+}
+
+Test(history_json, message_is_one_line_even_near_control_bytes) {
+  REJECTS("{\"turns\":[]\n\x01\x02\n\n]", "2:1");
+  REJECTS("{\"turns\":[],\"a\":\"\n\"x\n\n\n}", "2:2");
+}
+
+Test(history_json, from_cjson_uses_the_given_path) {
+  cJSON *v = cJSON_Parse("{\"turns\":[{\"role\":\"tool\",\"results\":[{\"call_id\":1,\"name\":\"f\"}]}]}");
+  cs_history h;
+  cs_err err;
+  cr_assert_eq(cs_history_from_cjson(v, "request.history", NULL, &A, &h, &err), -1);
+  cr_assert_str_eq(err.msg, "request.history.turns[0].results[0].call_id: expected a string, got a number");
+  cr_assert_eq(cs_history_from_cjson(v, NULL, NULL, &A, &h, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "history.turns[0]"), "%s", err.msg);
+  cJSON_Delete(v);
+  /* A long path prefix is cut, not overflowed. */
+  char longpath[400];
+  memset(longpath, 'p', sizeof longpath - 1);
+  longpath[sizeof longpath - 1] = 0;
+  v = cJSON_Parse("{\"turns\":[{\"role\":\"robot\"}]}");
+  cr_assert_eq(cs_history_from_cjson(v, longpath, NULL, &A, &h, &err), -1);
+  cr_assert_null(strchr(err.msg, '\n'));
+  cJSON_Delete(v);
+}
+
+Test(history_json, precheck_and_line_col) {
+  cs_err err;
+  cr_assert_eq(cs_json_precheck(cs_str_c("{\"a\":\"\\\\u0000\"}"), 0, &err), 0);
+  cr_assert_eq(cs_json_precheck(cs_str_c("{\"a\":\"\\\\\\u0000\"}"), 0, &err), -1);
+  cr_assert_eq(cs_json_precheck(cs_str_c("\\u0000"), 0, &err), -1, "at the very end of the input");
+  cr_assert_eq(cs_json_precheck(cs_str_c("\\u000"), 0, &err), 0, "not a full escape: left to the parser");
+  cr_assert_eq(cs_json_precheck(cs_str_c("\\u0001"), 0, &err), 0);
+  cr_assert_eq(cs_json_precheck(cs_str_c("12345"), 4, &err), -1);
+  size_t line, col;
+  cs_str j = cs_str_c("ab\ncd\xc3\xa9"
+                      "f\n");
+  cs_json_line_col(j, 0, &line, &col);
+  cr_assert(line == 1 && col == 1);
+  cs_json_line_col(j, 4, &line, &col);
+  cr_assert(line == 2 && col == 2, "%zu:%zu", line, col);
+  cs_json_line_col(j, 7, &line, &col); /* after the two-byte é: columns count characters */
+  cr_assert(line == 2 && col == 4, "%zu:%zu", line, col);
+  cs_json_line_col(j, 100, &line, &col);
+  cr_assert(line == 3 && col == 1, "%zu:%zu", line, col);
+}

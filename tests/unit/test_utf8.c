@@ -1,0 +1,94 @@
+/* tests/unit/test_utf8.c: core/utf8.c: strict UTF-8 (RFC 3629), NUL rejected, offset of the bad byte. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/utf8.h"
+
+static bool valid(const char *s, size_t n, size_t *bad) {
+  return cs_utf8_valid(s, n, bad);
+}
+
+Test(utf8, accepts_well_formed_text) {
+  const char *ok[] = {
+      "",
+      "plain ASCII ~!@#",
+      "\xc2\x80",                 /* U+0080, first two-byte */
+      "\xdf\xbf",                 /* U+07FF */
+      "\xe0\xa0\x80",             /* U+0800 */
+      "\xed\x9f\xbf",             /* U+D7FF, just below the surrogates */
+      "\xee\x80\x80",             /* U+E000, just above */
+      "\xe2\x80\xa8\xe2\x80\xa9", /* U+2028 U+2029 */
+      "\xef\xbf\xbf",             /* U+FFFF */
+      "\xf0\x90\x80\x80",         /* U+10000 */
+      "\xf0\x9f\x98\x80",         /* emoji */
+      "\xf4\x8f\xbf\xbf",         /* U+10FFFF */
+      "\x01\x1f\x7f",             /* control characters other than NUL are text */
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+    size_t bad = 12345;
+    cr_assert(valid(ok[i], strlen(ok[i]), &bad), "case %zu rejected at %zu", i, bad);
+    cr_assert_eq(bad, 12345, "bad_at is left alone on success");
+  }
+  cr_assert(valid(NULL, 0, NULL));
+}
+
+typedef struct {
+  const char *s;
+  size_t n, bad;
+} bad_case;
+
+Test(utf8, rejects_ill_formed_with_offset) {
+  const bad_case cases[] = {
+      {"a\0b", 3, 1}, /* NUL byte */
+      {"\x80", 1, 0}, /* stray continuation */
+      {"ab\xbf", 3, 2},
+      {"\xc0\xaf", 2, 0}, /* overlong '/' */
+      {"\xc1\xbf", 2, 0},
+      {"\xe0\x80\xaf", 3, 0}, /* overlong three-byte */
+      {"\xe0\x9f\xbf", 3, 0},
+      {"\xf0\x80\x80\xaf", 4, 0}, /* overlong four-byte */
+      {"\xf0\x8f\xbf\xbf", 4, 0},
+      {"x\xed\xa0\x80", 4, 1},    /* U+D800 encoded (surrogate) */
+      {"\xed\xbf\xbf", 3, 0},     /* U+DFFF */
+      {"\xf4\x90\x80\x80", 4, 0}, /* U+110000 */
+      {"\xf5\x80\x80\x80", 4, 0},
+      {"\xff", 1, 0},
+      {"\xfe", 1, 0},
+      {"ok\xc3", 3, 2},       /* truncated two-byte */
+      {"ok\xe2\x80", 4, 2},   /* truncated three-byte */
+      {"\xf0\x9f\x98", 3, 0}, /* truncated four-byte */
+      {"\xc3(", 2, 0},        /* bad continuation */
+      {"\xe2\x28\xa1", 3, 0},
+      {"\xe2\x82\x28", 3, 0},
+      {"\xf0\x9f\x28\x80", 4, 0},
+      {"\xf0\x9f\x98\x28", 4, 0},
+      {"\xc3\xa9\xc3", 3, 2}, /* good then cut */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    size_t bad = 999;
+    cr_assert_not(valid(cases[i].s, cases[i].n, &bad), "case %zu accepted", i);
+    cr_assert_eq(bad, cases[i].bad, "case %zu: bad_at %zu, expected %zu", i, bad, cases[i].bad);
+    cr_assert_not(valid(cases[i].s, cases[i].n, NULL), "a NULL bad_at is allowed");
+  }
+}
+
+Test(utf8, length_bounds_are_respected) {
+  /* The check reads only `n` bytes: a valid prefix of a longer buffer is valid. */
+  const char *s = "abc\xff";
+  cr_assert(valid(s, 3, NULL));
+  cr_assert_not(valid(s, 4, NULL));
+  /* A sequence cut by `n` is invalid even if the bytes after it would complete it. */
+  const char *e = "\xe2\x80\xa8";
+  cr_assert_not(valid(e, 2, NULL));
+  cr_assert(valid(e, 3, NULL));
+}
+
+Test(utf8, every_two_byte_lead_and_continuation) {
+  /* Exhaustive over two-byte sequences: valid exactly for C2..DF followed by 80..BF. */
+  for (int a = 0x80; a < 0x100; a++)
+    for (int b = 0; b < 0x100; b++) {
+      char s[2] = {(char)a, (char)b};
+      bool expect = a >= 0xC2 && a <= 0xDF && b >= 0x80 && b <= 0xBF;
+      cr_assert_eq(valid(s, 2, NULL), expect, "%02x %02x", a, b);
+    }
+}
