@@ -1,7 +1,7 @@
 #!/bin/sh
 # Checks the Debian packages callsign needs; installs the missing ones when run as root,
 # otherwise prints the one apt-get command to run and fails.
-PKGS="make gcc clang pkg-config libcjson-dev libssl-dev libcurl4-openssl-dev libpcre2-dev libcriterion-dev libxml2-utils python3 nodejs"
+PKGS="make gcc clang pkg-config libcjson-dev libssl-dev libcurl4-openssl-dev libpcre2-dev libcriterion-dev libxml2-utils python3 nodejs chromium"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

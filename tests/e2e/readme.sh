@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README tells the truth: its tables are exactly `callsign list --markdown`, and the commands
+# of its quick tour exist. Usage: readme.sh path/to/callsign
+set -u
+CS=${1:-build/san/callsign}
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+want=$("$CS" list --markdown)
+have=$(sed -n '/<!-- tables:/,/<!-- end of tables -->/p' README.md | sed '1d;$d' | sed '/./,$!d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
+[ "$want" = "$have" ] && ok "README tables match callsign list --markdown" || bad "README tables differ: run sh mk/readme-tables.sh build/callsign"
+for cmd in $(grep -oE 'build/callsign [a-z]+' README.md | awk '{print $2}' | sort -u); do
+  "$CS" help "$cmd" >/dev/null 2>&1 && ok "README command '$cmd' exists" || bad "README names a command that does not exist: $cmd"
+done
+grep -q 'make run' README.md && grep -q 'make test' README.md && ok "README gives the two set-up commands" || bad "set-up commands missing"
+grep -q '^make deps' .ci/run && grep -q '^make test' .ci/run && ok ".ci/run runs make deps then the README's test command" || bad ".ci/run"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

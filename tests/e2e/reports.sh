@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Reports stay valid and inert whatever bytes the IDs hold: an implementation answers with markup,
+# "]]>", control characters and U+FFFE; JUnit must pass xmllint, JSON must parse, and the HTML
+# report, opened in headless Chromium, must run no script and show the matrix.
+# Usage: reports.sh path/to/callsign
+set -u
+CS=${1:-build/san/callsign}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+"$CS" run --no-corpus --quiet --cases 50 --junit "$T/r.xml" --json "$T/r.json" --markdown "$T/r.md" \
+  --html "$T/r.html" --impl-cmd -- python3 tests/fixtures/evil_ids.py >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] && ok "hostile implementation fails (exit 1)" || bad "hostile implementation: exit $rc"
+xmllint --noout "$T/r.xml" 2>"$T/xml" && ok "JUnit is well-formed XML" || bad "JUnit: $(head -c 300 "$T/xml")"
+grep -q '<failure' "$T/r.xml" && ok "JUnit carries the failures" || bad "JUnit has no <failure>"
+python3 -m json.tool "$T/r.json" >/dev/null && ok "JSON parses" || bad "JSON does not parse"
+python3 - "$T/r.json" <<'P' && ok "JSON keeps the hostile answer as text" || bad "JSON lost the hostile answer"
+import json,sys
+d=json.load(open(sys.argv[1]))
+f=[c for c in d['implementations'][0]['cells'] if c['verdict']=='fail']
+assert f and any('<script>' in (c['failure'].get('answer_json') or '') for c in f)
+P
+grep -q '^| ' "$T/r.md" && ! grep -q '<script>' <(grep '^|' "$T/r.md") && ok "Markdown table rows escaped" || bad "Markdown table"
+
+BROWSER=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$BROWSER" ]; then
+  bad "headless Chromium not installed (make deps installs it)"
+else
+  flags="--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --user-data-dir=$T/profile"
+  # shellcheck disable=SC2086
+  timeout 60 "$BROWSER" $flags --dump-dom "file://$T/r.html" >"$T/dom" 2>"$T/browser.err"
+  [ -s "$T/dom" ] && ok "Chromium renders the HTML report" || bad "Chromium produced no DOM: $(tail -c 300 "$T/browser.err")"
+  grep -q '<table' "$T/dom" && ok "the DOM holds the compliance matrix" || bad "no matrix table in the DOM"
+  ! grep -qi '<script' "$T/dom" && ok "no script element in the DOM" || bad "a script element reached the DOM"
+  ! grep -q '<title>pwned' "$T/dom" && ok "no script ran" || bad "the title was rewritten by a script"
+  grep -q '<svg' "$T/dom" && ok "statistics chart present" || bad "no SVG chart in the DOM"
+  # shellcheck disable=SC2086
+  timeout 60 "$BROWSER" $flags --window-size=1280,1600 --screenshot="$T/r.png" "file://$T/r.html" >/dev/null 2>&1
+  [ -s "$T/r.png" ] && ok "screenshot taken" || bad "no screenshot"
+fi
+! grep -qE 'Sanitizer|runtime error' "$T/err" && ok "no sanitizer report" || bad "sanitizer report"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
