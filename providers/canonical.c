@@ -85,15 +85,15 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
     const cs_call *call = ix->calls[c];
     const cs_turn *turn = &h->turns[ix->call_turn[c]];
     cs_str id;
-    if (cs_is_canonical(call->id) && !cs_strset_has(&used, call->id)) {
+    /* cs_strset_add both checks and inserts: one probe sequence per ID. */
+    if (cs_is_canonical(call->id) && cs_strset_add(&used, call->id)) {
       id = call->id;
     } else {
       uint32_t attempt = 0;
       do
         id = cs_canonical_id(d, turn->provider, call->id, call->name, turn->turn_key, ix->call_pos[c], attempt++, a);
-      while (cs_strset_has(&used, id));
+      while (!cs_strset_add(&used, id));
     }
-    cs_strset_add(&used, id);
     ans.calls[c] = id;
   }
   pair_results(ix, &ans);
@@ -111,19 +111,19 @@ cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, con
     const cs_call *call = ix->calls[c];
     const cs_turn *turn = &h->turns[ix->call_turn[c]];
     cs_str id = CS_NULL_STR;
+    /* cs_strset_add both checks and inserts: an ID is taken exactly when it is added. */
     if (call->server && rule->server_pattern && cs_rule_server_ok(rs, target, call->id) &&
-        !cs_strset_has(&used, call->id)) {
+        cs_strset_add(&used, call->id)) {
       id = call->id;
     } else if (tg->native_passthrough && turn->provider == target && !call->server && call->id.ptr &&
-               cs_rule_check(rs, target, call->id, c, false, NULL, 0) && !cs_strset_has(&used, call->id)) {
+               cs_rule_check(rs, target, call->id, c, false, NULL, 0) && cs_strset_add(&used, call->id)) {
       id = call->id;
     } else {
       cs_map_input in = {canon->calls[c], call, c, 0};
       do
         id = tg->mapper(rule, d, &in, a);
-      while (cs_strset_has(&used, id) && ++in.attempt < 10000);
+      while (!cs_strset_add(&used, id) && ++in.attempt < 10000);
     }
-    cs_strset_add(&used, id);
     ans.calls[c] = id;
   }
   pair_results(ix, &ans);
