@@ -10,6 +10,7 @@
 #include "harness/corpus.h"
 #include "harness/expect.h"
 #include "harness/runner.h"
+#include "harness/session.h"
 #include "harness/vectors.h"
 #include "reports/result.h"
 
@@ -24,70 +25,6 @@ typedef struct {
 } run_ctx;
 
 static const char *dup_s(cs_arena *a, const char *s) { return s ? cs_arena_strc(a, s).ptr : NULL; }
-
-/* Quotes an argument for a POSIX shell when it needs it. */
-static void shell_arg(cs_buf *b, const char *s) {
-  bool plain = *s != 0;
-  for (const char *p = s; *p; p++)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@%+,", *p))
-      plain = false;
-  if (plain) {
-    cs_buf_puts(b, s);
-    return;
-  }
-  cs_buf_putc(b, '\'');
-  for (const char *p = s; *p; p++)
-    cs_buf_puts(b, *p == '\'' ? "'\\''" : (char[2]){*p, 0});
-  cs_buf_putc(b, '\'');
-}
-
-static void replay_command(run_ctx *c, const char *impl_name, bool external, const cs_outcome *cell, const char *tname,
-                           cs_buf *b) {
-  cs_buf tok = {0};
-  cs_choices_token(cell->choices, cell->nchoices, &tok);
-  cs_buf_puts(b, "callsign replay");
-  if (!external) {
-    cs_buf_puts(b, " --impl ");
-    shell_arg(b, impl_name);
-  }
-  cs_buf_printf(b, " --property %s", cell->prop->name);
-  if (cell->target >= 0)
-    cs_buf_printf(b, " --target %s", tname);
-  for (size_t i = 0; i < c->o.nrules; i++) {
-    cs_buf_puts(b, " --rule ");
-    shell_arg(b, c->o.rules[i]);
-  }
-  if (c->o.profile) {
-    cs_buf_puts(b, " --profile ");
-    shell_arg(b, c->o.profile);
-  }
-  if (c->o.max_id_len)
-    cs_buf_printf(b, " --max-id-len %u", c->o.max_id_len);
-  cs_buf_putc(b, ' ');
-  cs_buf_puts(b, tok.data);
-  if (external) {
-    cs_buf_puts(b, " --impl-cmd --");
-    for (char **p = c->o.impl_cmd; *p; p++) {
-      cs_buf_putc(b, ' ');
-      shell_arg(b, *p);
-    }
-  }
-  cs_buf_free(&tok);
-}
-
-static cs_impl *open_impl(run_ctx *c, const char *name, cs_err *err) {
-  if (!name) {
-    cs_subprocess_config sc = {.deadline_ms = c->o.deadline_ms};
-    return cs_subprocess_open(c->o.impl_cmd, &sc, err);
-  }
-  const cs_builtin *b = cs_builtin_find(name);
-  if (!b) {
-    cs_err_set(err, "unknown implementation '%s' (see callsign list)", name);
-    return NULL;
-  }
-  cs_impl_env env = {c->rs, c->o.seed};
-  return b->create(&env, err);
-}
 
 static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_cell *out, bool external) {
   const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
@@ -110,7 +47,7 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
       cs_buf tok = {0}, cmd = {0};
       cs_choices_token(oc->choices, oc->nchoices, &tok);
       out->token = dup_s(&c->a, tok.data);
-      replay_command(c, ir->name, external, oc, tname, &cmd);
+      cs_replay_command(&c->o, ir->name, external, oc, tname, &cmd);
       out->replay = dup_s(&c->a, cmd.data);
       cs_buf_free(&tok);
       cs_buf_free(&cmd);
@@ -139,7 +76,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   memset(ir, 0, sizeof *ir);
   ir->kind = external ? "external" : "built-in";
   ir->name = dup_s(&c->a, name ? name : (c->o.impl_cmd[0] ? c->o.impl_cmd[0] : "?"));
-  cs_impl *impl = open_impl(c, name, &err);
+  cs_impl *impl = cs_session_open(&c->o, c->rs, name, &err);
   if (!impl) {
     ir->could_not_run = true;
     ir->error = dup_s(&c->a, err.msg);
@@ -161,7 +98,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       .targets = c->o.targets,
       .shard_i = c->o.shard_i,
       .shard_n = c->o.shard_n,
-      .batch = external ? 64 : 32,
+      .batch = external ? 256 : 32,
       .gen = {.max_id_len = c->o.max_id_len},
       .only = c->o.only,
       .nonly = c->o.nonly,
@@ -323,7 +260,7 @@ int cs_cmd_run(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     if (i)
       cs_buf_putc(&cmd, ' ');
-    shell_arg(&cmd, i == 0 ? "callsign" : argv[i]);
+    cs_shell_arg(&cmd, i == 0 ? "callsign" : argv[i]);
   }
   c.report.command = dup_s(&c.a, cmd.data);
   cs_buf_free(&cmd);

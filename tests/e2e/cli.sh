@@ -52,6 +52,29 @@ check "canon names the bad field" "[ $? -eq 2 ] && grep -q 'turns\[0\].calls\[0\
 "$CS" vectors --check >"$T/v" 2>&1
 check "vectors --check passes" "[ $? -eq 0 ] && grep -q 'all agree' '$T/v'"
 
+# --generate keeps existing tcIds: drop two tests, regenerate, the survivors keep their numbers.
+python3 - corpus/vectors/canonical_v1.json "$T/v.json" <<'P'
+import json,sys
+d=json.load(open(sys.argv[1])); t=d['testGroups'][0]['tests']
+del t[3]; del t[10]
+json.dump(d,open(sys.argv[2],'w'))
+P
+"$CS" vectors --generate "$T/v.json" >"$T/o" 2>"$T/e"
+check "vectors --generate rewrites the file" "[ $? -eq 0 ] && grep -q 'wrote' '$T/o'"
+check "vectors --generate keeps every existing tcId with its history" "python3 - '$T/v.json' corpus/vectors/canonical_v1.json <<'P'
+import json,sys
+new={t['tcId']:t for t in json.load(open(sys.argv[1]))['testGroups'][0]['tests']}
+old=json.load(open(sys.argv[2]))['testGroups'][0]['tests']
+kept=[t for i,t in enumerate(old) if i not in (3,11)]
+assert all(new[t['tcId']]['history']==t['history'] and new[t['tcId']]['canonical']==t['canonical'] for t in kept)
+assert len(new) >= 200
+P"
+"$CS" vectors --check "$T/v.json" >"$T/o" 2>"$T/e"
+check "regenerated vectors pass --check" "[ $? -eq 0 ]"
+python3 -c "import json,sys; d=json.load(open('$T/v.json')); d['testGroups'][0]['tests'][0]['canonical']['calls'][0]='hist_tool_XXXXXXXXXXXXXXXXXXXXXXXX'; json.dump(d,open('$T/v2.json','w'))"
+"$CS" vectors --check "$T/v2.json" >"$T/o" 2>"$T/e"
+check "a tampered vector fails --check (exit 1)" "[ $? -eq 1 ] && grep -q 'tcId' '$T/o'"
+
 # The reference holds every required property; the built-ins fail what their designs break.
 "$CS" run --impl reference --cases 300 --no-corpus --junit "$T/r.xml" --json "$T/r.json" --markdown "$T/r.md" --html "$T/r.html" >"$T/ref" 2>"$T/e"
 rc=$?
