@@ -24,22 +24,22 @@ typedef struct {
 static const option_row rows[] = {
     {"impl", ARG_STR, GEN, "NAME  a built-in implementation (repeatable; 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
-    {"target", ARG_STR, GEN | CS_CMD_EMIT | CS_CMD_VECTORS, "T  restrict to a target (repeatable)"},
-    {"property", ARG_STR, GEN, "P  restrict to properties whose name starts with P (repeatable)"},
+    {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT | CS_CMD_VECTORS, "T  restrict to a target (repeatable)"},
+    {"property", ARG_STR, GEN & ~CS_CMD_PROBE, "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN, "N  run seed (default 1)"},
     {"cases", ARG_U64, GEN, "N  cases per implementation"},
-    {"time", ARG_DURATION, GEN, "D  time limit (30s, 5m, 2h)"},
+    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE, "D  time limit (30s, 5m, 2h)"},
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "N  worker processes"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
     {"rule", ARG_STR, RULES, "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern)"},
     {"profile", ARG_STR, RULES, "FILE  rule overrides, one per line"},
-    {"junit", ARG_STR, REPORTING, "FILE  write a JUnit XML report"},
+    {"junit", ARG_STR, REPORTING & ~CS_CMD_PROBE, "FILE  write a JUnit XML report"},
     {"json", ARG_STR, REPORTING, "FILE  write a JSON report (docs/report-schema.md)"},
     {"markdown", ARG_STR, REPORTING, "FILE  write a Markdown summary (for $GITHUB_STEP_SUMMARY)"},
-    {"html", ARG_STR, REPORTING, "FILE  write a self-contained HTML report"},
+    {"html", ARG_STR, REPORTING & ~CS_CMD_PROBE, "FILE  write a self-contained HTML report"},
     {"expect", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "FILE  known failures, 'property target' per line"},
     {"strict", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY, "  recommended properties fail the run too"},
-    {"no-corpus", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ, "  do not replay or save regression cases"},
+    {"no-corpus", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "  do not replay or save regression cases"},
     {"corpus", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "DIR  regression corpus (default corpus/regressions)"},
     {"stats", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ, "  print how often each pathology class was generated"},
     {"min-coverage", ARG_SHARE, CS_CMD_RUN | CS_CMD_FUZZ, "SHARE  fail when a class occurs in fewer cases (0.01 or 1%)"},
@@ -49,7 +49,16 @@ static const option_row rows[] = {
     {"generate", ARG_NONE, CS_CMD_VECTORS, "  rewrite the vectors, keeping existing tcIds"},
     {"color", ARG_STR, REPORTING, "WHEN  auto, always or never"},
     {"quiet", ARG_NONE, GEN, "  print only the summary"},
-    {"merge", ARG_STR, CS_CMD_FUZZ, "OUT  merge shard result directories into OUT"},
+    {"merge", ARG_STR, CS_CMD_FUZZ, "OUT  merge shard result directories (the arguments) into OUT"},
+    {"out", ARG_STR, CS_CMD_FUZZ,
+     "DIR  write the campaign's results here (summary.json, cases/; default fuzz-results)"},
+    {"list-cases", ARG_NONE, CS_CMD_FUZZ, "  print each case run: 'case INDEX SHA256-OF-HISTORY TOKEN'"},
+    {"memory", ARG_STR, CS_CMD_COLLIDE, "SIZE  memory for the search table (512M, 2G; default 1G)"},
+    {"budget", ARG_U64, CS_CMD_COLLIDE, "N  stop after N evaluations"},
+    {"inputs", ARG_STR, CS_CMD_COLLIDE,
+     "KIND  input family: auto (default), long, illegal, long-plain, plain, unicode"},
+    {"dp-bits", ARG_U32, CS_CMD_COLLIDE, "N  use distinguished points with N zero bits even when a table would do"},
+    {"via", ARG_STR, CS_CMD_COLLIDE, "OP  search through normalize (default when the implementation has it) or emit"},
     {"provider", ARG_STR, CS_CMD_PROBE, "P  provider to probe"},
     {"model", ARG_STR, CS_CMD_PROBE, "M  model name"},
     {"base-url", ARG_STR, CS_CMD_PROBE, "URL  API base URL (a gateway or a local fake)"},
@@ -194,6 +203,32 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     o->color = v;
   } else if (!strcmp(n, "merge")) {
     o->merge_out = v;
+  } else if (!strcmp(n, "out")) {
+    o->out_dir = v;
+  } else if (!strcmp(n, "memory")) {
+    char *end;
+    errno = 0;
+    double m = strtod(v, &end);
+    double unit = !*end               ? 1
+                  : !strcmp(end, "K") ? 1024.0
+                  : !strcmp(end, "M") ? 1048576.0
+                  : !strcmp(end, "G") ? 1073741824.0
+                                      : 0;
+    if (end == v || errno || m <= 0 || unit == 0 || m * unit < 65536 || m * unit > 1e15)
+      return cs_err_set(err, "--memory: '%s' is not a size from 64K (512M, 2G)", v);
+    o->memory = (uint64_t)(m * unit);
+  } else if (!strcmp(n, "budget")) {
+    o->budget = u;
+  } else if (!strcmp(n, "inputs")) {
+    o->inputs = v;
+  } else if (!strcmp(n, "via")) {
+    if (strcmp(v, "normalize") && strcmp(v, "emit"))
+      return cs_err_set(err, "--via: expected normalize or emit");
+    o->via = v;
+  } else if (!strcmp(n, "dp-bits")) {
+    if (u == 0 || u > 40)
+      return cs_err_set(err, "--dp-bits: must be 1 to 40");
+    o->dp_bits = (unsigned)u;
   } else if (!strcmp(n, "provider")) {
     o->provider = v;
   } else if (!strcmp(n, "model")) {
@@ -222,15 +257,16 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
 }
 
 static int set_flag(cs_options *o, const char *n) {
-  bool *flag = !strcmp(n, "strict")      ? &o->strict
-               : !strcmp(n, "no-corpus") ? &o->no_corpus
-               : !strcmp(n, "stats")     ? &o->stats
-               : !strcmp(n, "check")     ? &o->check
-               : !strcmp(n, "generate")  ? &o->generate
-               : !strcmp(n, "discover")  ? &o->discover
-               : !strcmp(n, "dry-run")   ? &o->dry_run
-               : !strcmp(n, "quiet")     ? &o->quiet
-                                         : NULL;
+  bool *flag = !strcmp(n, "strict")       ? &o->strict
+               : !strcmp(n, "no-corpus")  ? &o->no_corpus
+               : !strcmp(n, "stats")      ? &o->stats
+               : !strcmp(n, "check")      ? &o->check
+               : !strcmp(n, "generate")   ? &o->generate
+               : !strcmp(n, "discover")   ? &o->discover
+               : !strcmp(n, "dry-run")    ? &o->dry_run
+               : !strcmp(n, "quiet")      ? &o->quiet
+               : !strcmp(n, "list-cases") ? &o->list_cases
+                                          : NULL;
   if (!flag)
     return -1;
   *flag = true;

@@ -58,6 +58,15 @@ typedef struct {
   size_t npositional;
   const char *color; /* auto, always, never */
   const char *merge_out;
+  /* fuzz */
+  const char *out_dir; /* --out DIR */
+  bool list_cases;
+  /* collide */
+  uint64_t memory; /* --memory bytes; 0: 1 GiB */
+  uint64_t budget; /* --budget evaluations; 0: none */
+  const char *inputs;
+  const char *via; /* normalize or emit */
+  unsigned dp_bits;
   /* probe */
   const char *provider, *model, *base_url, *record_dir, *replay_dir;
   unsigned max_requests;
@@ -90,5 +99,8 @@ int cs_cmd_vectors(int argc, char **argv);
 int cs_cmd_list(int argc, char **argv);
 int cs_cmd_canon(int argc, char **argv);
 int cs_cmd_emit(int argc, char **argv);
+int cs_cmd_probe(int argc, char **argv);
+int cs_cmd_fuzz(int argc, char **argv);
+int cs_cmd_collide(int argc, char **argv);
 
 #endif

@@ -22,6 +22,8 @@ static const command commands[] = {
      "check or regenerate the canonical v1 vectors"},
     {"canon", cs_cmd_canon, CS_CMD_CANON, "[FILE]", "print the reference's canonical IDs for one history (file or stdin)"},
     {"emit", cs_cmd_emit, CS_CMD_EMIT, "--target T [FILE]", "print the reference's wire IDs for one history and target"},
+    {"probe", cs_cmd_probe, CS_CMD_PROBE, "--provider P [--model M] [--base-url URL] [--discover] [--dry-run]",
+     "send live requests to a provider and compare its verdicts with callsign's rule (or --discover it)"},
     {"list", cs_cmd_list, CS_CMD_LIST, "", "list targets, properties, implementations and pathology classes"},
     {"help", cmd_help, 0, "[COMMAND]", "show this help or a command's options"},
 };

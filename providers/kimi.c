@@ -2,6 +2,7 @@
  * the request, from 0 (documented model-native format); unique by construction. */
 #include <string.h>
 
+#include "providers/probe.h"
 #include "providers/target.h"
 
 static cs_str kimi_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
@@ -42,4 +43,36 @@ const cs_target cs_target_kimi = {
     .native_passthrough = false, /* the global index decides; a native ID with the right index maps to itself */
     .summary = "functions.{name}:{N}, N global over the request from 0, unique",
     .evidence = "documented model-native format; hosted API does not reject others",
+    .probe = &cs_probe_kimi,
+};
+
+/* ---- live probe: PROVIDERS.md section 6 ---- */
+
+static void kimi_build(const cs_probe_request *req, cs_buf *b) {
+  cs_probe_build_chat(req, "max_tokens", b);
+}
+
+static const cs_probe_pattern kimi_errors[] = {
+    {"tool call id * is duplicated", CS_PROBE_REJECTED_RULE},
+};
+
+/* Kimi's own texts first; otherwise it speaks OpenAI's (lower-case "an assistant message ..."). */
+static void kimi_classify(long status, cs_str body, cs_probe_outcome *out) {
+  cs_probe_classify_with(kimi_errors, sizeof kimi_errors / sizeof *kimi_errors, status, body, out);
+  if (out->verdict == CS_PROBE_REJECTED_OTHER)
+    cs_probe_openai_chat.classify(status, body, out);
+}
+
+const cs_probe_spec cs_probe_kimi = {
+    .key_env = {"MOONSHOT_API_KEY", "KIMI_API_KEY"},
+    .auth = CS_PROBE_AUTH_BEARER,
+    .base_url = "https://api.moonshot.ai",
+    .model = "kimi-k2-turbo-preview",
+    .endpoints = {{"chat_completions", "/v1/chat/completions"}},
+    .nendpoints = 1,
+    .pairing = CS_PROBE_PAIR_BY_ID,
+    .id_prefix = "functions." CS_PROBE_TOOL,
+    .id_index_suffix = true,
+    .build = kimi_build,
+    .classify = kimi_classify,
 };

@@ -1,5 +1,6 @@
 /* providers/openai_chat.c: OpenAI Chat Completions. Rule: 1-40 characters (observed through early
  * 2026; 64 on some newer models, 40 on Azure and gateways), no character set found, unique. */
+#include "providers/probe.h"
 #include "providers/target.h"
 
 static cs_str openai_chat_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
@@ -14,4 +15,45 @@ const cs_target cs_target_openai_chat = {
     .native_passthrough = true,
     .summary = "tool_calls[].id 1-40 characters, unique (64 on some newer models)",
     .evidence = "40 observed 2025-03..2026-03; 64 observed 2026-07 on newer models",
+    .probe = &cs_probe_openai_chat,
+};
+
+/* ---- live probe: PROVIDERS.md section 3 ---- */
+
+static void openai_chat_build(const cs_probe_request *req, cs_buf *b) {
+  /* max_completion_tokens: every current model takes it; o-series and gpt-5 refuse max_tokens */
+  cs_probe_build_chat(req, "max_completion_tokens", b);
+}
+
+/* Section 3.3, and the OpenAI-compatible variants (DeepSeek, Groq, Qwen: "preceding", capitals). */
+static const cs_probe_pattern openai_chat_errors[] = {
+    {"tool_calls[#].id': string", CS_PROBE_REJECTED_RULE}, /* too long, empty */
+    {"tool_calls[#].id': empty", CS_PROBE_REJECTED_RULE},
+    {"tool_call_id': string", CS_PROBE_REJECTED_RULE},
+    {"tool_call_id': empty", CS_PROBE_REJECTED_RULE},
+    {"duplicate value for 'tool_call_id'", CS_PROBE_REJECTED_RULE},
+    {"missing parameter 'tool_call_id'", CS_PROBE_REJECTED_RULE},
+    {"property 'tool_call_id' is missing", CS_PROBE_REJECTED_RULE},
+    {"must be a response to a prec*ding", CS_PROBE_REJECTED_PAIRING}, /* "preceeding" (sic) and "preceding" */
+    {"must be followed by tool messages", CS_PROBE_REJECTED_PAIRING},
+    {"did not have response messages", CS_PROBE_REJECTED_PAIRING},
+    {"not found in 'tool_calls' of previous message", CS_PROBE_REJECTED_PAIRING},
+    {"insufficient tool messages", CS_PROBE_REJECTED_PAIRING},
+};
+
+static void openai_chat_classify(long status, cs_str body, cs_probe_outcome *out) {
+  cs_probe_classify_with(openai_chat_errors, sizeof openai_chat_errors / sizeof *openai_chat_errors, status, body, out);
+}
+
+const cs_probe_spec cs_probe_openai_chat = {
+    .key_env = {"OPENAI_API_KEY"},
+    .auth = CS_PROBE_AUTH_BEARER,
+    .base_url = "https://api.openai.com",
+    .model = "gpt-4o-mini",
+    .endpoints = {{"chat_completions", "/v1/chat/completions"}},
+    .nendpoints = 1,
+    .pairing = CS_PROBE_PAIR_BY_ID,
+    .id_prefix = "call_",
+    .build = openai_chat_build,
+    .classify = openai_chat_classify,
 };

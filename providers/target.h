@@ -13,6 +13,8 @@
 #include "core/hash.h"
 #include "core/history.h"
 
+typedef struct cs_probe_spec cs_probe_spec; /* providers/probe.h */
+
 typedef cs_provider cs_target_id; /* only the first CS_PROVIDER_TARGETS values are targets */
 #define CS_TARGET_COUNT CS_PROVIDER_TARGETS
 
@@ -52,6 +54,7 @@ typedef struct {
   bool native_passthrough; /* reference keeps IDs that the same provider produced, when valid */
   const char *summary;  /* one line for `callsign list` and the README */
   const char *evidence; /* how sure we are (PROVIDERS.md grade) */
+  const struct cs_probe_spec *probe; /* live probe: request builder, classifier (providers/probe.h) */
 } cs_target;
 
 /* The table, indexed by cs_target_id. */

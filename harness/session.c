@@ -1,0 +1,78 @@
+/* harness/session.c: opening implementations from the options, shell quoting and replay command
+ * lines (harness/session.h). */
+#include "harness/session.h"
+
+#include <string.h>
+
+cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, cs_err *err) {
+  if (!name) {
+    if (!o->impl_cmd || !o->impl_cmd[0]) {
+      cs_err_set(err, "no implementation given (--impl NAME or --impl-cmd -- ARGV...)");
+      return NULL;
+    }
+    cs_subprocess_config sc = {.deadline_ms = o->deadline_ms};
+    return cs_subprocess_open(o->impl_cmd, &sc, err);
+  }
+  const cs_builtin *b = cs_builtin_find(name);
+  if (!b) {
+    cs_err_set(err, "unknown implementation '%s' (see callsign list)", name);
+    return NULL;
+  }
+  cs_impl_env env = {rs, o->seed};
+  return b->create(&env, err);
+}
+
+void cs_shell_arg(cs_buf *b, const char *s) {
+  bool plain = *s != 0;
+  for (const char *p = s; *p; p++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@%+,", *p))
+      plain = false;
+  if (plain) {
+    cs_buf_puts(b, s);
+    return;
+  }
+  cs_buf_putc(b, '\'');
+  for (const char *p = s; *p; p++)
+    cs_buf_puts(b, *p == '\'' ? "'\\''" : (char[2]){*p, 0});
+  cs_buf_putc(b, '\'');
+}
+
+void cs_replay_command(const cs_options *o, const char *impl_name, bool external, const cs_outcome *cell,
+                       const char *tname, cs_buf *b) {
+  cs_buf tok = {0};
+  cs_choices_token(cell->choices, cell->nchoices, &tok);
+  cs_buf_puts(b, "callsign replay");
+  if (!external) {
+    cs_buf_puts(b, " --impl ");
+    cs_shell_arg(b, impl_name);
+  }
+  cs_buf_printf(b, " --property %s", cell->prop->name);
+  if (cell->target >= 0)
+    cs_buf_printf(b, " --target %s", tname);
+  for (size_t i = 0; i < o->nrules; i++) {
+    cs_buf_puts(b, " --rule ");
+    cs_shell_arg(b, o->rules[i]);
+  }
+  if (o->profile) {
+    cs_buf_puts(b, " --profile ");
+    cs_shell_arg(b, o->profile);
+  }
+  if (o->max_id_len)
+    cs_buf_printf(b, " --max-id-len %u", o->max_id_len);
+  cs_buf_putc(b, ' ');
+  cs_buf_puts(b, tok.data);
+  if (external) {
+    cs_buf_puts(b, " --impl-cmd --");
+    for (char **p = o->impl_cmd; *p; p++) {
+      cs_buf_putc(b, ' ');
+      cs_shell_arg(b, *p);
+    }
+  }
+  cs_buf_free(&tok);
+}
+
+const char *cs_target_label(int t) {
+  if (t < 0 || t >= CS_TARGET_COUNT)
+    return "-";
+  return cs_target_get((cs_target_id)t)->name;
+}

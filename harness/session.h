@@ -1,0 +1,29 @@
+/* harness/session.h: what the commands that run implementations share: opening the implementation
+ * the options name (a built-in or --impl-cmd), quoting for a POSIX shell, and the `callsign replay`
+ * command line that reproduces a failure. */
+#ifndef CS_HARNESS_SESSION_H
+#define CS_HARNESS_SESSION_H
+
+#include <stdbool.h>
+
+#include "core/buf.h"
+#include "harness/cli.h"
+#include "harness/runner.h"
+
+/* Opens built-in `name`, or the --impl-cmd program when `name` is NULL. NULL with `err` when it
+ * does not exist or cannot be started. */
+cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, cs_err *err);
+
+/* Appends `s`, quoted for a POSIX shell when it needs it. */
+void cs_shell_arg(cs_buf *b, const char *s);
+
+/* Appends the `callsign replay` command line that re-runs `cell`'s shrunk case: the implementation
+ * (`impl_name`, or the --impl-cmd argv when `external`), property, target (`tname`), the rule
+ * options of `o`, and the token. */
+void cs_replay_command(const cs_options *o, const char *impl_name, bool external, const cs_outcome *cell,
+                       const char *tname, cs_buf *b);
+
+/* The name of target `t`, or "-" for target-less properties (t < 0). */
+const char *cs_target_label(int t);
+
+#endif

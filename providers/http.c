@@ -1,0 +1,459 @@
+/* providers/http.c: the probes' HTTP client on libcurl, with the budget, rate limit, retries,
+ * timeouts, and the dry-run, record and replay modes. A cassette entry is one JSON file per distinct
+ * request, named after SHA-256(method, path, body), so a replay finds its answer whatever the host
+ * and the order; secrets are removed before anything is written, printed or returned. */
+#include "providers/http.h"
+
+#include <cjson/cJSON.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "core/hash.h"
+
+#define MAX_SECRETS 16
+#define MAX_BODY ((size_t)4 << 20) /* answers are small error bodies; a huge one is cut */
+static const char redacted[] = "[redacted]";
+
+struct cs_http {
+  cs_http_config cfg;
+  CURL *curl;
+  cs_hasher *hasher;
+  char *secrets[MAX_SECRETS];
+  size_t nsecrets;
+  unsigned sent, exchanges;
+  struct timespec last; /* start of the last request on the wire */
+  bool have_last;
+};
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s) {
+  if (s <= 0)
+    return;
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  while (nanosleep(&t, &t) && errno == EINTR)
+    ;
+}
+
+static int mkdir_p(const char *dir, cs_err *err) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+    return cs_err_set(err, "%s: path too long", dir);
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(tmp, 0755) && errno != EEXIST)
+        return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+      *p = '/';
+    }
+  if (mkdir(tmp, 0755) && errno != EEXIST)
+    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+  return 0;
+}
+
+cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err) {
+  cs_http *h = calloc(1, sizeof *h);
+  if (!h) {
+    cs_err_set(err, "out of memory");
+    return NULL;
+  }
+  h->cfg = *cfg;
+  if (!h->cfg.timeout_s)
+    h->cfg.timeout_s = 60;
+  if (!h->cfg.connect_timeout_s)
+    h->cfg.connect_timeout_s = 10;
+  if (!h->cfg.max_requests)
+    h->cfg.max_requests = 50;
+  if (!h->cfg.rate)
+    h->cfg.rate = 2;
+  if (!h->cfg.max_retries)
+    h->cfg.max_retries = 4;
+  if (!h->cfg.max_wait_s)
+    h->cfg.max_wait_s = 60;
+  if (!h->cfg.backoff_s)
+    h->cfg.backoff_s = 0.5;
+  if (!h->cfg.dry_out)
+    h->cfg.dry_out = stdout;
+  if (!(h->hasher = cs_hasher_new())) {
+    cs_err_set(err, "OpenSSL provides no SHA-256");
+    goto fail;
+  }
+  if (h->cfg.record_dir && mkdir_p(h->cfg.record_dir, err))
+    goto fail;
+  if (!h->cfg.replay_dir && !h->cfg.dry_run && !(h->curl = curl_easy_init())) {
+    cs_err_set(err, "libcurl cannot start");
+    goto fail;
+  }
+  return h;
+fail:
+  cs_http_free(h);
+  return NULL;
+}
+
+void cs_http_free(cs_http *h) {
+  if (!h)
+    return;
+  if (h->curl)
+    curl_easy_cleanup(h->curl);
+  cs_hasher_free(h->hasher);
+  for (size_t i = 0; i < h->nsecrets; i++)
+    free(h->secrets[i]);
+  free(h);
+}
+
+void cs_http_add_secret(cs_http *h, const char *secret) {
+  if (!secret || !*secret || h->nsecrets >= MAX_SECRETS)
+    return;
+  for (size_t i = 0; i < h->nsecrets; i++)
+    if (!strcmp(h->secrets[i], secret))
+      return;
+  h->secrets[h->nsecrets++] = strdup(secret);
+}
+
+/* memmem is a GNU extension: this is the portable few lines. */
+static const char *find(const char *hay, size_t n, const char *needle, size_t m) {
+  for (size_t i = 0; m && i + m <= n; i++)
+    if (hay[i] == needle[0] && memcmp(hay + i, needle, m) == 0)
+      return hay + i;
+  return NULL;
+}
+
+void cs_http_redact(const cs_http *h, cs_buf *b) {
+  for (size_t s = 0; s < h->nsecrets && b->data; s++) {
+    const char *sec = h->secrets[s];
+    size_t sl = strlen(sec);
+    if (!find(b->data, b->len, sec, sl))
+      continue;
+    cs_buf out = {0};
+    const char *p = b->data, *end = b->data + b->len;
+    for (const char *hit; (hit = find(p, (size_t)(end - p), sec, sl)); p = hit + sl) {
+      cs_buf_put(&out, p, (size_t)(hit - p));
+      cs_buf_puts(&out, redacted);
+    }
+    cs_buf_put(&out, p, (size_t)(end - p));
+    cs_buf_free(b);
+    *b = out;
+  }
+}
+
+unsigned cs_http_sent(const cs_http *h) {
+  return h->sent;
+}
+unsigned cs_http_exchanges(const cs_http *h) {
+  return h->exchanges;
+}
+
+void cs_http_response_free(cs_http_response *r) {
+  cs_buf_free(&r->body);
+  memset(r, 0, sizeof *r);
+}
+
+/* ---- cassette ---- */
+
+static const char *url_path(const char *url) {
+  const char *p = strstr(url, "://");
+  p = p ? strchr(p + 3, '/') : NULL;
+  return p ? p : "/";
+}
+
+static void cassette_name(cs_http *h, const cs_http_request *req, const char *dir, cs_buf *out) {
+  const char *path = url_path(req->url);
+  uint8_t d[32];
+  char hex[65];
+  cs_hasher_begin(h->hasher);
+  cs_hasher_add(h->hasher, "POST\n", 5);
+  cs_hasher_add(h->hasher, path, strlen(path));
+  cs_hasher_add(h->hasher, "\n", 1);
+  cs_hasher_add(h->hasher, req->body.ptr ? req->body.ptr : "", req->body.len);
+  cs_hasher_finish(h->hasher, d);
+  cs_hex(d, 16, hex);
+  cs_buf_clear(out);
+  cs_buf_printf(out, "%s/%s.json", dir, hex);
+}
+
+static int cassette_write(cs_http *h, const cs_http_request *req, const cs_http_response *resp, cs_err *err) {
+  cs_buf name = {0}, text = {0}, body = {0};
+  int rc = -1;
+  cJSON *root = cJSON_CreateObject(), *rq = cJSON_AddObjectToObject(root, "request");
+  cJSON_AddStringToObject(rq, "method", "POST");
+  cJSON_AddStringToObject(rq, "url", req->url);
+  cJSON *hd = cJSON_AddObjectToObject(rq, "headers");
+  for (size_t i = 0; i < req->nheaders; i++)
+    cJSON_AddStringToObject(hd, req->headers[i].name, req->headers[i].secret ? redacted : req->headers[i].value);
+  if (req->aws_sigv4)
+    cJSON_AddStringToObject(hd, "authorization", redacted);
+  cs_buf_put(&body, req->body.ptr ? req->body.ptr : "", req->body.len);
+  cs_http_redact(h, &body);
+  cJSON_AddStringToObject(rq, "body", body.data);
+  cJSON *rs = cJSON_AddObjectToObject(root, "response");
+  cJSON_AddNumberToObject(rs, "status", (double)resp->status);
+  cJSON_AddStringToObject(rs, "body", resp->body.data ? resp->body.data : "");
+  char *s = cJSON_Print(root);
+  cs_buf_puts(&text, s ? s : "");
+  cJSON_free(s);
+  cs_buf_putc(&text, '\n');
+  cs_http_redact(h, &text); /* second line of defence: nothing secret reaches the disk */
+  cassette_name(h, req, h->cfg.record_dir, &name);
+  FILE *f = fopen(name.data, "w");
+  if (!f) {
+    cs_err_set(err, "%s: cannot write: %s", name.data, strerror(errno));
+    goto cleanup;
+  }
+  size_t w = fwrite(text.data, 1, text.len, f);
+  if (fclose(f) || w != text.len) {
+    cs_err_set(err, "%s: write error", name.data);
+    goto cleanup;
+  }
+  rc = 0;
+cleanup:
+  cJSON_Delete(root);
+  cs_buf_free(&name);
+  cs_buf_free(&text);
+  cs_buf_free(&body);
+  return rc;
+}
+
+static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_http_response *resp) {
+  cs_buf name = {0}, text = {0};
+  cJSON *root = NULL;
+  cassette_name(h, req, h->cfg.replay_dir, &name);
+  FILE *f = fopen(name.data, "rb");
+  resp->outcome = CS_HTTP_NOT_RECORDED;
+  if (!f) {
+    cs_buf_printf(&resp->body, "no recorded answer for this request in %s", h->cfg.replay_dir);
+    goto cleanup;
+  }
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && text.len < MAX_BODY * 4)
+    cs_buf_put(&text, chunk, n);
+  fclose(f);
+  root = cJSON_ParseWithLength(text.data ? text.data : "", text.len);
+  const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "response");
+  const cJSON *st = cJSON_GetObjectItemCaseSensitive(rs, "status");
+  const cJSON *bd = cJSON_GetObjectItemCaseSensitive(rs, "body");
+  if (!cJSON_IsNumber(st) || !cJSON_IsString(bd)) {
+    cs_buf_printf(&resp->body, "%s: not a cassette entry (response.status, response.body)", name.data);
+    goto cleanup;
+  }
+  resp->outcome = CS_HTTP_ANSWERED;
+  resp->status = (long)st->valuedouble;
+  cs_buf_puts(&resp->body, bd->valuestring);
+cleanup:
+  cJSON_Delete(root);
+  cs_buf_free(&name);
+  cs_buf_free(&text);
+  return resp->outcome;
+}
+
+/* ---- the wire ---- */
+
+typedef struct {
+  cs_buf *body;
+  double retry_after; /* seconds; <0 when absent */
+} sink;
+
+static size_t on_body(char *p, size_t size, size_t n, void *user) {
+  sink *s = user;
+  size_t len = size * n;
+  if (s->body->len + len > MAX_BODY)
+    return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
+  cs_buf_put(s->body, p, len);
+  return len;
+}
+
+static size_t on_header(char *p, size_t size, size_t n, void *user) {
+  sink *s = user;
+  size_t len = size * n;
+  static const char name[] = "retry-after:";
+  if (len > sizeof name - 1 && strncasecmp(p, name, sizeof name - 1) == 0) {
+    char v[128];
+    size_t vl = len - (sizeof name - 1) < sizeof v - 1 ? len - (sizeof name - 1) : sizeof v - 1;
+    memcpy(v, p + sizeof name - 1, vl);
+    v[vl] = 0;
+    char *end;
+    double secs = strtod(v, &end);
+    while (*end == ' ' || *end == '\r' || *end == '\n')
+      end++;
+    if (end != v && !*end && secs >= 0) {
+      s->retry_after = secs;
+    } else {
+      time_t when = curl_getdate(v, NULL); /* an HTTP date */
+      if (when > 0)
+        s->retry_after = difftime(when, time(NULL)) > 0 ? difftime(when, time(NULL)) : 0;
+    }
+  }
+  return len;
+}
+
+static void print_request(cs_http *h, const cs_http_request *req) {
+  cs_buf b = {0};
+  cs_buf_printf(&b, "POST %s\n", req->url);
+  for (size_t i = 0; i < req->nheaders; i++)
+    cs_buf_printf(&b, "%s: %s\n", req->headers[i].name, req->headers[i].secret ? redacted : req->headers[i].value);
+  if (req->aws_sigv4)
+    cs_buf_printf(&b, "authorization: %s (AWS SigV4, signed when sent)\n", redacted);
+  cs_buf_putc(&b, '\n');
+  cs_buf_put(&b, req->body.ptr ? req->body.ptr : "", req->body.len);
+  cs_buf_puts(&b, "\n\n");
+  cs_http_redact(h, &b);
+  fwrite(b.data, 1, b.len, h->cfg.dry_out);
+  fflush(h->cfg.dry_out);
+  cs_buf_free(&b);
+}
+
+static bool retryable(long status) {
+  return status == 429 || status == 408 || status >= 500;
+}
+
+static void pace(cs_http *h) {
+  if (h->have_last) {
+    double since = now_s() - ((double)h->last.tv_sec + (double)h->last.tv_nsec / 1e9);
+    sleep_s(1.0 / h->cfg.rate - since);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &h->last);
+  h->have_last = true;
+}
+
+static cs_http_outcome send_live(cs_http *h, const cs_http_request *req, cs_http_response *resp) {
+  CURL *c = h->curl;
+  struct curl_slist *hl = NULL;
+  cs_buf line = {0};
+  char errbuf[CURL_ERROR_SIZE];
+  for (size_t i = 0; i < req->nheaders; i++) {
+    cs_buf_clear(&line);
+    cs_buf_printf(&line, "%s: %s", req->headers[i].name, req->headers[i].value);
+    hl = curl_slist_append(hl, line.data);
+  }
+  hl = curl_slist_append(hl, "Expect:"); /* no 100-continue round trip */
+  cs_buf_free(&line);
+  for (unsigned attempt = 0;; attempt++) {
+    if (h->sent >= h->cfg.max_requests) {
+      if (attempt == 0) {
+        resp->outcome = CS_HTTP_BUDGET;
+        cs_buf_clear(&resp->body);
+        cs_buf_printf(&resp->body, "not sent: the request budget (--max-requests %u) is spent", h->cfg.max_requests);
+      }
+      break; /* a retry cut short keeps the last answer */
+    }
+    pace(h);
+    curl_easy_reset(c);
+    sink s = {&resp->body, -1};
+    cs_buf_clear(&resp->body);
+    errbuf[0] = 0;
+    curl_easy_setopt(c, CURLOPT_URL, req->url);
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body.ptr ? req->body.ptr : "");
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body.len);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &s);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(h->cfg.timeout_s * 1000));
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(h->cfg.connect_timeout_s * 1000));
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    /* TLS verification is never turned off; redirects are not followed (they could carry the key away). */
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    curl_easy_setopt(c, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1"); /* loopback never goes through a proxy */
+    if (req->aws_sigv4) {
+#if LIBCURL_VERSION_NUM >= 0x074b00
+      curl_easy_setopt(c, CURLOPT_AWS_SIGV4, req->aws_sigv4);
+      curl_easy_setopt(c, CURLOPT_USERPWD, req->aws_userpwd);
+#else
+      resp->outcome = CS_HTTP_FAILED;
+      cs_buf_puts(&resp->body, "this libcurl has no AWS SigV4 (7.75 or later needed); use AWS_BEARER_TOKEN_BEDROCK");
+      break;
+#endif
+    }
+    h->sent++;
+    resp->attempts++;
+    CURLcode rc = curl_easy_perform(c);
+    if (rc != CURLE_OK) {
+      cs_buf_clear(&resp->body);
+      cs_buf_printf(&resp->body, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+      while (resp->body.len && resp->body.data[resp->body.len - 1] == '\n')
+        resp->body.data[--resp->body.len] = 0;
+      resp->outcome = CS_HTTP_FAILED;
+      resp->status = 0;
+      break;
+    }
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+    resp->outcome = CS_HTTP_ANSWERED;
+    if (!retryable(resp->status) || attempt >= h->cfg.max_retries)
+      break;
+    double wait = s.retry_after >= 0 ? s.retry_after : h->cfg.backoff_s * (double)(1u << (attempt < 10 ? attempt : 10));
+    if (wait > h->cfg.max_wait_s)
+      break; /* the provider asks for more patience than allowed: report it as it is */
+    sleep_s(wait);
+  }
+  curl_easy_reset(c); /* drop references to the header list and the error buffer */
+  curl_slist_free_all(hl);
+  if (!resp->body.data)
+    cs_buf_puts(&resp->body, "");
+  return resp->outcome;
+}
+
+cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_response *resp) {
+  memset(resp, 0, sizeof *resp);
+  for (size_t i = 0; i < req->nheaders; i++)
+    if (req->headers[i].secret) {
+      const char *v = req->headers[i].value;
+      cs_http_add_secret(h, v);
+      if (!strncmp(v, "Bearer ", 7))
+        cs_http_add_secret(h, v + 7); /* the bare key may be echoed elsewhere */
+    }
+  if (req->aws_userpwd) {
+    /* both halves are secret: the key id identifies the account, the secret signs */
+    char tmp[512];
+    snprintf(tmp, sizeof tmp, "%s", req->aws_userpwd);
+    char *colon = strchr(tmp, ':');
+    if (colon) {
+      *colon = 0;
+      cs_http_add_secret(h, colon + 1);
+    }
+    cs_http_add_secret(h, tmp);
+  }
+  if ((h->cfg.replay_dir || h->cfg.dry_run) && h->exchanges >= h->cfg.max_requests) {
+    resp->outcome = CS_HTTP_BUDGET;
+    cs_buf_printf(&resp->body, "not sent: the request budget (--max-requests %u) is spent", h->cfg.max_requests);
+    return resp->outcome;
+  }
+  h->exchanges++;
+  if (h->cfg.replay_dir) {
+    cassette_read(h, req, resp);
+  } else if (h->cfg.dry_run) {
+    print_request(h, req);
+    resp->outcome = CS_HTTP_DRY_RUN;
+    cs_buf_puts(&resp->body, "not sent: dry run");
+  } else {
+    send_live(h, req, resp);
+    if (resp->outcome == CS_HTTP_BUDGET)
+      h->exchanges--;
+  }
+  cs_http_redact(h, &resp->body);
+  if (h->cfg.record_dir && resp->outcome == CS_HTTP_ANSWERED) {
+    cs_err err = {{0}};
+    if (cassette_write(h, req, resp, &err))
+      fprintf(stderr, "callsign: warning: %s\n", err.msg);
+  }
+  return resp->outcome;
+}

@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# End-to-end tests of `callsign probe` against the fake provider (tests/fake_provider/fake_provider.py)
+# on 127.0.0.1: each provider's verdicts against its documented rules, rule discovery following the
+# fake's configured limits, cassettes that replay to the same report, retries, gateway wrappers, the
+# request budget, dry runs, missing keys, and a canary key that must appear in no output, report or
+# cassette. Nothing leaves the loopback interface. Usage: probe.sh path/to/callsign
+set -u
+CS=${1:-build/san/callsign}
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+FAKE="$HERE/fake_provider/fake_provider.py"
+T=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  [ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"
+}
+trap cleanup EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+
+# A safety net: anything not addressed to loopback would go to a proxy that does not exist.
+export http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 \
+  HTTPS_PROXY=http://127.0.0.1:9 ALL_PROXY=http://127.0.0.1:9 no_proxy= NO_PROXY=
+CANARY=sk-canary-DO-NOT-LEAK-123
+AWS_ID=AKIACANARYDONOTLEAK7
+AWS_SECRET=aws-canary-DO-NOT-LEAK-456
+KEYS="ANTHROPIC_API_KEY OPENAI_API_KEY MISTRAL_API_KEY MOONSHOT_API_KEY KIMI_API_KEY GEMINI_API_KEY GOOGLE_API_KEY
+AWS_BEARER_TOKEN_BEDROCK AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN"
+unset $KEYS
+with_keys() {
+  env ANTHROPIC_API_KEY=$CANARY OPENAI_API_KEY=$CANARY MISTRAL_API_KEY=$CANARY MOONSHOT_API_KEY=$CANARY \
+    GEMINI_API_KEY=$CANARY AWS_BEARER_TOKEN_BEDROCK=$CANARY "$@"
+}
+
+# start_fake NAME ARGS...: starts a fake, sets PORT_<NAME>
+start_fake() {
+  local name=$1
+  shift
+  python3 "$FAKE" --expect-key "$CANARY" "$@" >"$T/port.$name" 2>"$T/fake.$name.err" &
+  PIDS+=($!)
+  for _ in $(seq 100); do
+    [ -s "$T/port.$name" ] && break
+    sleep 0.05
+  done
+  eval "PORT_$name=$(head -n 1 "$T/port.$name")"
+}
+stats() { python3 -c "import json,urllib.request as u; print(json.load(u.build_opener(u.ProxyHandler({})).open('http://127.0.0.1:$1/__stats'))['requests'])"; }
+
+prefix() { case $1 in openai_chat | openai_responses) echo openai ;; *) echo "$1" ;; esac; }
+PROVIDERS="anthropic openai_chat openai_responses mistral kimi gemini bedrock"
+RUN=(--rate 1000 --seed 7)
+
+# The verdicts each provider's documentation implies for the targeted cases (PROVIDERS.md), with the
+# fake at its defaults. A accepted, R rejected for the ID rule, P rejected for pairing.
+cat >"$T/expect.py" <<'PY'
+import json, sys
+provider, path = sys.argv[1], sys.argv[2]
+lens = [1, 9, 40, 41, 64, 65, 128, 256, 1000]
+chars = ["dash", "underscore", "dot", "colon", "pipe", "slash", "space", "non-ascii", "nul"]
+foreign = {"anthropic": 29, "openai": 29, "kimi": 17, "mistral": 9, "responses_composite": 42, "bedrock": 30, "adk": 40}
+def table(max_len=None, exact=None, char_ok=chars, empty="R", dup=("R", "R"), mismatch="P", foreign_ok=None):
+    e = {"native": "A", "empty": empty, "dup.message": dup[0], "dup.request": dup[1],
+         "pair.orphan": "P", "pair.missing": "P", "pair.mismatch": mismatch}
+    for n in lens:
+        e[f"len.{n}"] = "A" if (exact is None or n == exact) and (max_len is None or n <= max_len) else "R"
+    for c in chars:
+        e[f"char.{c}"] = "A" if c in char_ok else "R"
+    for f, n in foreign.items():
+        e[f"foreign.{f}"] = "A" if (foreign_ok is None or f in foreign_ok) and (max_len is None or n <= max_len) else "R"
+    return e
+pattern_ok = ["dash", "underscore"]
+pattern_foreign = ["anthropic", "openai", "mistral", "bedrock", "adk"]
+expected = {
+    # pattern [a-zA-Z0-9_-]+ on both fields, no length limit known, unique within a message
+    "anthropic": table(char_ok=pattern_ok, dup=("R", "A"), foreign_ok=pattern_foreign),
+    # at most 40, no character rule, duplicate tool_call_id rejected over the request
+    "openai_chat": table(max_len=40),
+    # call_id 1-64, only the length is checked
+    "openai_responses": table(max_len=64, dup=("A", "A")),
+    # exactly 9 letters or digits; counts compared, IDs not matched
+    "mistral": table(exact=9, char_ok=[], dup=("A", "A"), mismatch="A", foreign_ok=["mistral"]),
+    # no format rule; duplicates rejected
+    "kimi": table(empty="A"),
+    # nothing documented about IDs; pairing by count and position
+    "gemini": table(empty="A", dup=("A", "A"), mismatch="A"),
+    # 1-64, [a-zA-Z0-9_-]+, duplicates within a message
+    "bedrock": table(max_len=64, char_ok=pattern_ok, dup=("R", "A"), foreign_ok=pattern_foreign),
+}[provider]
+names = {"A": "accepted", "R": "rejected-rule", "P": "rejected-pairing"}
+report = json.load(open(path))
+got = {c["name"]: c for c in report["cases"]}
+bad = [f"{k}: provider {got.get(k, {}).get('provider')}, documented {names[v]}" for k, v in expected.items()
+       if got.get(k, {}).get("provider") != names[v]]
+gen = [c for c in report["cases"] if c["name"].startswith("gen.")]
+bad += [f"{c['name']}: agree {c['agree']}" for c in gen if c["agree"] != "yes"]
+if not gen:
+    bad.append("no generated case was sent")
+for c in report["cases"]:  # the agreement column follows from the two verdicts
+    want = "yes" if c["provider"] == c["callsign"] else "looser" if c["provider"] == "accepted" else \
+        "STRICTER" if c["callsign"] == "accepted" else "other reason"
+    if c["agree"] != want:
+        bad.append(f"{c['name']}: agree {c['agree']}, expected {want}")
+print("; ".join(bad[:6]))
+sys.exit(1 if bad else 0)
+PY
+
+# ---- 1. every provider's verdicts against its documented rules (recorded as a cassette)
+start_fake main
+for p in $PROVIDERS; do
+  with_keys "$CS" probe --provider "$p" --base-url "http://127.0.0.1:$PORT_main/$(prefix "$p")" "${RUN[@]}" \
+    --record "$T/cassette" --json "$T/rec.$p.json" >"$T/out.$p" 2>"$T/err.$p"
+  rc=$?
+  check "$p: exit 0 (the provider rejects nothing callsign accepts)" "[ $rc -eq 0 ]"
+  check "$p: verdicts match the documented rules" "python3 '$T/expect.py' '$p' '$T/rec.$p.json' >'$T/why.$p' || { cat '$T/why.$p'; false; }"
+done
+with_keys "$CS" probe --provider anthropic:messages --base-url "http://127.0.0.1:$PORT_main/anthropic" "${RUN[@]}" \
+  --json "$T/msg.json" >"$T/out.msg" 2>"$T/err.msg"
+check "anthropic messages endpoint (max_tokens 1): documented verdicts" "python3 '$T/expect.py' anthropic '$T/msg.json' >/dev/null"
+
+# ---- 2. a recorded cassette replays, without keys, to the same report
+for p in $PROVIDERS; do
+  "$CS" probe --provider "$p" --base-url "http://127.0.0.1:$PORT_main/$(prefix "$p")" "${RUN[@]}" \
+    --replay "$T/cassette" --json "$T/rep.$p.json" >"$T/rout.$p" 2>"$T/rerr.$p"
+  rc=$?
+  check "$p: replay without a key gives the same report" "[ $rc -eq 0 ] && cmp -s '$T/rec.$p.json' '$T/rep.$p.json'"
+done
+check "replay prints the same table" "diff <(grep -v '^requests:' '$T/out.anthropic') <(grep -v '^requests:' '$T/rout.anthropic') >/dev/null"
+before=$(stats "$PORT_main")
+"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" "${RUN[@]}" --seed 8 \
+  --replay "$T/cassette" --json "$T/rep.miss.json" >/dev/null 2>&1
+rc=$?
+check "replay of requests not in the cassette: transport, exit 1, nothing sent" \
+  "[ $rc -eq 1 ] && [ $(stats "$PORT_main") -eq $before ] && grep -q 'no recorded answer' '$T/rep.miss.json'"
+
+# ---- 3. discovery recovers the fake's limits, and follows them when they change
+discover() { # discover PORTVAR TAG PROVIDER [extra args]
+  local port=$1 tag=$2 p=$3
+  shift 3
+  with_keys "$CS" probe --discover --provider "$p" --base-url "http://127.0.0.1:$port/$(prefix "$p")" --rate 1000 "$@" \
+    --json "$T/disc.$tag.$p.json" >"$T/dout.$tag.$p" 2>&1
+}
+# field FILE EXPR: prints a Python expression over the "discovered" object d
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['discovered']; print($2)" "$1"; }
+for p in $PROVIDERS; do discover "$PORT_main" a "$p"; done
+check "discover anthropic: no maximum, - and _ only, unique per message" \
+  "[ \"\$(field '$T/disc.a.anthropic.json' \"d['max_len'], d['min_len'], d['empty'], sorted(k for k,v in d['chars'].items() if v=='accepted'), d['unique']\")\" = \"None 1 rejected ['dash', 'underscore'] per message\" ]"
+check "discover openai_chat: 1..40, every character, unique per request" \
+  "[ \"\$(field '$T/disc.a.openai_chat.json' \"d['max_len'], d['min_len'], sum(v=='accepted' for v in d['chars'].values()), d['unique']\")\" = '40 1 9 per request' ]"
+check "discover openai_responses: 1..64, uniqueness not checked" \
+  "[ \"\$(field '$T/disc.a.openai_responses.json' \"d['max_len'], d['min_len'], d['unique']\")\" = '64 1 not checked' ]"
+check "discover mistral: exactly 9, no other character" \
+  "[ \"\$(field '$T/disc.a.mistral.json' \"d['max_len'], d['min_len'], sum(v=='accepted' for v in d['chars'].values())\")\" = '9 9 0' ]"
+check "discover kimi: no limits, empty accepted, unique per request" \
+  "[ \"\$(field '$T/disc.a.kimi.json' \"d['max_len'], d['min_len'], d['empty'], d['unique']\")\" = 'None 1 accepted per request' ]"
+check "discover gemini: no limits, uniqueness not checked" \
+  "[ \"\$(field '$T/disc.a.gemini.json' \"d['max_len'], d['empty'], d['unique']\")\" = 'None accepted not checked' ]"
+check "discover bedrock: 1..64, - and _, unique per message" \
+  "[ \"\$(field '$T/disc.a.bedrock.json' \"d['max_len'], d['min_len'], sorted(k for k,v in d['chars'].items() if v=='accepted'), d['unique']\")\" = \"64 1 ['dash', 'underscore'] per message\" ]"
+check "discover prints observed beside configured" "grep -q 'maximum length  *none up to 4096  *64  *differs' '$T/dout.a.anthropic'"
+
+start_fake alt --anthropic-max-len 100 --anthropic-unique request --openai-max-len 64 --openai-unique message \
+  --responses-max-len 50 --mistral-len 12 --bedrock-max-len 80 --bedrock-pattern '[a-zA-Z0-9_.:-]+' --kimi-unique message
+for p in anthropic openai_chat openai_responses bedrock kimi; do discover "$PORT_alt" b "$p"; done
+# the control ID has the configured length: tell callsign Mistral's new length, the fake measures the rest
+discover "$PORT_alt" b mistral --rule mistral.min_len=12 --rule mistral.max_len=12
+check "discover follows anthropic: maximum 100, unique per request" \
+  "[ \"\$(field '$T/disc.b.anthropic.json' \"d['max_len'], d['unique']\")\" = '100 per request' ]"
+check "discover follows openai_chat: maximum 64, unique per message" \
+  "[ \"\$(field '$T/disc.b.openai_chat.json' \"d['max_len'], d['unique']\")\" = '64 per message' ]"
+check "discover follows openai_responses: maximum 50" "[ \"\$(field '$T/disc.b.openai_responses.json' \"d['max_len']\")\" = 50 ]"
+check "discover follows mistral: exactly 12" "[ \"\$(field '$T/disc.b.mistral.json' \"d['max_len'], d['min_len']\")\" = '12 12' ]"
+check "discover follows bedrock: maximum 80, '.' and ':' allowed" \
+  "[ \"\$(field '$T/disc.b.bedrock.json' \"d['max_len'], sorted(k for k,v in d['chars'].items() if v=='accepted')\")\" = \"80 ['colon', 'dash', 'dot', 'underscore']\" ]"
+check "discover follows kimi: unique per message" "[ \"\$(field '$T/disc.b.kimi.json' \"d['unique']\")\" = 'per message' ]"
+
+# ---- 4. SigV4 (signature checked by the fake), retries on 429 and 503, gateway wrappers
+start_fake sig --aws-key-id "$AWS_ID" --aws-secret "$AWS_SECRET" --flaky 2
+env AWS_ACCESS_KEY_ID=$AWS_ID AWS_SECRET_ACCESS_KEY=$AWS_SECRET AWS_SESSION_TOKEN=$CANARY AWS_REGION=eu-west-1 \
+  "$CS" probe --provider bedrock --base-url "http://127.0.0.1:$PORT_sig/bedrock" "${RUN[@]}" --json "$T/sig.json" \
+  --record "$T/cassette-sig" >"$T/out.sig" 2>"$T/err.sig"
+rc=$?
+check "bedrock with SigV4: signed requests accepted, documented verdicts" \
+  "[ $rc -eq 0 ] && python3 '$T/expect.py' bedrock '$T/sig.json' >/dev/null"
+n=$(python3 -c "import json; print(sum(c['provider']!='-' for c in json.load(open('$T/sig.json'))['cases']))")
+check "429 (Retry-After) and 503 retried: 2 extra requests, no transport error" \
+  "[ $(stats "$PORT_sig") -eq $((n + 2)) ] && python3 -c \"import json,sys; sys.exit(json.load(open('$T/sig.json'))['summary']['transport'])\""
+start_fake slow --flaky 1 --retry-after 2
+t0=$(date +%s.%N)
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_slow/openai" "${RUN[@]}" --max-requests 2 \
+  --json "$T/slow.json" >/dev/null 2>&1
+t1=$(date +%s.%N)
+check "Retry-After: 2 is honoured before the retry" \
+  "python3 -c 'import sys; sys.exit(not 2.0 <= $t1 - $t0 < 10)' && [ $(stats "$PORT_slow") -eq 2 ] && grep -q '\"accepted\"' '$T/slow.json'"
+t0=$(date +%s.%N)
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_slow/openai" --rate 4 --max-requests 5 \
+  >/dev/null 2>&1
+t1=$(date +%s.%N)
+check "--rate 4: five requests take at least one second" "python3 -c 'import sys; sys.exit(not 1.0 <= $t1 - $t0 < 10)'"
+for w in openrouter vertex; do
+  start_fake "w$w" --wrap "$w" --bedrock-claude
+  for p in anthropic mistral bedrock; do
+    with_keys "$CS" probe --provider "$p" --base-url "http://127.0.0.1:$(eval echo \$PORT_w$w)/$(prefix "$p")" "${RUN[@]}" \
+      --json "$T/wrap.$w.$p.json" >/dev/null 2>&1
+    check "$p through a $w wrapper: documented verdicts" "python3 '$T/expect.py' '$p' '$T/wrap.$w.$p.json' >'$T/why' || { cat '$T/why'; false; }"
+  done
+done
+check "Claude's text passed through by Bedrock is read" "grep -q 'The model returned\\|tool_use. ids were found' '$T/wrap.vertex.bedrock.json'"
+
+# ---- 5. budget, dry run, missing keys, a model endpoint that refuses IDs
+before=$(stats "$PORT_main")
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" "${RUN[@]}" --max-requests 5 \
+  --json "$T/budget.json" >"$T/o" 2>&1
+rc=$?
+check "--max-requests 5: 5 requests reach the provider, the rest are not sent" \
+  "[ $rc -eq 0 ] && [ $(($(stats "$PORT_main") - before)) -eq 5 ] && [ \"\$(python3 -c \"import json; print(json.load(open('$T/budget.json'))['summary']['not sent'])\")\" -gt 20 ]"
+before=$(stats "$PORT_main")
+with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_main/anthropic" --dry-run >"$T/dry" 2>&1
+rc=$?
+check "--dry-run prints requests, sends nothing" \
+  "[ $rc -eq 0 ] && grep -q '^POST http://127.0.0.1:$PORT_main/anthropic/v1/messages/count_tokens' '$T/dry' && grep -q '^x-api-key: \[redacted\]' '$T/dry' && [ $(stats "$PORT_main") -eq $before ]"
+for pv in anthropic:ANTHROPIC_API_KEY openai_chat:OPENAI_API_KEY openai_responses:OPENAI_API_KEY mistral:MISTRAL_API_KEY \
+  kimi:MOONSHOT_API_KEY gemini:GEMINI_API_KEY bedrock:AWS_BEARER_TOKEN_BEDROCK; do
+  "$CS" probe --provider "${pv%%:*}" --base-url "http://127.0.0.1:$PORT_main/x" >"$T/o" 2>"$T/e"
+  rc=$?
+  check "${pv%%:*} without a key: exit 2, names ${pv##*:}" \
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'probe: set ${pv##*:}' '$T/e' && [ ! -s '$T/o' ]"
+done
+"$CS" probe --provider nosuch >"$T/o" 2>"$T/e"
+check "unknown provider: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
+start_fake g2 --gemini-reject-id
+with_keys "$CS" probe --provider gemini --base-url "http://127.0.0.1:$PORT_g2/gemini" "${RUN[@]}" >"$T/g2" 2>&1
+rc=$?
+check "an endpoint refusing id fields (Gemini 2.x): stricter, exit 1" \
+  "[ $rc -eq 1 ] && grep -q '^  native .*rejected-other  *STRICTER  *Invalid JSON payload received. Unknown name \"id\"' '$T/g2'"
+
+# ---- 6. the canary key appears nowhere
+check "no key, secret or session token in any output, report or cassette" \
+  "! grep -r -a -l -e '$CANARY' -e '$AWS_SECRET' -e '$AWS_ID' '$T' --exclude=probe.sh --exclude=expect.py"
+check "cassettes hold requests with the authorization redacted" \
+  "grep -q -r '\"x-api-key\":.*\"\[redacted\]\"' '$T/cassette' && grep -q -r '\"authorization\":.*\"\[redacted\]\"' '$T/cassette-sig'"
+check "no sanitizer report" "! grep -l -E 'Sanitizer|runtime error' '$T'/err.* '$T'/rerr.* >/dev/null 2>&1"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

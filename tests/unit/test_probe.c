@@ -1,0 +1,567 @@
+/* tests/unit/test_probe.c: the live-probe pieces of providers/: each provider's request builder
+ * (valid JSON, the IDs in the documented fields), each classifier on the error texts of
+ * docs/PROVIDERS.md (also through OpenRouter, Vertex and Bedrock wrappers), envelope unwrapping,
+ * fragment matching, the offline verdict, probe IDs and URLs, and the HTTP client's offline modes
+ * (dry run, replay, budget, redaction). No test touches the network. */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "providers/http.h"
+#include "providers/probe.h"
+#include "providers/rule.h"
+
+static cJSON *build(const cs_probe_spec *s, const cs_probe_pair *pairs, uint32_t n, unsigned endpoint) {
+  cs_probe_request req = {"model-x", endpoint, pairs, n};
+  cs_buf b = {0};
+  s->build(&req, &b);
+  cJSON *j = cJSON_ParseWithLength(b.data, b.len);
+  cr_assert(j != NULL, "not JSON: %s", b.data);
+  cs_buf_free(&b);
+  return j;
+}
+
+static const char *str_at(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const cJSON *item(const cJSON *a, int i) {
+  return cJSON_GetArrayItem(a, i);
+}
+static const cJSON *get(const cJSON *o, const char *k) {
+  return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+/* One call "A1" answered, in the first message. */
+static const cs_probe_pair one[] = {{.call_id = {"A1", 2}, .result_id = {"A1", 2}}};
+
+Test(probe_build, anthropic_ids_in_tool_use_and_tool_result) {
+  cJSON *j = build(&cs_probe_anthropic, one, 1, 0);
+  cr_assert_str_eq(str_at(j, "model"), "model-x");
+  cr_assert_null(get(j, "max_tokens"), "count_tokens takes no max_tokens");
+  const cJSON *msgs = get(j, "messages");
+  cr_assert_eq(cJSON_GetArraySize(msgs), 3);
+  const cJSON *use = item(get(item(msgs, 1), "content"), 0);
+  cr_assert_str_eq(str_at(use, "type"), "tool_use");
+  cr_assert_str_eq(str_at(use, "id"), "A1");
+  const cJSON *res = item(get(item(msgs, 2), "content"), 0);
+  cr_assert_str_eq(str_at(res, "type"), "tool_result");
+  cr_assert_str_eq(str_at(res, "tool_use_id"), "A1");
+  cr_assert(cJSON_GetArraySize(get(j, "tools")) == 1, "tools must be defined with tool blocks");
+  cJSON_Delete(j);
+  j = build(&cs_probe_anthropic, one, 1, 1);
+  cr_assert_eq(get(j, "max_tokens")->valueint, 1);
+  cJSON_Delete(j);
+}
+
+Test(probe_build, chat_family_ids_in_tool_calls_and_tool_messages) {
+  const cs_probe_spec *specs[] = {&cs_probe_openai_chat, &cs_probe_mistral, &cs_probe_kimi};
+  for (size_t s = 0; s < 3; s++) {
+    cJSON *j = build(specs[s], one, 1, 0);
+    const cJSON *msgs = get(j, "messages");
+    cr_assert_eq(cJSON_GetArraySize(msgs), 3);
+    const cJSON *tc = item(get(item(msgs, 1), "tool_calls"), 0);
+    cr_assert_str_eq(str_at(tc, "id"), "A1");
+    cr_assert_str_eq(str_at(get(tc, "function"), "name"), CS_PROBE_TOOL);
+    cr_assert_str_eq(str_at(item(msgs, 2), "role"), "tool");
+    cr_assert_str_eq(str_at(item(msgs, 2), "tool_call_id"), "A1");
+    cr_assert(get(j, s == 0 ? "max_completion_tokens" : "max_tokens") != NULL);
+    cJSON_Delete(j);
+  }
+}
+
+Test(probe_build, responses_uses_call_id_and_no_item_id) {
+  cJSON *j = build(&cs_probe_openai_responses, one, 1, 0);
+  const cJSON *in = get(j, "input");
+  cr_assert_eq(cJSON_GetArraySize(in), 3);
+  cr_assert_str_eq(str_at(item(in, 1), "type"), "function_call");
+  cr_assert_str_eq(str_at(item(in, 1), "call_id"), "A1");
+  cr_assert_null(get(item(in, 1), "id"), "an fc_ item id would need its reasoning item");
+  cr_assert_str_eq(str_at(item(in, 2), "type"), "function_call_output");
+  cr_assert_str_eq(str_at(item(in, 2), "call_id"), "A1");
+  cr_assert_geq(get(j, "max_output_tokens")->valueint, 16);
+  cr_assert(cJSON_IsFalse(get(j, "store")));
+  cJSON_Delete(j);
+}
+
+Test(probe_build, gemini_function_call_and_response_ids) {
+  cJSON *j = build(&cs_probe_gemini, one, 1, 0);
+  const cJSON *c = get(j, "contents");
+  cr_assert_str_eq(str_at(item(c, 1), "role"), "model");
+  const cJSON *part = item(get(item(c, 1), "parts"), 0);
+  cr_assert_str_eq(str_at(get(part, "functionCall"), "id"), "A1");
+  cr_assert_str_eq(str_at(part, "thoughtSignature"), "skip_thought_signature_validator");
+  cr_assert_str_eq(str_at(get(item(get(item(c, 2), "parts"), 0), "functionResponse"), "id"), "A1");
+  cr_assert_eq(get(get(j, "generationConfig"), "maxOutputTokens")->valueint, 1);
+  cJSON_Delete(j);
+  /* a null ID omits the field (Gemini 2.x) */
+  cs_probe_pair none[] = {{.call_id = CS_NULL_STR, .result_id = CS_NULL_STR}};
+  j = build(&cs_probe_gemini, none, 1, 0);
+  cr_assert_null(get(get(item(get(item(get(j, "contents"), 1), "parts"), 0), "functionCall"), "id"));
+  cJSON_Delete(j);
+}
+
+Test(probe_build, bedrock_tool_use_id_and_tool_config) {
+  cJSON *j = build(&cs_probe_bedrock, one, 1, 0);
+  const cJSON *m = get(j, "messages");
+  cr_assert_str_eq(str_at(get(item(get(item(m, 1), "content"), 0), "toolUse"), "toolUseId"), "A1");
+  cr_assert_str_eq(str_at(get(item(get(item(m, 2), "content"), 0), "toolResult"), "toolUseId"), "A1");
+  cr_assert(get(j, "toolConfig") != NULL, "toolConfig is required with toolUse blocks");
+  cr_assert_eq(get(get(j, "inferenceConfig"), "maxTokens")->valueint, 1);
+  cJSON_Delete(j);
+}
+
+Test(probe_build, grouping_orphans_missing_and_hostile_ids) {
+  /* message 0: a call answered, an orphan result; message 1: a call without result */
+  const char nul_id[] = {'a', 0, 'b', '"', '\\'};
+  cs_probe_pair p[] = {
+      {.call_id = {nul_id, sizeof nul_id}, .result_id = {nul_id, sizeof nul_id}},
+      {.result_id = {"R2", 2}, .orphan = true},
+      {.call_id = {"C3", 2}, .message = 1, .unanswered = true},
+  };
+  const cs_probe_spec *all[] = {&cs_probe_anthropic, &cs_probe_openai_chat, &cs_probe_openai_responses,
+                                &cs_probe_mistral,   &cs_probe_kimi,        &cs_probe_gemini,
+                                &cs_probe_bedrock};
+  for (size_t s = 0; s < 7; s++) {
+    cJSON *j = build(all[s], p, 3, 0);
+    cJSON_Delete(j);
+  }
+  cJSON *j = build(&cs_probe_anthropic, p, 3, 0);
+  const cJSON *msgs = get(j, "messages");
+  cr_assert_eq(cJSON_GetArraySize(msgs), 5, "user, assistant, results, assistant, user");
+  cr_assert_eq(cJSON_GetArraySize(get(item(msgs, 2), "content")), 2, "the orphan joins the first results");
+  cr_assert_str_eq(str_at(item(get(item(msgs, 2), "content"), 1), "tool_use_id"), "R2");
+  cr_assert_str_eq(str_at(item(get(item(msgs, 3), "content"), 0), "id"), "C3");
+  cr_assert_str_eq(str_at(item(get(item(msgs, 4), "content"), 0), "type"), "text");
+  cJSON_Delete(j);
+}
+
+/* ---- classifiers ---- */
+
+typedef struct {
+  const cs_probe_spec *spec;
+  long status;
+  const char *body;
+  cs_probe_verdict want;
+} classify_case;
+
+static void check_classify(const classify_case *c, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    cs_probe_outcome out;
+    c[i].spec->classify(c[i].status, cs_str_c(c[i].body), &out);
+    cr_expect_eq(out.verdict, c[i].want, "case %zu: got %s, want %s (%s)", i, cs_probe_verdict_name(out.verdict),
+                 cs_probe_verdict_name(c[i].want), out.message);
+  }
+}
+
+Test(probe_classify, anthropic_documented_texts) {
+  const classify_case c[] = {
+      {&cs_probe_anthropic, 200, "{\"input_tokens\":12}", CS_PROBE_ACCEPTED},
+      {&cs_probe_anthropic, 400,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.92.content.0.tool_use."
+       "id: "
+       "String should match pattern '^[a-zA-Z0-9_-]+$'\"},\"request_id\":\"req_011C\"}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_anthropic, 400,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.3.content.0.tool_"
+       "result."
+       "tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_anthropic, 400,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1.content.1: "
+       "`tool_use` "
+       "ids must be unique\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_anthropic, 400,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1.content.1: tool_use "
+       "ids must be unique\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_anthropic, 400,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.48.content.1: "
+       "unexpected "
+       "`tool_use_id` found in `tool_result` blocks: toolu_019ETtGZEhTBXgWPVsdVnXMh. Each `tool_result` block must "
+       "have a corresponding `tool_use` block in the previous message.\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_anthropic, 400,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.6: `tool_use` ids "
+       "were "
+       "found without `tool_result` blocks immediately after: toolu_01AbmHJypDhKqBF7NKdRPJ6d. Each `tool_use` block "
+       "must have a corresponding `tool_result` block in the next message.\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_anthropic, 400,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.27: Did not find 1 "
+       "`tool_result` block(s) at the beginning of this message. Messages following `tool_use` blocks must begin "
+       "with a matching number of `tool_result` blocks.\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_anthropic, 400,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"tools.0.custom.name: String "
+       "should match pattern '^[a-zA-Z0-9_-]{1,128}$'\"}}",
+       CS_PROBE_REJECTED_OTHER},
+      {&cs_probe_anthropic, 401,
+       "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}",
+       CS_PROBE_REJECTED_OTHER},
+      {&cs_probe_anthropic, 529, "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"x\"}}",
+       CS_PROBE_TRANSPORT},
+      {&cs_probe_anthropic, 0, "Failed to connect", CS_PROBE_TRANSPORT},
+  };
+  check_classify(c, sizeof c / sizeof *c);
+}
+
+Test(probe_classify, anthropic_through_gateways) {
+  const classify_case c[] = {
+      /* Vertex: Anthropic's body as the JSON-string message */
+      {&cs_probe_anthropic, 400,
+       "{\"error\":{\"code\":400,\"message\":\"{\\\"type\\\":\\\"error\\\",\\\"error\\\":{\\\"type\\\":\\\"invalid_"
+       "request_error\\\",\\\"message\\\":\\\"messages.243: `tool_use` ids were found without `tool_result` blocks "
+       "immediately after: bash-uOQIdN0O. …\\\"},\\\"request_id\\\":\\\"req_vrtx_011CX8\\\"}\",\"status\":\"INVALID_"
+       "ARGUMENT\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+      /* OpenRouter: metadata.raw */
+      {&cs_probe_anthropic, 400,
+       "{\"error\":{\"message\":\"Provider returned "
+       "error\",\"code\":400,\"metadata\":{\"raw\":\"{\\\"type\\\":\\\"error\\\","
+       "\\\"error\\\":{\\\"type\\\":\\\"invalid_request_error\\\",\\\"message\\\":\\\"messages.1.content.0.tool_use.id:"
+       " "
+       "String should match pattern '^[a-zA-Z0-9_-]+$'\\\"}}\",\"provider_name\":\"Anthropic\"}}}",
+       CS_PROBE_REJECTED_RULE},
+      /* Bedrock passing Claude's text through, read by Bedrock's classifier */
+      {&cs_probe_bedrock, 400,
+       "{\"message\":\"The model returned the following errors: messages.2: `tool_use` ids were found without "
+       "`tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding "
+       "`tool_result` block in the next message.\"}",
+       CS_PROBE_REJECTED_PAIRING},
+      /* the DeepSeek /anthropic endpoint copies the text and adds a code */
+      {&cs_probe_anthropic, 400,
+       "{\"error\":{\"message\":\"`tool_use` ids must be unique\",\"code\":\"invalid_request_error\"}}",
+       CS_PROBE_REJECTED_RULE},
+  };
+  check_classify(c, sizeof c / sizeof *c);
+}
+
+Test(probe_classify, openai_chat_and_compatible_texts) {
+  const classify_case c[] = {
+      {&cs_probe_openai_chat, 200, "{\"id\":\"chatcmpl\"}", CS_PROBE_ACCEPTED},
+      {&cs_probe_openai_chat, 400,
+       "{\"error\":{\"message\":\"Invalid 'messages[2].tool_calls[0].id': string too long. Expected a string with "
+       "maximum length 40, but got a string with length 43 instead.\",\"type\":\"invalid_request_error\",\"param\":"
+       "\"messages[2].tool_calls[0].id\",\"code\":\"string_above_max_length\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_chat, 400,
+       "{\"error\":{\"message\":\"Invalid 'messages[13].tool_call_id': string too long. Expected a string with maximum "
+       "length 40, but got a string with length 45 instead.\",\"type\":\"invalid_request_error\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_chat, 400,
+       "{\"message\":\"Invalid parameter: Duplicate value for 'tool_call_id' of 'call_gmd4tanjXcwOxfPawOnDmq6R', in "
+       "messages[7] and messages[8].\",\"type\":\"invalid_request_error\",\"param\":\"messages.[8].tool_call_id\"}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_chat, 400,
+       "{\"error\":{\"message\":\"Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+       "message with "
+       "'tool_calls'.\",\"type\":\"invalid_request_error\",\"param\":\"messages.[3].role\",\"code\":null}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_openai_chat, 400,
+       "{\"error\":{\"message\":\"An assistant message with 'tool_calls' must be followed by tool messages responding "
+       "to each 'tool_call_id'. The following tool_call_ids did not have response messages: call_RTlWVuE5MqEb3WZJgT"
+       "Il7Rsb\",\"type\":\"invalid_request_error\",\"param\":\"messages.[6].role\",\"code\":null}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_openai_chat, 400,
+       "{\"error\":{\"message\":\"Invalid parameter: 'tool_call_id' of 'call_XXXXXXXXX' not found in 'tool_calls' of "
+       "previous message.\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+      /* DeepSeek's variants */
+      {&cs_probe_openai_chat, 400,
+       "{\"error\":{\"message\":\"Messages with role 'tool' must be a response to a preceding message with "
+       "'tool_calls'\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"invalid_request_error\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_openai_chat, 400, "{\"error\":{\"message\":\"Duplicate value for 'tool_call_id' of in message[4]\"}}",
+       CS_PROBE_REJECTED_RULE},
+      /* Groq, through a proxy */
+      {&cs_probe_openai_chat, 400,
+       "{\"error\":{\"message\":\"'messages.3' : for 'role:tool' the following must be satisfied[('messages.3.tool_"
+       "call_id' : property 'tool_call_id' is missing)]\",\"type\":\"invalid_request_error\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_chat, 401,
+       "{\"error\":{\"message\":\"Incorrect API key provided.\",\"code\":\"invalid_api_key\"}}",
+       CS_PROBE_REJECTED_OTHER},
+      {&cs_probe_openai_chat, 429, "{\"error\":{\"message\":\"Rate limit reached\"}}", CS_PROBE_TRANSPORT},
+      /* Kimi: its own texts, then OpenAI's */
+      {&cs_probe_kimi, 400, "{\"error\":{\"message\":\"Invalid request: tool call id feishu_doc:35 is duplicated\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_kimi, 400,
+       "{'error': {'message': \"an assistant message with 'tool_calls' must be followed by tool messages responding "
+       "to each 'tool_call_id'. The following tool_call_ids did not have response messages: Shell:58\", 'type': "
+       "'invalid_request_error'}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_kimi, 400,
+       "{\"error\":{\"message\":\"an assistant message with 'tool_calls' must be followed by tool messages responding "
+       "to each 'tool_call_id'. The following tool_call_ids did not have response messages: Shell:58\",\"type\":"
+       "\"invalid_request_error\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+  };
+  check_classify(c, sizeof c / sizeof *c);
+}
+
+Test(probe_classify, responses_mistral_gemini_bedrock_texts) {
+  const classify_case c[] = {
+      {&cs_probe_openai_responses, 400,
+       "{\"error\":{\"message\":\"Invalid 'input[149].call_id': string too long. Expected a string with maximum length "
+       "64, but got a string with length 86 "
+       "instead.\",\"type\":\"invalid_request_error\",\"param\":\"input[149].call_id"
+       "\",\"code\":\"string_above_max_length\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_responses, 400,
+       "{\"error\":{\"message\":\"Invalid 'input[4].call_id': empty string. Expected a string with minimum length 1, "
+       "but got an empty string instead.\",\"code\":\"empty_string\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_responses, 400,
+       "{\"error\":{\"message\":\"Invalid 'input[274].id': 'item_c270'. Expected an ID that begins with "
+       "'fc'.\",\"code\":"
+       "\"invalid_id_prefix\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_responses, 400,
+       "{\"error\":{\"message\":\"No tool call found for function call output with call_id call_TnakLSVsqtVt5cJssAhRwMo"
+       "e.\",\"type\":\"invalid_request_error\",\"param\":\"input\",\"code\":null}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_openai_responses, 400,
+       "{\"message\":\"No tool output found for function call call_uK3eDRSXx9p45csFRjvXDNPq.\",\"type\":\"invalid_"
+       "request_error\",\"param\":\"input\",\"code\":null}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_openai_responses, 400,
+       "{\"error\":{\"message\":\"Item 'fc_1' of type 'function_call' was provided without its required 'reasoning' "
+       "item: 'rs_1'.\"}}",
+       CS_PROBE_REJECTED_OTHER},
+      {&cs_probe_mistral, 400,
+       "{\"object\":\"error\",\"message\":\"Tool call id was 38f04d9ea185424a8dc6ed9a88da5 but must be a-z, A-Z, 0-9, "
+       "with a length of 9.\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_mistral, 400,
+       "{\"object\":\"error\",\"message\":\"Tool call id was call_5019f900a247472bacde0b82 but must be a-z, A-Z, 0-9, "
+       "with a length of 9.\",\"type\":\"invalid_function_call\",\"param\":null,\"code\":\"3280\"}",
+       CS_PROBE_REJECTED_RULE},
+      /* an echoed ID holding U+0000 must not cut the message */
+      {&cs_probe_mistral, 400,
+       "{\"object\":\"error\",\"message\":\"Tool call id was ab\\u0000cd but must be a-z, A-Z, 0-9, with a length of "
+       "9.\",\"type\":\"invalid_function_call\",\"code\":\"3280\"}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_mistral, 400,
+       "{\"object\":\"error\",\"message\":\"Not the same number of function calls and responses\",\"type\":\"invalid_"
+       "request_error\",\"param\":null,\"code\":null}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_mistral, 400, "{\"message\":\"Tool call id has to be defined in serving mode.\"}",
+       CS_PROBE_REJECTED_RULE},
+      /* Mistral's text through OpenRouter */
+      {&cs_probe_mistral, 400,
+       "{\"error\":{\"message\":\"Provider returned "
+       "error\",\"code\":400,\"metadata\":{\"raw\":\"{\\\"object\\\":\\\"error"
+       "\\\",\\\"message\\\":\\\"Tool call id was call_5019f900a247472bacde0b82 but must be a-z, A-Z, 0-9, with a "
+       "length of 9.\\\",\\\"type\\\":\\\"invalid_function_call\\\",\\\"code\\\":\\\"3280\\\"}\",\"provider_name\":"
+       "\"Mistral\"}}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_gemini, 400,
+       "{\"error\":{\"code\":400,\"message\":\"Please ensure that the number of function response parts is equal to "
+       "the "
+       "number of function call parts of the function call turn.\",\"status\":\"INVALID_ARGUMENT\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_gemini, 400,
+       "{\"error\":{\"code\":400,\"message\":\"Please ensure that function response turn comes immediately after a "
+       "function call turn.\",\"status\":\"INVALID_ARGUMENT\"}}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_gemini, 400,
+       "{\"error\":{\"code\":400,\"message\":\"Invalid JSON payload received. Unknown name \\\"id\\\" at 'contents[1]."
+       "parts[0].function_call': Cannot find field.\",\"status\":\"INVALID_ARGUMENT\",\"details\":[]}}",
+       CS_PROBE_REJECTED_OTHER},
+      {&cs_probe_gemini, 400,
+       "{\"error\":{\"code\":400,\"message\":\"Function call is missing a thought_signature in functionCall parts.\","
+       "\"status\":\"INVALID_ARGUMENT\"}}",
+       CS_PROBE_REJECTED_OTHER},
+      {&cs_probe_bedrock, 400,
+       "{\"message\":\"Value at 'messages.2.member.content.1.member.toolUse.toolUseId' failed to satisfy constraint: "
+       "Member must have length less than or equal to 64\"}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_bedrock, 400,
+       "{\"message\":\"The toolUse blocks at messages.2.content contain duplicate Ids: http_request\"}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_bedrock, 400,
+       "{\"message\":\"The number of toolResult blocks at messages.2.content exceeds the number of toolUse blocks of "
+       "previous turn.\"}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_bedrock, 400,
+       "{\"message\":\"Expected toolResult blocks at messages.2.content for the following Ids: tooluse_bRX9\"}",
+       CS_PROBE_REJECTED_PAIRING},
+      {&cs_probe_bedrock, 400,
+       "{\"message\":\"The toolConfig field must be defined when using toolUse and toolResult content blocks.\"}",
+       CS_PROBE_REJECTED_OTHER},
+      {&cs_probe_bedrock, 403, "{\"message\":\"The security token included in the request is invalid.\"}",
+       CS_PROBE_REJECTED_OTHER},
+  };
+  check_classify(c, sizeof c / sizeof *c);
+}
+
+/* ---- shared pieces ---- */
+
+Test(probe_shared, match_is_case_insensitive_with_wildcards) {
+  cr_assert(cs_probe_match(cs_str_c("x Messages.12.content.3: `TOOL_USE` ids must be unique"),
+                           "messages.#.content.#: *tool_use* ids must be unique"));
+  cr_assert(!cs_probe_match(cs_str_c("messages.x.content"), "messages.#.content"));
+  cr_assert(cs_probe_match(cs_str_c("abc"), ""));
+  cr_assert(!cs_probe_match(cs_str_c(""), "a"));
+  cr_assert(cs_probe_match(cs_str_c("aab"), "a*b"));
+  cr_assert(!cs_probe_match(cs_str_c("ba"), "a*b"));
+  /* a huge echoed ID stays fast and matches */
+  static char big[200001];
+  memset(big, 'a', sizeof big - 1);
+  memcpy(big + sizeof big - 20, "but must be", 11);
+  cr_assert(cs_probe_match(cs_str_c(big), "tool call id was * but must be") == false);
+  cr_assert(cs_probe_match(cs_str_c(big), "a*but must be"));
+}
+
+Test(probe_shared, error_text_unwraps_layers) {
+  cs_buf m = {0}, code = {0};
+  cs_probe_error_text(cs_str_c("{\"error\":{\"code\":400,\"message\":\"{\\\"message\\\":\\\"The model returned the "
+                               "following errors: inner\\\\ntext\\\"}\",\"status\":\"INVALID_ARGUMENT\"}}"),
+                      &m, &code);
+  cr_assert_str_eq(m.data, "inner text");
+  cs_probe_error_text(cs_str_c("not json at all"), &m, &code);
+  cr_assert_str_eq(m.data, "not json at all");
+  cs_probe_error_text(cs_str_c("{\"code\":\"Client specified an invalid argument\",\"error\":\"Invalid request\"}"), &m,
+                      &code);
+  cr_assert_str_eq(m.data, "Invalid request");
+  cs_probe_error_text(cs_str_c("{\"error\":{\"message\":\"m\",\"type\":\"t\",\"code\":\"c\"}}"), &m, &code);
+  cr_assert_str_eq(code.data, "c t");
+  cs_buf_free(&m);
+  cs_buf_free(&code);
+}
+
+static cs_probe_verdict offline(cs_target_id t, const cs_probe_spec *s, const cs_probe_pair *p, uint32_t n) {
+  cs_err err;
+  cs_ruleset *rs = cs_ruleset_new(&err);
+  cs_probe_request req = {"m", 0, p, n};
+  char why[200];
+  cs_probe_verdict v = cs_probe_offline(rs, t, s->pairing, &req, why, sizeof why);
+  cs_ruleset_free(rs);
+  return v;
+}
+
+Test(probe_shared, offline_verdict) {
+  cs_str a = cs_str_c("toolu_a"), b = cs_str_c("toolu_b"), bad = cs_str_c("a|b");
+  cs_probe_pair ok[] = {{.call_id = a, .result_id = a}};
+  cr_assert_eq(offline(CS_PROV_ANTHROPIC, &cs_probe_anthropic, ok, 1), CS_PROBE_ACCEPTED);
+  cs_probe_pair rule[] = {{.call_id = bad, .result_id = bad}};
+  cr_assert_eq(offline(CS_PROV_ANTHROPIC, &cs_probe_anthropic, rule, 1), CS_PROBE_REJECTED_RULE);
+  cs_probe_pair dup[] = {{.call_id = a, .result_id = a}, {.call_id = a, .result_id = a, .message = 1}};
+  cr_assert_eq(offline(CS_PROV_ANTHROPIC, &cs_probe_anthropic, dup, 2), CS_PROBE_REJECTED_RULE);
+  cs_probe_pair mismatch[] = {{.call_id = a, .result_id = b}};
+  cr_assert_eq(offline(CS_PROV_ANTHROPIC, &cs_probe_anthropic, mismatch, 1), CS_PROBE_REJECTED_PAIRING);
+  cs_probe_pair missing[] = {{.call_id = a, .result_id = a}, {.call_id = b, .unanswered = true}};
+  cr_assert_eq(offline(CS_PROV_ANTHROPIC, &cs_probe_anthropic, missing, 2), CS_PROBE_REJECTED_PAIRING);
+  cs_probe_pair orphan[] = {{.call_id = a, .result_id = a}, {.result_id = b, .orphan = true}};
+  cr_assert_eq(offline(CS_PROV_ANTHROPIC, &cs_probe_anthropic, orphan, 2), CS_PROBE_REJECTED_PAIRING);
+  /* Mistral and Gemini count: a mismatch with equal counts passes, a missing result does not */
+  cs_str m1 = cs_str_c("abcDEF123"), m2 = cs_str_c("abcDEF124");
+  cs_probe_pair mm[] = {{.call_id = m1, .result_id = m2}};
+  cr_assert_eq(offline(CS_PROV_MISTRAL, &cs_probe_mistral, mm, 1), CS_PROBE_ACCEPTED);
+  cs_probe_pair mmiss[] = {{.call_id = m1, .result_id = m1}, {.call_id = m2, .unanswered = true}};
+  cr_assert_eq(offline(CS_PROV_MISTRAL, &cs_probe_mistral, mmiss, 2), CS_PROBE_REJECTED_PAIRING);
+  /* Kimi: the index after ':' is the call's global index */
+  cs_str k0 = cs_str_c("functions.get_x:0"), k5 = cs_str_c("functions.get_x:5");
+  cs_probe_pair kok[] = {{.call_id = k0, .result_id = k0}};
+  cr_assert_eq(offline(CS_PROV_KIMI, &cs_probe_kimi, kok, 1), CS_PROBE_ACCEPTED);
+  cs_probe_pair kbad[] = {{.call_id = k5, .result_id = k5}};
+  cr_assert_eq(offline(CS_PROV_KIMI, &cs_probe_kimi, kbad, 1), CS_PROBE_REJECTED_RULE);
+}
+
+Test(probe_shared, make_id_and_url) {
+  cs_arena a = {0};
+  cs_str id = cs_probe_make_id(&cs_probe_anthropic, 24, 0, 1, &a);
+  cr_assert_eq(id.len, 24);
+  cr_assert(cs_str_starts(id, "toolu_01"));
+  cr_assert(!cs_str_eq(id, cs_probe_make_id(&cs_probe_anthropic, 24, 1, 1, &a)), "indexes give distinct IDs");
+  cs_str k = cs_probe_make_id(&cs_probe_kimi, 24, 3, 1, &a);
+  cr_assert_eq(k.len, 24);
+  cr_assert(cs_str_starts(k, "functions.get_x") && !memcmp(k.ptr + 22, ":3", 2), "%s", k.ptr);
+  cr_assert_eq(cs_probe_make_id(&cs_probe_kimi, 3, 0, 1, &a).len, 3);
+  cr_assert_eq(cs_probe_make_id(&cs_probe_mistral, 4096, 0, 1, &a).len, 4096);
+  cs_buf u = {0};
+  cs_probe_url(&cs_probe_bedrock, cs_probe_bedrock.base_url, "eu-west-3", 0, "a.b-c:0", &u);
+  cr_assert_str_eq(u.data, "https://bedrock-runtime.eu-west-3.amazonaws.com/model/a.b-c%3A0/converse");
+  cs_probe_url(&cs_probe_gemini, "http://127.0.0.1:9/gemini/", NULL, 0, "gemini-3", &u);
+  cr_assert_str_eq(u.data, "http://127.0.0.1:9/gemini/v1beta/models/gemini-3:generateContent");
+  cs_probe_url(&cs_probe_anthropic, "http://h", NULL, 1, "m", &u);
+  cr_assert_str_eq(u.data, "http://h/v1/messages");
+  cs_buf_free(&u);
+  cs_arena_free(&a);
+}
+
+Test(probe_shared, every_target_has_a_probe) {
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_probe_spec *s = cs_target_get((cs_target_id)t)->probe;
+    cr_assert(s && s->build && s->classify && s->key_env[0] && s->model && s->nendpoints, "%s",
+              cs_target_get((cs_target_id)t)->name);
+  }
+}
+
+/* ---- the HTTP client's offline modes ---- */
+
+Test(probe_http, dry_run_prints_without_secrets_and_keeps_the_budget) {
+  char path[] = "/tmp/cs_probe_dryXXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  FILE *out = fdopen(fd, "w+");
+  cs_err err;
+  cs_http_config cfg = {.dry_run = true, .dry_out = out, .max_requests = 2};
+  cs_http *h = cs_http_new(&cfg, &err);
+  cr_assert(h);
+  cs_http_header hd[] = {{"content-type", "application/json", false}, {"authorization", "Bearer sk-canary-9", true}};
+  cs_http_request req = {"http://127.0.0.1:1/v1/x", hd, 2, cs_str_c("{\"echo\":\"sk-canary-9\"}"), NULL, NULL};
+  cs_http_response r;
+  cr_assert_eq(cs_http_send(h, &req, &r), CS_HTTP_DRY_RUN);
+  cs_http_response_free(&r);
+  cr_assert_eq(cs_http_send(h, &req, &r), CS_HTTP_DRY_RUN);
+  cs_http_response_free(&r);
+  cr_assert_eq(cs_http_send(h, &req, &r), CS_HTTP_BUDGET);
+  cs_http_response_free(&r);
+  cr_assert_eq(cs_http_sent(h), 0);
+  fflush(out);
+  rewind(out);
+  char text[4096] = "";
+  size_t n = fread(text, 1, sizeof text - 1, out);
+  text[n] = 0;
+  cr_assert(strstr(text, "POST http://127.0.0.1:1/v1/x") != NULL);
+  cr_assert(strstr(text, "authorization: [redacted]") != NULL);
+  cr_assert(strstr(text, "sk-canary-9") == NULL, "%s", text);
+  fclose(out);
+  unlink(path);
+  cs_http_free(h);
+}
+
+Test(probe_http, replay_without_an_entry_is_not_recorded) {
+  char dir[] = "/tmp/cs_probe_replayXXXXXX";
+  cr_assert(mkdtemp(dir));
+  cs_err err;
+  cs_http_config cfg = {.replay_dir = dir};
+  cs_http *h = cs_http_new(&cfg, &err);
+  cs_http_request req = {"http://x/v1/y", NULL, 0, cs_str_c("{}"), NULL, NULL};
+  cs_http_response r;
+  cr_assert_eq(cs_http_send(h, &req, &r), CS_HTTP_NOT_RECORDED);
+  cr_assert(strstr(r.body.data, "no recorded answer") != NULL);
+  cs_http_response_free(&r);
+  cs_http_free(h);
+  rmdir(dir);
+}
+
+Test(probe_http, redact_replaces_every_secret) {
+  cs_err err;
+  cs_http_config cfg = {.dry_run = true};
+  cs_http *h = cs_http_new(&cfg, &err);
+  cs_http_add_secret(h, "k3y");
+  cs_http_add_secret(h, "");
+  cs_buf b = {0};
+  cs_buf_puts(&b, "k3y a k3yk3y");
+  cs_http_redact(h, &b);
+  cr_assert_str_eq(b.data, "[redacted] a [redacted][redacted]");
+  cs_buf_free(&b);
+  cs_http_free(h);
+}
