@@ -359,9 +359,8 @@ void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen
   }
   for (uint32_t r = 0; r < rounds; r++)
     gen_round(&g, r == 0);
-  cs_history_index ix;
-  finish_case(&g, out, &ix);
-  plan_twins(&g, &ix, out);
+  finish_case(&g, out, &out->ix);
+  plan_twins(&g, &out->ix, out);
 }
 
 /* The number after a "t" key, or -1. */
@@ -409,8 +408,7 @@ void cs_gen_continue(cs_choices *c, const cs_gen_config *cfg, const cs_history *
     g.prov = draw_provider(c);
   for (uint32_t r = 0; r < rounds; r++)
     gen_round(&g, false);
-  cs_history_index ix;
-  finish_case(&g, out, &ix);
+  finish_case(&g, out, &out->ix);
 }
 
 cs_str cs_gen_id(cs_choices *c, const cs_gen_config *cfg, const cs_str *pool, uint32_t npool, cs_arena *a,

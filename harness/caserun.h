@@ -33,6 +33,8 @@ typedef struct {
   cs_gen_case gen;
   uint64_t case_index;
   cs_indexed main; /* the history after planting twins */
+  uint32_t planted_from[2], planted_to[2]; /* twins planted: call `to` got call `from`'s answer */
+  uint32_t nplanted;
 
   cs_reply emit[CS_TARGET_COUNT], emit_again[CS_TARGET_COUNT], emit_restart[CS_TARGET_COUNT];
   bool have_restart;

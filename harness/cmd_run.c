@@ -22,6 +22,8 @@ typedef struct {
   cs_report report;
   cJSON *vectors;
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
+  const cs_history *literal;                         /* replay of a literal history case: that history alone */
+  cs_arena literal_arena;
 } run_ctx;
 
 static const char *dup_s(cs_arena *a, const char *s) { return s ? cs_arena_strc(a, s).ptr : NULL; }
@@ -105,7 +107,14 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       .replay = (const uint64_t *const *)corpus.v,
       .replay_len = corpus.len,
       .nreplay = corpus.n,
+      .literal = corpus.lit,
+      .nliteral = corpus.nlit,
   };
+  if (c->literal) {
+    rc.literal = &c->literal;
+    rc.nliteral = 1;
+    rc.corpus_only = true;
+  }
   if (!c->o.quiet && isatty(2))
     rc.progress = progress_line;
   cs_run_result res;
@@ -324,8 +333,14 @@ int cs_cmd_replay(int argc, char **argv) {
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   } else {
     char prop[128], tgt[64];
-    if (cs_corpus_read_case(arg, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err))
+    cs_history *lit = cs_arena_alloc(&c.literal_arena, sizeof *lit);
+    int kind = cs_corpus_read_literal(arg, &c.literal_arena, lit, prop, sizeof prop, tgt, sizeof tgt, &err);
+    if (kind == 1)
+      c.literal = lit; /* a planted history: run as it is */
+    if (kind < 0 || (kind == 0 && cs_corpus_read_case(arg, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err))) {
+      cs_arena_free(&c.literal_arena);
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+    }
     /* A saved case names its property and target: check those unless told otherwise. */
     if (!c.o.nonly && prop[0] && cs_property_find(prop))
       c.o.only[c.o.nonly++] = cs_property_find(prop)->name;
@@ -334,6 +349,7 @@ int cs_cmd_replay(int argc, char **argv) {
   }
   if (!(c.rs = cs_cli_ruleset(&c.o, &err))) {
     free(v);
+    cs_arena_free(&c.literal_arena);
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
   c.o.no_corpus = true;
@@ -345,7 +361,7 @@ int cs_cmd_replay(int argc, char **argv) {
     if (!c.o.targets || (c.o.targets >> t & 1u))
       c.report.targets[c.report.ntargets++] = cs_target_get((cs_target_id)t)->name;
   c.report.impls = CS_ARENA_NEW(&c.a, cs_impl_result, 1);
-  run_one(&c, c.o.nimpls ? c.o.impls[0] : NULL, &c.report.impls[c.report.nimpls++], v, n);
+  run_one(&c, c.o.nimpls ? c.o.impls[0] : NULL, &c.report.impls[c.report.nimpls++], c.literal ? NULL : v, n);
   free(v);
   const char *color = c.o.color ? c.o.color : "auto";
   bool use_color = !strcmp(color, "always") || (!strcmp(color, "auto") && isatty(1) && getenv("NO_COLOR") == NULL);
@@ -353,5 +369,6 @@ int cs_cmd_replay(int argc, char **argv) {
   int status = write_reports(&c) ? CS_EXIT_USAGE : cs_report_exit_status(&c.report);
   cs_ruleset_free(c.rs);
   cs_arena_free(&c.a);
+  cs_arena_free(&c.literal_arena);
   return status;
 }

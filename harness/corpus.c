@@ -44,10 +44,9 @@ static int mkdir_p(const char *path, cs_err *err) {
   return 0;
 }
 
-int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,
-                        size_t tlen, cs_err *err) {
+/* Reads and parses one case file into a JSON object. */
+static cJSON *load_case(const char *path, cs_err *err) {
   cs_buf b = {0};
-  int rc = -1;
   cJSON *root = NULL;
   if (cs_read_input(path, &b, err))
     goto cleanup;
@@ -56,23 +55,75 @@ int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *propert
     goto cleanup;
   }
   root = cJSON_ParseWithLength(b.data, b.len);
-  const cJSON *tok = root ? cJSON_GetObjectItemCaseSensitive(root, "token") : NULL;
-  if (!cJSON_IsString(tok)) {
-    cs_err_set(err, "%s: not a callsign case (no \"token\")", path);
-    goto cleanup;
+  if (!cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    root = NULL;
+    cs_err_set(err, "%s: not a callsign case (not a JSON object)", path);
   }
-  if (cs_choices_parse_token(tok->valuestring, v, n, err)) {
-    cs_err_prefix(err, "%s", path);
-    goto cleanup;
-  }
+cleanup:
+  cs_buf_free(&b);
+  return root;
+}
+
+static void names_of(const cJSON *root, char *property, size_t plen, char *target, size_t tlen) {
   const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "property");
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "target");
   snprintf(property, plen, "%s", cJSON_IsString(p) ? p->valuestring : "");
   snprintf(target, tlen, "%s", cJSON_IsString(t) ? t->valuestring : "-");
-  rc = 0;
-cleanup:
+}
+
+static bool is_literal(const cJSON *root) {
+  return !cJSON_GetObjectItemCaseSensitive(root, "token") &&
+         cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "history"));
+}
+
+static int token_of(const cJSON *root, const char *path, uint64_t **v, size_t *n, cs_err *err) {
+  const cJSON *tok = cJSON_GetObjectItemCaseSensitive(root, "token");
+  if (!cJSON_IsString(tok))
+    return cs_err_set(err, "%s: not a callsign case (no \"token\" and no \"history\")", path);
+  if (cs_choices_parse_token(tok->valuestring, v, n, err)) {
+    cs_err_prefix(err, "%s", path);
+    return -1;
+  }
+  return 0;
+}
+
+static int history_of(const cJSON *root, const char *path, cs_arena *a, cs_history *out, cs_err *err) {
+  if (cs_history_from_cjson(cJSON_GetObjectItemCaseSensitive(root, "history"), "history", NULL, a, out, err)) {
+    cs_err_prefix(err, "%s", path);
+    return -1;
+  }
+  return 0;
+}
+
+int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,
+                        size_t tlen, cs_err *err) {
+  cJSON *root = load_case(path, err);
+  if (!root)
+    return -1;
+  int rc = -1;
+  if (is_literal(root))
+    cs_err_set(err, "%s: a literal history case (no token): give the file to callsign replay", path);
+  else if (token_of(root, path, v, n, err) == 0)
+    rc = 0;
+  if (rc == 0)
+    names_of(root, property, plen, target, tlen);
   cJSON_Delete(root);
-  cs_buf_free(&b);
+  return rc;
+}
+
+int cs_corpus_read_literal(const char *path, cs_arena *a, cs_history *out, char *property, size_t plen, char *target,
+                           size_t tlen, cs_err *err) {
+  cJSON *root = load_case(path, err);
+  if (!root)
+    return -1;
+  int rc = 0;
+  if (is_literal(root)) {
+    rc = history_of(root, path, a, out, err) ? -1 : 1;
+    if (rc == 1)
+      names_of(root, property, plen, target, tlen);
+  }
+  cJSON_Delete(root);
   return rc;
 }
 
@@ -103,16 +154,29 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   qsort(names, nn, sizeof *names, by_name); /* a stable order: replays are reproducible */
   out->v = calloc(nn + 1, sizeof *out->v);
   out->len = calloc(nn + 1, sizeof *out->len);
+  out->lit = calloc(nn + 1, sizeof *out->lit);
   int rc = 0;
   for (size_t i = 0; i < nn; i++) {
-    char file[1700], prop[128], tgt[64];
+    char file[1700];
     snprintf(file, sizeof file, "%s/%s", path, names[i]);
-    if (rc == 0 && cs_corpus_read_case(file, &out->v[out->n], &out->len[out->n], prop, sizeof prop, tgt, sizeof tgt,
-                                       err) == 0)
-      out->n++;
-    else
-      rc = -1;
     free(names[i]);
+    cJSON *root = rc == 0 ? load_case(file, err) : NULL;
+    if (!root) {
+      rc = -1;
+      continue;
+    }
+    if (is_literal(root)) {
+      cs_history *h = cs_arena_alloc(&out->arena, sizeof *h);
+      if (history_of(root, file, &out->arena, h, err) == 0)
+        out->lit[out->nlit++] = h;
+      else
+        rc = -1;
+    } else if (token_of(root, file, &out->v[out->n], &out->len[out->n], err) == 0) {
+      out->n++;
+    } else {
+      rc = -1;
+    }
+    cJSON_Delete(root);
   }
   free(names);
   return rc;
@@ -123,6 +187,8 @@ void cs_corpus_free(cs_corpus *c) {
     free(c->v[i]);
   free(c->v);
   free(c->len);
+  free(c->lit);
+  cs_arena_free(&c->arena);
   memset(c, 0, sizeof *c);
 }
 
@@ -163,6 +229,47 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
   if (f && fclose(f) && rc == 0)
     rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
   cs_buf_free(&tok);
+  cs_buf_free(&body);
+  return rc;
+}
+
+int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
+                           const char *message, const cs_history *h, char *path_out, size_t path_len, cs_err *err) {
+  char sub[256], path[1400];
+  cs_corpus_dirname(impl, sub, sizeof sub);
+  snprintf(path, sizeof path, "%s/%s", dir, sub);
+  if (mkdir_p(path, err))
+    return -1;
+  cs_buf hist = {0}, body = {0};
+  cs_history_write(&hist, h);
+  uint8_t d[32];
+  char hex[65];
+  cs_hasher *hs = cs_hasher_new();
+  cs_sha256(hs, hist.data, hist.len, d);
+  cs_hasher_free(hs);
+  cs_hex(d, 4, hex);
+  char file[1800];
+  snprintf(file, sizeof file, "%s/%s@%s-%s.json", path, property, target_name, hex);
+  cs_buf_puts(&body, "{\n  \"impl\": ");
+  cs_buf_json_str(&body, cs_str_c(impl));
+  cs_buf_puts(&body, ",\n  \"property\": ");
+  cs_buf_json_str(&body, cs_str_c(property));
+  cs_buf_puts(&body, ",\n  \"target\": ");
+  cs_buf_json_str(&body, cs_str_c(target_name));
+  cs_buf_puts(&body, ",\n  \"message\": ");
+  cs_buf_json_str(&body, cs_str_c(message));
+  cs_buf_puts(&body, ",\n  \"history\": ");
+  cs_buf_put(&body, hist.data, hist.len);
+  cs_buf_puts(&body, "\n}\n");
+  int rc = 0;
+  FILE *f = fopen(file, "wb");
+  if (!f || fwrite(body.data, 1, body.len, f) != body.len)
+    rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
+  if (f && fclose(f) && rc == 0)
+    rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
+  if (rc == 0 && path_out)
+    snprintf(path_out, path_len, "%s", file);
+  cs_buf_free(&hist);
   cs_buf_free(&body);
   return rc;
 }

@@ -1,6 +1,8 @@
 /* harness/corpus.h: the regression corpus: every shrunk failure saved as a small self-describing JSON
  * case (implementation, property, target, replay token, message, the shrunk history) under
- * DIR/<implementation>/, and replayed first on the next run, like an example database. */
+ * DIR/<implementation>/, and replayed first on the next run, like an example database. A case
+ * without a token is a literal history case (a collision pair planted by `collide`): its history is
+ * run as it is, before the token cases. */
 #ifndef CS_HARNESS_CORPUS_H
 #define CS_HARNESS_CORPUS_H
 
@@ -14,10 +16,13 @@ typedef struct {
   uint64_t **v; /* choice sequences (heap) */
   size_t *len;
   size_t n;
+  const cs_history **lit; /* literal history cases (heap array; histories in `arena`) */
+  size_t nlit;
+  cs_arena arena;
 } cs_corpus;
 
-/* Loads every *.json case under dir/impl/ (a missing directory is an empty corpus). A malformed
- * file is an error naming it. */
+/* Loads every *.json case under dir/impl/ (a missing directory is an empty corpus): token cases
+ * into v/len, literal cases into lit. A malformed file is an error naming it. */
 int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err);
 void cs_corpus_free(cs_corpus *c);
 /* Saves one failure; the file name is derived from property, target and token, so saving the same
@@ -27,6 +32,16 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
 /* Reads one saved case file: its token's choices (heap) and its property/target names. */
 int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,
                         size_t tlen, cs_err *err);
+/* Reads a literal history case: its history (memory in `a`) and its property/target names.
+ * Returns 1 when `path` is a literal case, 0 when it is a token case (nothing read; use
+ * cs_corpus_read_case), -1 with err. */
+int cs_corpus_read_literal(const char *path, cs_arena *a, cs_history *out, char *property, size_t plen, char *target,
+                           size_t tlen, cs_err *err);
+/* Saves a literal history case under dir/impl/ as <property>@<target>-<hash of the history>.json
+ * (saving the same history twice writes one file); `message` says what it shows. The path written
+ * goes to `path` when it is not NULL. Returns 0, or -1 with err. */
+int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
+                           const char *message, const cs_history *h, char *path, size_t path_len, cs_err *err);
 /* A directory-safe form of an implementation name. */
 void cs_corpus_dirname(const char *impl, char *out, size_t len);
 

@@ -24,6 +24,10 @@ static const command commands[] = {
     {"emit", cs_cmd_emit, CS_CMD_EMIT, "--target T [FILE]", "print the reference's wire IDs for one history and target"},
     {"probe", cs_cmd_probe, CS_CMD_PROBE, "--provider P [--model M] [--base-url URL] [--discover] [--dry-run]",
      "send live requests to a provider and compare its verdicts with callsign's rule (or --discover it)"},
+    {"fuzz", cs_cmd_fuzz, CS_CMD_FUZZ, "--impl NAME | --impl-cmd -- ARGV... [--time D] [--jobs N] [--shard I/N]",
+     "time-bounded campaign; distinct shrunk failures go to --out and the corpus (--merge OUT DIR... merges)"},
+    {"collide", cs_cmd_collide, CS_CMD_COLLIDE, "--impl NAME | --impl-cmd -- ARGV... --target T",
+     "search for two different IDs an implementation maps to the same ID; plant the pair as a regression case"},
     {"list", cs_cmd_list, CS_CMD_LIST, "", "list targets, properties, implementations and pathology classes"},
     {"help", cmd_help, 0, "[COMMAND]", "show this help or a command's options"},
 };

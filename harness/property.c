@@ -172,22 +172,22 @@ static bool emit_prefix_stable(cs_check_ctx *ctx, const cs_caserun *run, int t) 
   return true;
 }
 
-/* True when call `c`'s raw ID also stood in a dropped round, as a raw ID there or as any answer the
- * implementation gave for a dropped call (implementation-aware twins plant exactly those). */
+/* True when call `c`'s collision resolution involved a dropped call: its raw ID is the raw ID of a
+ * dropped call, or it was planted as a twin of a call that is dropped or itself involved (twins
+ * always come from an earlier call, so the chain is followed backwards). Decided from the case
+ * alone, so the verdict does not depend on which other replies were asked for. */
 static bool collided_with_dropped(const cs_caserun *run, uint32_t c) {
   cs_str raw = run->main.ix.calls[c]->id;
+  if (c < run->call_off)
+    return true;
   if (!raw.ptr)
     return false;
-  for (uint32_t k = 0; k < run->call_off; k++) {
+  for (uint32_t k = 0; k < run->call_off; k++)
     if (cs_str_eq(run->main.ix.calls[k]->id, raw))
       return true;
-    if (run->canon.status == CS_REPLY_OK && k < run->canon.answer.ncalls && cs_str_eq(run->canon.answer.calls[k], raw))
+  for (uint32_t i = 0; i < run->nplanted; i++)
+    if (run->planted_to[i] == c && run->planted_from[i] < c && collided_with_dropped(run, run->planted_from[i]))
       return true;
-    for (int t = 0; t < CS_TARGET_COUNT; t++)
-      if (run->emit[t].status == CS_REPLY_OK && k < run->emit[t].answer.ncalls &&
-          cs_str_eq(run->emit[t].answer.calls[k], raw))
-        return true;
-  }
   return false;
 }
 

@@ -1,6 +1,8 @@
-/* harness/runner.c: the case loop. Cases are built from choice sequences, run in pipelined batches
- * (twins first, then the main requests, then the requests that depend on earlier answers), checked
- * against every active property, and each first failure is shrunk on its choice sequence. */
+/* harness/runner.c: the case loop. Cases are built from choice sequences (or taken as literal
+ * histories), run in pipelined batches (twins first, then the main requests, then the requests that
+ * depend on earlier answers), checked against every active property, and each first failure (each
+ * taken failure, in a campaign) is shrunk on its choice sequence. Also the one-case checker of the
+ * coverage-guided fuzz targets. */
 #include "harness/runner.h"
 
 #include <stdio.h>
@@ -20,6 +22,17 @@ typedef struct {
   cs_reply *dst;
 } queued;
 
+/* A failure a campaign took, waiting for the end of its batch to be shrunk and reported. */
+typedef struct {
+  size_t cell;
+  uint64_t *choices; /* heap */
+  size_t nchoices;
+  uint64_t case_index;
+  char message[600];
+  char *history_json, *answer_json; /* heap; set for literal cases, which are not shrunk */
+  uint32_t turns, calls;
+} pending_failure;
+
 typedef struct {
   cs_impl *impl;
   cs_ruleset *rs;
@@ -38,6 +51,11 @@ typedef struct {
   cs_run_result *res;
   cs_err *err;
   bool fatal;
+  bool campaign;                  /* cfg->on_failure: failed cells stay armed */
+  const cs_history *literal_case; /* while building a literal case: its history */
+  bool batch_literal;             /* the batch being checked is one literal case */
+  pending_failure *pending;
+  size_t npending, cappending;
 } runner;
 
 static double now_s(void) {
@@ -99,6 +117,7 @@ static void reset_replies(cs_caserun *run) {
   }
   run->canon.status = run->canon_again.status = run->canon_reingest.status = run->emit_kimi.status = NOT_ASKED;
   run->have_restart = false;
+  run->nplanted = 0;
 }
 
 /* The history as Kimi itself would have produced it: functions.{name}:{global index}. */
@@ -163,9 +182,23 @@ typedef struct {
  * further draws, so a choice sequence means the same case in a full run, a shrink and a replay, and
  * the transforms cost nothing when no enabled property reads them. */
 static void build_case(runner *r, cs_choices *ch, cs_caserun *run, case_plan *plan) {
-  cs_gen_history(ch, &r->cfg->gen, &r->arena, &run->gen);
+  if (r->literal_case) {
+    memset(&run->gen, 0, sizeof run->gen);
+    run->gen.h = *r->literal_case;
+    for (uint32_t t = 0; t < run->gen.h.nturns; t++)
+      run->gen.rounds += run->gen.h.turns[t].role == CS_ROLE_ASSISTANT;
+  } else {
+    cs_gen_history(ch, &r->cfg->gen, &r->arena, &run->gen);
+  }
   plan->drop = run->gen.rounds > 1 ? run->gen.rounds / 2 : 0;
   reset_replies(run);
+  if (r->literal_case) {
+    /* A literal case is a collision pair planted by `collide`: its second call collided with its
+     * first, as a twin does, so the relation is recorded the same way (compression_stable reads it). */
+    run->planted_from[0] = 0;
+    run->planted_to[0] = 1;
+    run->nplanted = 1;
+  }
 }
 
 static bool supports(const runner *r, cs_op op, int t) {
@@ -178,8 +211,18 @@ static bool supports(const runner *r, cs_op op, int t) {
   return true;
 }
 
+/* Twins are planted whatever --target restricts the checks to: a choice sequence must mean the
+ * same case in a full run and in a replay narrowed to one target. */
+static bool twin_supported(const runner *r, cs_op op, uint32_t t) {
+  const cs_impl_info *info = &r->impl->info;
+  unsigned mask = op == CS_OP_EMIT ? info->emit_targets : info->normalize_targets;
+  return (info->ops & op) && t < CS_TARGET_COUNT && (mask >> t & 1u);
+}
+
 /* Phase 0: ask for the outputs that implementation-aware twins plant. */
 static void queue_twins(runner *r, cs_caserun *run, cs_reply *twin_replies) {
+  if (!run->gen.ntwins)
+    return;
   cs_history_index ix;
   cs_history_index_build(&run->gen.h, &r->arena, &ix);
   for (uint32_t i = 0; i < run->gen.ntwins; i++) {
@@ -187,11 +230,11 @@ static void queue_twins(runner *r, cs_caserun *run, cs_reply *twin_replies) {
     twin_replies[i].status = NOT_ASKED;
     if (tp->from_call >= ix.ncalls || tp->to_call >= ix.ncalls)
       continue;
-    if (tp->via_normalize && supports(r, CS_OP_NORMALIZE, (int)tp->target) && ix.calls[tp->from_call]->id.ptr) {
+    if (tp->via_normalize && twin_supported(r, CS_OP_NORMALIZE, tp->target) && ix.calls[tp->from_call]->id.ptr) {
       cs_str *one = CS_ARENA_NEW(&r->arena, cs_str, 1);
       one[0] = ix.calls[tp->from_call]->id;
       enqueue(r, (cs_request){CS_OP_NORMALIZE, tp->target, NULL, one, 1}, &twin_replies[i]);
-    } else if (supports(r, CS_OP_EMIT, (int)tp->target)) {
+    } else if (twin_supported(r, CS_OP_EMIT, tp->target)) {
       enqueue(r, (cs_request){CS_OP_EMIT, tp->target, &run->gen.h, NULL, 0}, &twin_replies[i]);
     }
   }
@@ -213,6 +256,10 @@ static const cs_history *plant_twins(runner *r, cs_caserun *run, const cs_reply 
     if (!out.ptr)
       continue;
     *h = cs_transform_plant(h, tp->to_call, out, &r->arena);
+    if (run->nplanted < 2) {
+      run->planted_from[run->nplanted] = tp->from_call;
+      run->planted_to[run->nplanted++] = tp->to_call;
+    }
   }
   return h;
 }
@@ -621,8 +668,88 @@ static void make_cells(runner *r) {
 static void recompute_needs(runner *r) {
   r->needs = 0;
   for (size_t i = 0; i < r->ncells; i++)
-    if (r->cells[i].applicable && !r->cells[i].failed)
+    if (r->cells[i].applicable && (!r->cells[i].failed || r->campaign))
       r->needs |= r->cells[i].prop->needs;
+}
+
+/* The choices case i of the batch consumed (a replayed sequence may be longer than what it used). */
+static uint64_t *copy_choices(const cs_choices *ch, size_t *n) {
+  size_t nv = ch->replay ? ch->pos : ch->n;
+  if (nv > ch->n)
+    nv = ch->n;
+  uint64_t *v = malloc((nv + 1) * sizeof *v);
+  if (!v)
+    abort();
+  if (nv)
+    memcpy(v, ch->v, nv * sizeof *v);
+  *n = nv;
+  return v;
+}
+
+/* A literal case is reported as it is: its history and answer, no token, nothing to shrink. */
+static void literal_failure(const cs_outcome *cell, const cs_caserun *run, char **hist, char **ans, uint32_t *turns,
+                            uint32_t *calls) {
+  cs_buf hb = {0}, ab = {0};
+  cs_history_write(&hb, run->main.h);
+  answer_json(cell, run, &ab);
+  *hist = strdup(hb.data ? hb.data : "");
+  *ans = ab.len ? strdup(ab.data) : NULL;
+  *turns = run->main.h->nturns;
+  *calls = run->main.ix.ncalls;
+  cs_buf_free(&hb);
+  cs_buf_free(&ab);
+}
+
+static void take_failure(runner *r, size_t c, size_t i, const char *why) {
+  if (r->npending == r->cappending) {
+    r->cappending = r->cappending ? r->cappending * 2 : 16;
+    r->pending = realloc(r->pending, r->cappending * sizeof *r->pending);
+    if (!r->pending)
+      abort();
+  }
+  pending_failure *p = &r->pending[r->npending++];
+  memset(p, 0, sizeof *p);
+  p->cell = c;
+  p->case_index = r->runs[i].case_index;
+  snprintf(p->message, sizeof p->message, "%s", why);
+  p->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &p->nchoices);
+  if (r->batch_literal)
+    literal_failure(&r->cells[c], &r->runs[i], &p->history_json, &p->answer_json, &p->turns, &p->calls);
+}
+
+static void shrink(runner *r, cs_outcome *cell);
+
+/* Campaigns: shrinks and reports every failure taken in the batch; the first one of a cell stays
+ * in the cell for the result. */
+static void report_taken(runner *r) {
+  for (size_t k = 0; k < r->npending; k++) {
+    pending_failure *p = &r->pending[k];
+    cs_outcome *cell = &r->cells[p->cell];
+    cs_outcome tmp = *cell;
+    tmp.failed = true;
+    tmp.choices = p->choices;
+    tmp.nchoices = p->nchoices;
+    tmp.case_index = p->case_index;
+    snprintf(tmp.message, sizeof tmp.message, "%s", p->message);
+    tmp.history_json = p->history_json;
+    tmp.answer_json = p->answer_json;
+    tmp.shrink_steps = 0;
+    tmp.shrunk_turns = p->turns;
+    tmp.shrunk_calls = p->calls;
+    if (!tmp.history_json && !r->fatal)
+      shrink(r, &tmp);
+    if (!r->fatal)
+      r->cfg->on_failure(r->cfg->failure_user, &tmp);
+    if (!cell->failed) {
+      tmp.cases = cell->cases;
+      *cell = tmp;
+    } else {
+      free(tmp.choices);
+      free(tmp.history_json);
+      free(tmp.answer_json);
+    }
+  }
+  r->npending = 0;
 }
 
 static int check_batch(runner *r, size_t n, uint64_t *failures) {
@@ -631,7 +758,7 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
     const cs_caserun *run = &r->runs[i];
     for (size_t c = 0; c < r->ncells; c++) {
       cs_outcome *cell = &r->cells[c];
-      if (!cell->applicable || cell->failed)
+      if (!cell->applicable || (cell->failed && !r->campaign))
         continue;
       char why[600];
       int rc = check_cell(r, cell, run, why, sizeof why);
@@ -640,18 +767,25 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
       cell->cases++;
       if (rc == 1)
         continue;
+      (*failures)++;
+      if (r->campaign) {
+        if (!r->cfg->want_failure || r->cfg->want_failure(r->cfg->failure_user, cell, run->case_index, why))
+          take_failure(r, c, i, why);
+        continue;
+      }
       cell->failed = true;
       any_new = true;
-      (*failures)++;
       snprintf(cell->message, sizeof cell->message, "%s", why);
       cell->case_index = run->case_index;
-      size_t nv = r->ch[i].replay ? r->ch[i].pos : r->ch[i].n;
-      if (nv > r->ch[i].n)
-        nv = r->ch[i].n;
-      cell->choices = malloc((nv + 1) * sizeof *cell->choices);
-      memcpy(cell->choices, r->ch[i].v, nv * sizeof *cell->choices);
-      cell->nchoices = nv;
+      cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
+      if (r->batch_literal)
+        literal_failure(cell, run, &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
     }
+  }
+  if (r->npending) {
+    /* After the batch: shrinking reuses the batch's buffers. */
+    report_taken(r);
+    return r->fatal ? -1 : 0;
   }
   if (!any_new)
     return 0;
@@ -691,6 +825,7 @@ static int runner_init(runner *r, cs_impl *impl, cs_ruleset *rs, const cs_run_co
     r->norm_targets &= cfg->targets;
   }
   r->runs = calloc(MAX_BATCH, sizeof *r->runs);
+  r->campaign = cfg->on_failure != NULL;
   make_cells(r);
   recompute_needs(r);
   return 0;
@@ -705,6 +840,12 @@ static void runner_finish(runner *r, double t0) {
   free(r->runs);
   free(r->q);
   free(r->tmp);
+  for (size_t i = 0; i < r->npending; i++) {
+    free(r->pending[i].choices);
+    free(r->pending[i].history_json);
+    free(r->pending[i].answer_json);
+  }
+  free(r->pending);
   cs_arena_free(&r->arena);
   cs_arena_free(&r->scratch);
 }
@@ -722,7 +863,21 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   uint64_t idx[MAX_BATCH];
   int rc = 0;
 
-  /* The corpus first: saved failures are replayed before anything new. */
+  /* Literal cases first (planted collision pairs), then the corpus: saved failures are replayed
+   * before anything new. */
+  for (size_t i = 0; i < cfg->nliteral && rc == 0; i++) {
+    cs_arena_reset(&r.arena);
+    cs_choices_replay(&r.ch[0], NULL, 0);
+    idx[0] = UINT64_MAX;
+    r.literal_case = cfg->literal[i];
+    int bad = run_batch(&r, 1, plans, r.needs, false, idx);
+    r.literal_case = NULL;
+    r.batch_literal = true;
+    if (bad || check_batch(&r, 1, &failures))
+      rc = -1;
+    r.batch_literal = false;
+    out->cases++;
+  }
   for (size_t i = 0; i < cfg->nreplay && rc == 0; i++) {
     cs_arena_reset(&r.arena);
     cs_choices_replay(&r.ch[0], cfg->replay[i], cfg->replay_len[i]);
@@ -732,7 +887,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     out->cases++;
   }
 
-  uint64_t max_cases = cfg->cases ? cfg->cases : 2000;
+  uint64_t max_cases = cfg->corpus_only ? 0 : cfg->cases ? cfg->cases : 2000;
   uint64_t next = 0;
   uint32_t sn = cfg->shard_n ? cfg->shard_n : 1, si = cfg->shard_n ? cfg->shard_i : 0;
   while (rc == 0 && next < max_cases && r.needs) {
@@ -762,6 +917,8 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     }
     count_labels(&r, n);
     out->cases += n;
+    for (size_t i = 0; cfg->on_case && i < n; i++)
+      cfg->on_case(cfg->case_user, idx[i], r.ch[i].v, r.ch[i].n, &r.runs[i].gen.h);
     if (check_batch(&r, n, &failures)) {
       rc = -1;
       break;
@@ -807,4 +964,83 @@ void cs_run_result_free(cs_run_result *r) {
   free(r->cells);
   r->cells = NULL;
   r->ncells = 0;
+}
+
+/* --- one case at a time (coverage-guided fuzzing) ---------------------------------------------- */
+
+struct cs_case_checker {
+  runner r;
+  cs_run_config cfg; /* the runner points at this copy */
+  cs_run_result res;
+  const cs_history *last;
+};
+
+cs_case_checker *cs_case_checker_new(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, bool required_only,
+                                     cs_err *err) {
+  cs_case_checker *c = calloc(1, sizeof *c);
+  if (!c) {
+    cs_err_set(err, "out of memory");
+    return NULL;
+  }
+  c->cfg = *cfg;
+  c->cfg.on_failure = NULL; /* each case stands alone: nothing is retired, nothing is shrunk */
+  runner_init(&c->r, impl, rs, &c->cfg, &c->res, err);
+  for (size_t i = 0; required_only && i < c->r.ncells; i++)
+    if (c->r.cells[i].prop->tier != CS_TIER_REQUIRED)
+      c->r.cells[i].applicable = false;
+  recompute_needs(&c->r);
+  return c;
+}
+
+static bool in_scope(const cs_outcome *cell, unsigned targets, unsigned ops) {
+  return cell->applicable && (cell->target < 0 || (targets >> cell->target & 1u)) && (cell->prop->op & ops);
+}
+
+int cs_case_checker_run(cs_case_checker *c, const uint8_t *data, size_t size, unsigned targets, unsigned ops,
+                        const cs_outcome **failed, cs_err *err) {
+  runner *r = &c->r;
+  *failed = NULL;
+  if (!targets)
+    targets = c->cfg.targets ? c->cfg.targets : ~0u;
+  if (!ops)
+    ops = CS_OP_ALL;
+  /* Only the requests the properties in scope read are made. */
+  r->emit_targets = ops & CS_OP_EMIT ? r->impl->info.emit_targets & targets : 0;
+  r->norm_targets = ops & CS_OP_NORMALIZE ? r->impl->info.normalize_targets & targets : 0;
+  r->needs = 0;
+  for (size_t i = 0; i < r->ncells; i++)
+    if (in_scope(&r->cells[i], targets, ops))
+      r->needs |= r->cells[i].prop->needs;
+  r->err = err;
+  r->fatal = false;
+  cs_arena_reset(&r->arena);
+  cs_choices_replay_bytes(&r->ch[0], data, size);
+  uint64_t idx = 0;
+  case_plan plan;
+  c->last = NULL;
+  if (run_batch(r, 1, &plan, r->needs, false, &idx))
+    return -1;
+  c->last = r->runs[0].main.h;
+  for (size_t i = 0; i < r->ncells; i++) {
+    cs_outcome *cell = &r->cells[i];
+    if (!in_scope(cell, targets, ops))
+      continue;
+    if (check_cell(r, cell, &r->runs[0], cell->message, sizeof cell->message) == 0) {
+      *failed = cell;
+      return 0;
+    }
+  }
+  return 0;
+}
+
+const cs_history *cs_case_checker_history(const cs_case_checker *c) {
+  return c->last;
+}
+
+void cs_case_checker_free(cs_case_checker *c) {
+  if (!c)
+    return;
+  runner_finish(&c->r, now_s());
+  cs_run_result_free(&c->res);
+  free(c);
 }

@@ -1,6 +1,8 @@
 /* harness/runner.h: runs the property table against one implementation: generates cases from the
- * seed (after replaying the regression corpus), batches requests so external implementations are
- * pipelined, checks every applicable property, and shrinks each first failure to a minimal case. */
+ * seed (after the literal cases and the replayed regression corpus), batches requests so external
+ * implementations are pipelined, checks every applicable property, and shrinks each first failure
+ * to a minimal case (in a campaign, every failure the caller takes). Also the one-case checker of
+ * the coverage-guided fuzz targets. */
 #ifndef CS_HARNESS_RUNNER_H
 #define CS_HARNESS_RUNNER_H
 
@@ -10,6 +12,8 @@
 #include "generators/history_gen.h"
 #include "harness/property.h"
 #include "impls/impl.h"
+
+struct cs_outcome; /* below */
 
 typedef struct {
   uint64_t seed;
@@ -29,9 +33,28 @@ typedef struct {
   bool stop_on_first;       /* fuzzing: stop at the first failure */
   void (*progress)(void *user, uint64_t cases, uint64_t failures, double elapsed);
   void *progress_user;
+
+  /* Campaigns (callsign fuzz). With on_failure set, a failure does not retire its cell: each failing
+   * case is offered to want_failure (NULL: every one is taken); a taken case is shrunk after its
+   * batch and handed to on_failure (case_index set), and the cell keeps being checked on later
+   * cases, so one run can find several distinct failures of a property. The result's cells keep
+   * the first failure taken; `failures` of the progress callback then counts failing checks.
+   * want_failure is where the caller bounds the shrinking work. */
+  bool (*want_failure)(void *user, const struct cs_outcome *cell, uint64_t case_index, const char *message);
+  void (*on_failure)(void *user, const struct cs_outcome *shrunk);
+  void *failure_user;
+  /* Called for every generated case once it ran: its index, recorded choices and generated
+   * history (before twins are planted). Lists the cases of a run (fuzz --list-cases). */
+  void (*on_case)(void *user, uint64_t case_index, const uint64_t *choices, size_t n, const cs_history *h);
+  void *case_user;
+  /* Literal histories, checked before the replayed corpus (collision pairs planted by collide).
+   * A failure on one is reported with that history as it is: no shrinking, no replay token. */
+  const cs_history *const *literal;
+  size_t nliteral;
+  bool corpus_only; /* run the literal and replay cases only, no generated case */
 } cs_run_config;
 
-typedef struct {
+typedef struct cs_outcome {
   const cs_property *prop;
   int target;      /* -1: target-less */
   bool applicable; /* the implementation has the op (and the target) */
@@ -65,5 +88,24 @@ void cs_run_result_free(cs_run_result *r);
  * Used by `replay`. `only`: property names (prefix) to check, NULL for all. */
 int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const uint64_t *choices, size_t n,
                   cs_run_result *out, cs_err *err);
+
+/* One case at a time, for coverage-guided fuzzing (fuzz/fuzz_properties.c): the runner's buffers
+ * and arenas are kept from one case to the next, nothing is shrunk and no report is built. */
+typedef struct cs_case_checker cs_case_checker;
+
+/* Prepares the cells of `impl` under `cfg` (targets, only, gen); with `required_only`, recommended
+ * properties are neither requested nor checked. NULL with `err` on failure. */
+cs_case_checker *cs_case_checker_new(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, bool required_only,
+                                     cs_err *err);
+/* Runs the case that `data` spells as a choice sequence (cs_choices_replay_bytes) through every
+ * checked property of the ops in `ops` (cs_op bits; 0: all) and the targets in `targets` (0: those
+ * of the config); only the requests those properties read are made (protocol.answer is always
+ * checked). Returns 0 with *failed NULL when all hold, 0 with *failed the first failing cell (its
+ * message filled), or -1 with `err` when the implementation could not be run. */
+int cs_case_checker_run(cs_case_checker *c, const uint8_t *data, size_t size, unsigned targets, unsigned ops,
+                        const cs_outcome **failed, cs_err *err);
+/* The history of the last case run (valid until the next run). */
+const cs_history *cs_case_checker_history(const cs_case_checker *c);
+void cs_case_checker_free(cs_case_checker *c);
 
 #endif

@@ -14,6 +14,7 @@ cs_impl *cs_builtin_tool_id_strategy_create(const cs_impl_env *env, cs_err *err)
 cs_impl *cs_builtin_adk_stream_v1_create(const cs_impl_env *env, cs_err *err);
 cs_impl *cs_builtin_adk_stream_v2_create(const cs_impl_env *env, cs_err *err);
 cs_impl *cs_builtin_anthropic_sanitize_create(const cs_impl_env *env, cs_err *err);
+cs_impl *cs_builtin_mistral_hash9_create(const cs_impl_env *env, cs_err *err);
 
 /* Allocates (zeroed) `size` bytes, a struct whose first member is a cs_inproc_impl, and runs
  * cs_inproc_init on it. NULL with `err` set on failure. cs_inproc_vtable.destroy frees it. */

@@ -55,6 +55,13 @@ static const cs_builtin builtins[] = {
                   "(40-bit suffix, twins)",
         .create = cs_builtin_anthropic_sanitize_create,
     },
+    {
+        .name = "mistral-hash9",
+        .design = "mistral: 9 base62 characters of SHA-256(raw ID) for every ID, no collision handling",
+        .breaks = "emit.unique and normalize.injective: duplicated raw IDs, and real collisions of the 53.6-bit "
+                  "hash (callsign collide finds one in about 2^27 evaluations)",
+        .create = cs_builtin_mistral_hash9_create,
+    },
 };
 
 const cs_builtin *cs_builtins(size_t *count) {

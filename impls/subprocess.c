@@ -26,6 +26,7 @@
 #include "core/history_json.h"
 #include "core/utf8.h"
 #include "impls/impl.h"
+#include "impls/subprocess_parse.h"
 
 extern char **environ;
 
@@ -458,7 +459,7 @@ static char *dup_str(const char *p) {
 }
 
 /* Checks a hello answer; fills `info` (and name/version copies when wanted). 0, or -1 with `why`. */
-static int parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *why, size_t wn) {
+int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *why, size_t wn) {
   cs_err e;
   int rc = -1;
   cJSON *root = NULL;
@@ -563,7 +564,8 @@ static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
     if (r > 0) {
       cs_impl_info info;
       bool first = s->name == NULL;
-      if (parse_hello(line, &info, first ? &s->name : NULL, first ? &s->version : NULL, why, sizeof why) == 0) {
+      if (cs_subprocess_parse_hello(line, &info, first ? &s->name : NULL, first ? &s->version : NULL, why,
+                                    sizeof why) == 0) {
         if (first) {
           info.name = s->name;
           info.version = s->version;
@@ -705,12 +707,12 @@ static int read_ids(const cJSON *root, const char *field, uint32_t n, cs_str **o
 }
 
 /* Judges one answer line: OK, REJECTED (with the error text in `why`) or PROTOCOL (reason in `why`). */
-static cs_reply_status parse_answer(const cs_subproc *s, const cs_request *r, uint64_t seq, cs_str line, cs_reply *out,
-                                    cs_arena *a, char *why, size_t wn) {
+cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r, uint64_t seq, cs_str line,
+                                           cs_reply *out, cs_arena *a, char *why, size_t wn) {
   cs_err e;
   cs_reply_status st = CS_REPLY_PROTOCOL;
   cJSON *root = NULL;
-  if (cs_json_precheck(line, s->max_line, &e)) {
+  if (cs_json_precheck(line, max_line, &e)) {
     snprintf(why, wn, "answer is not valid JSON text: %s", e.msg);
     return st;
   }
@@ -866,7 +868,8 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     int r = take_line(s, &line);
     const cs_request *rq = &reqs[recv];
     if (r > 0) {
-      cs_reply_status st = parse_answer(s, rq, s->seqs[recv], line, &replies[recv], a, why, sizeof why);
+      cs_reply_status st =
+          cs_subprocess_parse_answer(s->max_line, rq, s->seqs[recv], line, &replies[recv], a, why, sizeof why);
       if (st == CS_REPLY_OK) {
         replies[recv].status = st;
       } else if (st == CS_REPLY_REJECTED) {

@@ -187,10 +187,10 @@ static cs_history hostile(void) {
 Test(builtins, registry_finds_every_name_and_nothing_else) {
   size_t n = 0;
   const cs_builtin *all = cs_builtins(&n);
-  cr_assert_eq(n, 7);
-  const char *expected[] = {"reference",     "seed-literal-join", "prefix-swap",       "tool-id-strategy",
-                            "adk-stream-v1", "adk-stream-v2",     "anthropic-sanitize"};
-  for (size_t i = 0; i < 7; i++) {
+  cr_assert_eq(n, 8);
+  const char *expected[] = {"reference",     "seed-literal-join", "prefix-swap",        "tool-id-strategy",
+                            "adk-stream-v1", "adk-stream-v2",     "anthropic-sanitize", "mistral-hash9"};
+  for (size_t i = 0; i < 8; i++) {
     const cs_builtin *b = cs_builtin_find(expected[i]);
     cr_assert_not_null(b, "%s", expected[i]);
     cr_assert_str_eq(b->name, expected[i]);

@@ -1,0 +1,72 @@
+#!/bin/sh
+# fuzz/seeds.sh OUT [CALLSIGN]: writes the seed inputs of the fuzz targets (make fuzz-seeds).
+#   OUT/properties/: for every replay token in corpus/regressions/*/*.json, its bytes (the
+#     base64url-decoded varints of the choice sequence) after one selector byte naming the case's
+#     target and op family (fuzz/fuzz_properties.c); given a callsign binary, the same for the first
+#     64 cases of `callsign fuzz --list-cases`, selectors rotating over targets and op families.
+#   OUT/reader/: the histories of the corpus cases and of tests/e2e/malformed/, and hello and
+#     answer lines (fuzz/fuzz_reader.c).
+# File names are the SHA-1 of the content, as libFuzzer names corpus files.
+set -eu
+OUT=${1:?usage: fuzz/seeds.sh OUT [CALLSIGN]}
+CS=${2:-}
+mkdir -p "$OUT/properties" "$OUT/reader"
+LIST=""
+if [ -n "$CS" ]; then
+  LIST=$(mktemp)
+  trap 'rm -f "$LIST"' EXIT
+  "$CS" fuzz --impl reference --cases 64 --no-corpus --list-cases --quiet --out "$(dirname "$LIST")/callsign-seeds-out" >"$LIST" 2>/dev/null || true
+  rm -rf "$(dirname "$LIST")/callsign-seeds-out"
+fi
+python3 - "$OUT" "$LIST" <<'PY'
+import base64, glob, hashlib, json, os, sys
+out, listing = sys.argv[1], sys.argv[2]
+targets = ["anthropic", "openai_chat", "openai_responses", "mistral", "kimi", "gemini", "bedrock"]
+families = {"emit": 0, "canon": 1, "normalize": 2}
+
+def put(sub, data):
+    name = hashlib.sha1(data).hexdigest()
+    with open(os.path.join(out, sub, name), "wb") as f:
+        f.write(data)
+
+def token_bytes(tok):
+    body = tok[4:]
+    return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+
+def selector(target, prop):
+    t = targets.index(target) if target in targets else 0
+    fam = families.get(prop.split(".")[0], 0)
+    return bytes([t + 7 * fam])
+
+n = 0
+for path in sorted(glob.glob("corpus/regressions/*/*.json")):
+    try:
+        case = json.load(open(path))
+    except ValueError:
+        continue
+    tok = case.get("token")
+    if isinstance(tok, str) and tok.startswith("cs1."):
+        put("properties", selector(case.get("target", ""), case.get("property", "")) + token_bytes(tok))
+        n += 1
+    if isinstance(case.get("history"), dict):
+        put("reader", json.dumps(case["history"], separators=(",", ":")).encode())
+if listing:
+    for i, line in enumerate(open(listing)):
+        parts = line.split()
+        if len(parts) == 4 and parts[0] == "case":
+            put("properties", bytes([i % 21]) + token_bytes(parts[3]))
+            n += 1
+put("properties", b"")
+for path in sorted(glob.glob("tests/e2e/malformed/*")):
+    put("reader", open(path, "rb").read())
+for line in [
+    b'{"seq":0,"protocol":1,"name":"x","version":"1","ops":["emit","canonicalize","normalize"],"targets":["anthropic","mistral"],"scheme":"callsign-canonical-v1"}',
+    b'{"seq":1,"calls":["call_1","call_2"],"results":["call_1","call_2"]}',
+    b'{"seq":1,"ids":["a",null,"b"]}',
+    b'{"seq":1,"error":"unsupported"}',
+    b'{"turns":[{"role":"assistant","provider":"kimi","calls":[{"id":"functions.f:0","name":"f","args":{}}]},{"role":"tool","results":[{"call_id":"functions.f:0","name":"f","content":"x"}]}]}',
+]:
+    put("reader", line)
+print("fuzz seeds: %d choice sequences in %s/properties, %d inputs in %s/reader"
+      % (len(os.listdir(os.path.join(out, "properties"))), out, len(os.listdir(os.path.join(out, "reader"))), out))
+PY

@@ -1,0 +1,466 @@
+/* harness/campaign.c: fuzz campaigns on the runner, the window rule for shrinking, findings,
+ * their selection and merging, and the results directory (harness/campaign.h). */
+#include "harness/campaign.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/hash.h"
+#include "core/history_json.h"
+#include "harness/cli.h"
+#include "harness/corpus.h"
+#include "harness/session.h"
+
+uint32_t cs_campaign_window(uint64_t case_index) {
+  if (case_index == UINT64_MAX)
+    return CS_WINDOW_CORPUS;
+  uint32_t w = 0;
+  for (uint64_t x = case_index; x; x >>= 2)
+    w++;
+  return w; /* 0 -> 0, 1..3 -> 1, 4..15 -> 2, ... */
+}
+
+static char *dup_s(const char *s) {
+  if (!s)
+    return NULL;
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (!p)
+    abort();
+  memcpy(p, s, n);
+  return p;
+}
+
+static cs_finding *add_finding(cs_findings *f) {
+  if (f->n == f->cap) {
+    f->cap = f->cap ? f->cap * 2 : 16;
+    f->f = realloc(f->f, f->cap * sizeof *f->f);
+    if (!f->f)
+      abort();
+  }
+  cs_finding *x = &f->f[f->n++];
+  memset(x, 0, sizeof *x);
+  return x;
+}
+
+static void free_finding(cs_finding *x) {
+  free(x->token);
+  free(x->message);
+  free(x->history_json);
+  free(x->answer_json);
+}
+
+static void signature_of(cs_finding *x) {
+  cs_hasher *hs = cs_hasher_new();
+  uint8_t d[32];
+  if (!hs)
+    abort();
+  cs_hasher_begin(hs);
+  cs_hasher_add(hs, x->property, strlen(x->property) + 1);
+  cs_hasher_add(hs, x->target, strlen(x->target) + 1);
+  if (x->history_json)
+    cs_hasher_add(hs, x->history_json, strlen(x->history_json));
+  cs_hasher_finish(hs, d);
+  cs_hasher_free(hs);
+  cs_hex(d, 8, x->signature);
+}
+
+/* --- the campaign ------------------------------------------------------------------------------- */
+
+typedef struct {
+  const cs_property *prop;
+  int target;
+  uint64_t windows_lo; /* bit w: a failure was taken in window w (w < 64) */
+} taken_cell;
+
+typedef struct {
+  const cs_campaign_config *cfg;
+  cs_findings *out;
+  taken_cell *cells;
+  size_t ncells, cap;
+  uint64_t failing;
+} campaign;
+
+static bool counts(const campaign *c, const cs_property *p) {
+  return c->cfg->strict || p->tier == CS_TIER_REQUIRED;
+}
+
+static bool want(void *user, const struct cs_outcome *cell, uint64_t case_index, const char *message) {
+  campaign *c = user;
+  if (!counts(c, cell->prop))
+    return false;
+  c->failing++;
+  if (case_index == UINT64_MAX)
+    return true;
+  taken_cell *tc = NULL;
+  for (size_t i = 0; i < c->ncells && !tc; i++)
+    if (c->cells[i].prop == cell->prop && c->cells[i].target == cell->target)
+      tc = &c->cells[i];
+  if (!tc) {
+    if (c->ncells == c->cap) {
+      c->cap = c->cap ? c->cap * 2 : 32;
+      c->cells = realloc(c->cells, c->cap * sizeof *c->cells);
+      if (!c->cells)
+        abort();
+    }
+    tc = &c->cells[c->ncells++];
+    *tc = (taken_cell){cell->prop, cell->target, 0};
+  }
+  uint32_t w = cs_campaign_window(case_index); /* at most 33 for 64-bit indices */
+  if (tc->windows_lo >> w & 1u)
+    return false;
+  tc->windows_lo |= 1ull << w;
+  return true;
+}
+
+static void found(void *user, const struct cs_outcome *oc) {
+  campaign *c = user;
+  cs_finding *x = add_finding(c->out);
+  snprintf(x->property, sizeof x->property, "%s", oc->prop->name);
+  snprintf(x->target, sizeof x->target, "%s", cs_target_label(oc->target));
+  x->case_index = oc->case_index;
+  x->window = cs_campaign_window(oc->case_index);
+  if (oc->choices) {
+    cs_buf tok = {0};
+    cs_choices_token(oc->choices, oc->nchoices, &tok);
+    x->token = dup_s(tok.data);
+    cs_buf_free(&tok);
+  }
+  x->message = dup_s(oc->message);
+  x->history_json = dup_s(oc->history_json ? oc->history_json : "null");
+  x->answer_json = dup_s(oc->answer_json);
+  signature_of(x);
+  if (c->cfg->on_finding)
+    c->cfg->on_finding(c->cfg->user, x);
+}
+
+static void progressed(void *user, uint64_t cases, uint64_t failures, double elapsed) {
+  campaign *c = user;
+  if (c->cfg->on_progress)
+    c->cfg->on_progress(c->cfg->user, cases, c->failing, elapsed);
+}
+
+int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg, cs_findings *out, cs_err *err) {
+  campaign c = {cfg, out, NULL, 0, 0, 0};
+  cs_run_config rc = cfg->run;
+  rc.want_failure = want;
+  rc.on_failure = found;
+  rc.failure_user = &c;
+  rc.progress = progressed;
+  rc.progress_user = &c;
+  rc.stop_on_first = false;
+  cs_run_result res;
+  int status = cs_run_impl(impl, rs, &rc, &res, err);
+  snprintf(out->impl, sizeof out->impl, "%s", impl->info.name ? impl->info.name : "external");
+  out->seed = rc.seed;
+  out->cases += res.cases;
+  out->seconds = res.seconds;
+  if (rc.shard_n)
+    snprintf(out->parts, sizeof out->parts, "%u/%u", rc.shard_i, rc.shard_n);
+  else
+    snprintf(out->parts, sizeof out->parts, "all");
+  cs_run_result_free(&res);
+  free(c.cells);
+  return status;
+}
+
+/* --- selecting and merging ---------------------------------------------------------------------- */
+
+static int by_key(const void *x, const void *y) {
+  const cs_finding *a = x, *b = y;
+  int d = strcmp(a->property, b->property);
+  if (!d)
+    d = strcmp(a->target, b->target);
+  if (!d)
+    d = a->window < b->window ? -1 : a->window > b->window;
+  if (!d)
+    d = a->case_index < b->case_index ? -1 : a->case_index > b->case_index;
+  if (!d)
+    d = strcmp(a->signature, b->signature);
+  return d;
+}
+
+void cs_findings_select(cs_findings *f) {
+  if (f->n > 1)
+    qsort(f->f, f->n, sizeof *f->f, by_key);
+  size_t kept = 0;
+  for (size_t i = 0; i < f->n; i++) {
+    cs_finding *x = &f->f[i];
+    bool dup = false;
+    if (kept) {
+      const cs_finding *prev = &f->f[kept - 1];
+      bool same_key =
+          !strcmp(prev->property, x->property) && !strcmp(prev->target, x->target) && prev->window == x->window;
+      /* generated: the smallest index of the window; corpus (sorted by signature): one per signature */
+      dup = same_key && (x->window != CS_WINDOW_CORPUS || !strcmp(prev->signature, x->signature));
+    }
+    if (dup) {
+      free_finding(x);
+      continue;
+    }
+    f->f[kept++] = *x;
+  }
+  f->n = kept;
+}
+
+int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
+  if (into->impl[0] && strcmp(into->impl, from->impl) != 0)
+    return cs_err_set(err, "cannot merge results of '%s' with results of '%s'", from->impl, into->impl);
+  if (into->impl[0] && into->seed != from->seed)
+    return cs_err_set(err, "cannot merge results of seed %llu with results of seed %llu",
+                      (unsigned long long)from->seed, (unsigned long long)into->seed);
+  if (!into->impl[0]) {
+    snprintf(into->impl, sizeof into->impl, "%s", from->impl);
+    into->seed = from->seed;
+  }
+  into->cases += from->cases;
+  if (from->seconds > into->seconds)
+    into->seconds = from->seconds;
+  size_t used = strlen(into->parts);
+  snprintf(into->parts + used, sizeof into->parts - used, "%s%s", used ? " " : "", from->parts);
+  for (size_t i = 0; i < from->n; i++) {
+    const cs_finding *s = &from->f[i];
+    cs_finding *x = add_finding(into);
+    *x = *s;
+    x->token = dup_s(s->token);
+    x->message = dup_s(s->message);
+    x->history_json = dup_s(s->history_json);
+    x->answer_json = dup_s(s->answer_json);
+  }
+  cs_findings_select(into);
+  return 0;
+}
+
+size_t cs_findings_distinct(const cs_findings *f, size_t *idx) {
+  size_t n = 0;
+  for (size_t i = 0; i < f->n; i++) {
+    bool seen = false;
+    for (size_t k = 0; k < n && !seen; k++) {
+      const cs_finding *a = &f->f[idx[k]], *b = &f->f[i];
+      seen = !strcmp(a->signature, b->signature) && !strcmp(a->property, b->property) && !strcmp(a->target, b->target);
+    }
+    if (!seen)
+      idx[n++] = i;
+  }
+  return n;
+}
+
+void cs_findings_free(cs_findings *f) {
+  for (size_t i = 0; i < f->n; i++)
+    free_finding(&f->f[i]);
+  free(f->f);
+  memset(f, 0, sizeof *f);
+}
+
+/* --- the results directory ---------------------------------------------------------------------- */
+
+static int make_dir(const char *path, cs_err *err) {
+  char tmp[2048];
+  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+    return cs_err_set(err, "%.200s...: path too long", path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    if (mkdir(tmp, 0777) && errno != EEXIST)
+      return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(tmp, 0777) && errno != EEXIST)
+    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+  return 0;
+}
+
+/* summary.json:
+ * {"callsign_fuzz": 1, "impl": NAME, "seed": N, "parts": "all" | "I/N ...", "cases": N,
+ *  "seconds": S, "distinct": N,
+ *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
+ *                "token" (null: literal case), "message", "history" (object), "answer" (object or
+ *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
+int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err) {
+  if (make_dir(dir, err))
+    return -1;
+  size_t *idx = calloc(f->n + 1, sizeof *idx);
+  bool *first = calloc(f->n + 1, sizeof *first);
+  if (!idx || !first)
+    abort();
+  size_t nd = cs_findings_distinct(f, idx);
+  for (size_t i = 0; i < nd; i++)
+    first[idx[i]] = true;
+  cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+  cJSON_AddNumberToObject(root, "callsign_fuzz", 1);
+  cJSON_AddStringToObject(root, "impl", f->impl);
+  char seed[32];
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->seed);
+  cJSON_AddRawToObject(root, "seed", seed);
+  cJSON_AddStringToObject(root, "parts", f->parts);
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->cases);
+  cJSON_AddRawToObject(root, "cases", seed);
+  cJSON_AddNumberToObject(root, "seconds", f->seconds);
+  cJSON_AddNumberToObject(root, "distinct", (double)nd);
+  for (size_t i = 0; i < f->n; i++) {
+    const cs_finding *x = &f->f[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "property", x->property);
+    cJSON_AddStringToObject(o, "target", x->target);
+    cJSON_AddNumberToObject(o, "window", x->window == CS_WINDOW_CORPUS ? -1 : (double)x->window);
+    if (x->case_index == UINT64_MAX) {
+      cJSON_AddNullToObject(o, "case_index");
+    } else {
+      char ci[32];
+      snprintf(ci, sizeof ci, "%llu", (unsigned long long)x->case_index);
+      cJSON_AddRawToObject(o, "case_index", ci);
+    }
+    cJSON_AddStringToObject(o, "signature", x->signature);
+    if (x->token)
+      cJSON_AddStringToObject(o, "token", x->token);
+    else
+      cJSON_AddNullToObject(o, "token");
+    cJSON_AddStringToObject(o, "message", x->message ? x->message : "");
+    cJSON_AddRawToObject(o, "history", x->history_json ? x->history_json : "null");
+    cJSON_AddRawToObject(o, "answer", x->answer_json ? x->answer_json : "null");
+    cJSON_AddBoolToObject(o, "distinct", first[i]);
+    cJSON_AddItemToArray(arr, o);
+  }
+  cJSON_AddItemToObject(root, "findings", arr);
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  char path[2200];
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  int rc = 0;
+  FILE *out = fopen(path, "wb");
+  if (!out || !text || fputs(text, out) < 0 || fputc('\n', out) < 0)
+    rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+  if (out && fclose(out) && rc == 0)
+    rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+  free(text);
+  free(idx);
+  free(first);
+  if (rc == 0 && with_cases) {
+    char cases[2200];
+    snprintf(cases, sizeof cases, "%s/cases", dir);
+    rc = cs_findings_save_corpus(f, cases, err) < 0 ? -1 : 0;
+  }
+  return rc;
+}
+
+static const char *str_or(const cJSON *o, const char *k, const char *dflt) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+/* A JSON integer written raw (64-bit values do not fit a double). */
+static int u64_of(const cJSON *v, uint64_t *out) {
+  if (!cJSON_IsNumber(v))
+    return -1;
+  char *text = cJSON_PrintUnformatted(v);
+  char *end = NULL;
+  errno = 0;
+  unsigned long long x = text ? strtoull(text, &end, 10) : 0;
+  int ok = text && end && *end == 0 && errno == 0 && text[0] != '-';
+  free(text);
+  if (!ok)
+    return -1;
+  *out = x;
+  return 0;
+}
+
+int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  char path[2200];
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  cs_buf b = {0};
+  int rc = -1;
+  cJSON *root = NULL;
+  if (cs_read_input(path, &b, err))
+    goto cleanup;
+  root = cJSON_ParseWithLength(b.data, b.len);
+  const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "callsign_fuzz");
+  const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "findings");
+  if (!cJSON_IsObject(root) || !cJSON_IsNumber(ver) || ver->valuedouble != 1 || !cJSON_IsArray(arr)) {
+    cs_err_set(err, "%s: not a callsign fuzz summary", path);
+    goto cleanup;
+  }
+  snprintf(out->impl, sizeof out->impl, "%s", str_or(root, "impl", ""));
+  snprintf(out->parts, sizeof out->parts, "%s", str_or(root, "parts", "?"));
+  const cJSON *secs = cJSON_GetObjectItemCaseSensitive(root, "seconds");
+  out->seconds = cJSON_IsNumber(secs) ? secs->valuedouble : 0;
+  if (!out->impl[0] || u64_of(cJSON_GetObjectItemCaseSensitive(root, "seed"), &out->seed) ||
+      u64_of(cJSON_GetObjectItemCaseSensitive(root, "cases"), &out->cases)) {
+    cs_err_set(err, "%s: summary without impl, seed or cases", path);
+    goto cleanup;
+  }
+  const cJSON *it;
+  size_t k = 0;
+  cJSON_ArrayForEach(it, arr) {
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(it, "case_index");
+    const cJSON *hist = cJSON_GetObjectItemCaseSensitive(it, "history");
+    const cJSON *ans = cJSON_GetObjectItemCaseSensitive(it, "answer");
+    const char *prop = str_or(it, "property", NULL), *tgt = str_or(it, "target", NULL);
+    const char *sig = str_or(it, "signature", NULL);
+    uint64_t index = UINT64_MAX;
+    if (!prop || !tgt || !sig || strlen(sig) != 16 || !hist || (!cJSON_IsNull(ci) && u64_of(ci, &index))) {
+      cs_err_set(err, "%s: findings[%zu] is incomplete", path, k);
+      goto cleanup;
+    }
+    cs_finding *x = add_finding(out);
+    snprintf(x->property, sizeof x->property, "%s", prop);
+    snprintf(x->target, sizeof x->target, "%s", tgt);
+    snprintf(x->signature, sizeof x->signature, "%s", sig);
+    x->case_index = index;
+    x->window = cs_campaign_window(index);
+    x->token = dup_s(str_or(it, "token", NULL));
+    x->message = dup_s(str_or(it, "message", ""));
+    x->history_json = cJSON_PrintUnformatted(hist);
+    x->answer_json = ans && !cJSON_IsNull(ans) ? cJSON_PrintUnformatted(ans) : NULL;
+    k++;
+  }
+  rc = 0;
+cleanup:
+  cJSON_Delete(root);
+  cs_buf_free(&b);
+  if (rc)
+    cs_findings_free(out);
+  return rc;
+}
+
+int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err *err) {
+  size_t *idx = calloc(f->n + 1, sizeof *idx);
+  if (!idx)
+    abort();
+  size_t nd = cs_findings_distinct(f, idx);
+  int saved = 0;
+  for (size_t i = 0; i < nd && saved >= 0; i++) {
+    const cs_finding *x = &f->f[idx[i]];
+    const cs_property *p = cs_property_find(x->property);
+    if (!p)
+      continue;
+    if (x->token) {
+      cs_outcome oc = {.prop = p, .target = cs_target_parse(x->target), .failed = true};
+      if (cs_choices_parse_token(x->token, &oc.choices, &oc.nchoices, err)) {
+        saved = -1;
+        break;
+      }
+      snprintf(oc.message, sizeof oc.message, "%s", x->message ? x->message : "");
+      oc.history_json = x->history_json;
+      int rc = cs_corpus_save(corpus_dir, f->impl, &oc, x->target, err);
+      free(oc.choices);
+      saved = rc ? -1 : saved + 1;
+    } else {
+      cs_arena a = {0};
+      cs_history h;
+      const char *json = x->history_json ? x->history_json : "null";
+      int rc = cs_history_parse(cs_str_c(json), NULL, &a, &h, err) ||
+               cs_corpus_save_literal(corpus_dir, f->impl, x->property, x->target, x->message ? x->message : "", &h,
+                                      NULL, 0, err);
+      cs_arena_free(&a);
+      saved = rc ? -1 : saved + 1;
+    }
+  }
+  free(idx);
+  return saved;
+}

@@ -1,0 +1,85 @@
+/* harness/campaign.h: fuzz campaigns. A campaign is the runner in campaign mode (a failure does not
+ * retire its property), with a rule for which failing cases get shrunk and a results format that
+ * shards and worker processes write and `callsign fuzz --merge` combines.
+ *
+ * Which failing cases are shrunk: the case indices are cut into windows growing by 4 ([0,1),
+ * [1,4), [4,16), ...); for each property and target, the first failing case of each window is
+ * taken and shrunk, so the shrinking work grows with the logarithm of the cases run, while a
+ * property that keeps failing is still looked at again and again. A process sees its cases in
+ * increasing index order, so its first failure in a window is the smallest failing index of its
+ * shard there; merging keeps, per (property, target, window), the finding with the smallest case
+ * index: N shards (or N workers) together report exactly what one process running every case
+ * would. Corpus cases are always taken.
+ *
+ * A finding's signature is the SHA-256 of its property, target and shrunk history: two findings
+ * with the same signature are one distinct failure. */
+#ifndef CS_HARNESS_CAMPAIGN_H
+#define CS_HARNESS_CAMPAIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/runner.h"
+
+#define CS_WINDOW_CORPUS UINT32_MAX
+
+typedef struct {
+  char property[64], target[32];
+  uint32_t window;     /* cs_campaign_window(case_index) */
+  uint64_t case_index; /* UINT64_MAX: a corpus case */
+  char signature[17];  /* 16 hex digits of SHA-256(property, target, shrunk history) */
+  char *token;         /* replay token of the shrunk case; NULL for a literal history case */
+  char *message;
+  char *history_json; /* compact history JSON */
+  char *answer_json;  /* or NULL */
+} cs_finding;
+
+typedef struct {
+  char impl[128];
+  uint64_t seed;
+  uint64_t cases;
+  double seconds;  /* wall time (the longest part, once merged) */
+  char parts[512]; /* which parts of the case space: "all", or shards "0/4 1/4 ..." */
+  cs_finding *f;   /* heap */
+  size_t n, cap;
+} cs_findings;
+
+typedef struct {
+  cs_run_config run; /* seed, cases, time_s, shard, targets, only, gen, corpus: as for a run */
+  bool strict;       /* recommended properties are findings too */
+  /* Live reports (any may be NULL): each finding as it is made, and progress about every batch
+   * (failing: failing checks of the properties that count). */
+  void (*on_finding)(void *user, const cs_finding *f);
+  void (*on_progress)(void *user, uint64_t cases, uint64_t failing, double elapsed);
+  void *user;
+} cs_campaign_config;
+
+/* The window of a case index: 0 for case 0, k+1 for [4^k, 4^(k+1)), CS_WINDOW_CORPUS for corpus
+ * cases (UINT64_MAX). */
+uint32_t cs_campaign_window(uint64_t case_index);
+
+/* Runs a campaign; findings are appended to `out` (impl, seed, cases, seconds and parts set).
+ * Returns 0, or -1 with err when the implementation could not be run. */
+int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg, cs_findings *out, cs_err *err);
+
+/* Keeps, per (property, target, window), the finding with the smallest case index (corpus
+ * findings: one per signature), and sorts by property, target, window. */
+void cs_findings_select(cs_findings *f);
+/* Adds `from` to `into` (cases summed, the longer time, parts joined, findings appended and then
+ * selected). The implementation and seed must match. */
+int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err);
+/* Indices of one finding per distinct (property, target, signature), the first in order; returns
+ * how many (idx needs f->n entries). */
+size_t cs_findings_distinct(const cs_findings *f, size_t *idx);
+void cs_findings_free(cs_findings *f);
+
+/* DIR/summary.json, the machine-readable results (schema in the function's comment in
+ * campaign.c), and with `with_cases` the distinct cases under DIR/cases/<impl>/ in the corpus
+ * format. */
+int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err);
+int cs_findings_read(const char *dir, cs_findings *out, cs_err *err);
+/* Saves each distinct finding to the corpus under corpus_dir/<impl>/; returns how many, or -1. */
+int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err *err);
+
+#endif

@@ -1,0 +1,609 @@
+/* harness/cmd_collide.c: `callsign collide`: searches for two different raw IDs that an
+ * implementation maps to the same ID for one target (normalize, or emit on single-call histories
+ * when it has no normalize). Inputs are a shared prefix plus a varying 11-character tail; the
+ * prefix families force the hash path of typical schemes (long shared prefixes that a cut keeps,
+ * illegal characters that sanitizing replaces). A short probe of each family estimates the output
+ * space; harness/collide.c then runs a birthday or distinguished-point search on every core, each
+ * worker with its own instance of the implementation (built-ins are called directly, external ones
+ * through pipelined normalize requests). A collision found is shrunk when cheaply possible, printed,
+ * and planted in the corpus as two literal histories, the two calls in one turn and in two turns
+ * shaped like the search's (harness/cmd_collide.c planted()), which are then run against the
+ * implementation to show whether its collision handling keeps the calls apart.
+ * Exit status: 1 a collision was found, 0 none within the budget, 2 usage, 3 cannot run. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/history_json.h"
+#include "harness/cli.h"
+#include "harness/collide.h"
+#include "harness/corpus.h"
+#include "harness/runner.h"
+#include "harness/session.h"
+
+#define PROBE_SAMPLES 2048
+#define MAX_REQUEST_IDS 512 /* IDs per normalize request to an external implementation */
+#define SHRINK_BUDGET 400   /* evaluations spent on shrinking a found pair */
+#define TAIL_LEN 11         /* base62 digits of a 64-bit state: 62^11 > 2^64, so tails are injective */
+#define MAX_JOBS 64
+
+typedef struct {
+  const char *name;
+  const char *prefix;
+} input_family;
+
+/* Probed in this order; the family whose outputs look smallest wins. */
+static const input_family families[] = {
+    {"long", "toolu_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx|"},
+    {"illegal", "call|:"},
+    {"long-plain", "call_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_"},
+    {"plain", "call_"},
+    {"unicode", "\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|"},
+};
+#define NFAMILIES (sizeof families / sizeof *families)
+
+/* One worker's view of the implementation. */
+typedef struct {
+  cs_impl *impl;
+  cs_inproc_impl *fast; /* a built-in's normalize, called directly */
+  cs_target_id target;
+  bool emit;            /* no normalize: emit on single-call histories */
+  cs_provider provider; /* of those histories; never the target, so no native passthrough */
+  const char *prefix;
+  size_t plen;
+  cs_arena arena;
+  cs_str *inputs;
+  size_t cap;
+  cs_request *reqs;
+  cs_reply *replies;
+  size_t capreq;
+} evaluator;
+
+static void grow_inputs(evaluator *ev, size_t n) {
+  if (n <= ev->cap)
+    return;
+  ev->cap = n;
+  ev->inputs = realloc(ev->inputs, n * sizeof *ev->inputs);
+  ev->reqs = realloc(ev->reqs, n * sizeof *ev->reqs);
+  ev->replies = realloc(ev->replies, n * sizeof *ev->replies);
+  if (!ev->inputs || !ev->reqs || !ev->replies)
+    abort();
+}
+
+static cs_str input_of(evaluator *ev, uint64_t state) {
+  static const char b62[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  char *p = cs_arena_alloc(&ev->arena, ev->plen + TAIL_LEN + 1);
+  memcpy(p, ev->prefix, ev->plen);
+  for (size_t i = 0; i < TAIL_LEN; i++, state /= 62)
+    p[ev->plen + i] = b62[state % 62];
+  p[ev->plen + TAIL_LEN] = 0;
+  return (cs_str){p, ev->plen + TAIL_LEN};
+}
+
+/* A single-call history carrying `id`, answered by one result. */
+static cs_history *single_call(evaluator *ev, cs_str id) {
+  cs_arena *a = &ev->arena;
+  cs_history *h = cs_arena_alloc(a, sizeof *h);
+  h->nturns = 2;
+  h->turns = CS_ARENA_NEW(a, cs_turn, 2);
+  h->turns[0] = (cs_turn){.role = CS_ROLE_ASSISTANT, .provider = ev->provider, .turn_key = cs_str_c("t0")};
+  h->turns[0].calls = CS_ARENA_NEW(a, cs_call, 1);
+  h->turns[0].calls[0] = (cs_call){.id = id, .name = cs_str_c("read_file"), .args = cs_str_c("{}")};
+  h->turns[0].ncalls = 1;
+  h->turns[1] = (cs_turn){.role = CS_ROLE_TOOL, .provider = CS_PROV_UNKNOWN, .turn_key = cs_str_c("t1")};
+  h->turns[1].results = CS_ARENA_NEW(a, cs_result, 1);
+  h->turns[1].results[0] = (cs_result){.call_id = id, .name = cs_str_c("read_file"), .content = cs_str_c("ok")};
+  h->turns[1].nresults = 1;
+  return h;
+}
+
+/* A null output cannot collide: it becomes a text no real output has the same as. */
+static cs_str or_unique(evaluator *ev, cs_str out, cs_str in) {
+  if (out.ptr)
+    return out;
+  return cs_arena_printf(&ev->arena, "\x01(null for %.*s)", (int)in.len, in.ptr);
+}
+
+/* Evaluates explicit inputs (in the arena or elsewhere); outputs in the arena. */
+static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, cs_err *err) {
+  if (ev->fast) {
+    for (size_t i = 0; i < n; i++)
+      outs[i] = or_unique(ev, ev->fast->normalize(ev->fast, ev->target, in[i], &ev->arena), in[i]);
+    return 0;
+  }
+  size_t nreq = 0;
+  if (ev->emit) {
+    for (size_t i = 0; i < n; i++)
+      ev->reqs[nreq++] = (cs_request){CS_OP_EMIT, ev->target, single_call(ev, in[i]), NULL, 0};
+  } else {
+    for (size_t i = 0; i < n; i += MAX_REQUEST_IDS)
+      ev->reqs[nreq++] = (cs_request){CS_OP_NORMALIZE, ev->target, NULL, in + i,
+                                      (uint32_t)(n - i < MAX_REQUEST_IDS ? n - i : MAX_REQUEST_IDS)};
+  }
+  memset(ev->replies, 0, nreq * sizeof *ev->replies);
+  if (cs_impl_exec(ev->impl, ev->reqs, ev->replies, nreq, &ev->arena, err))
+    return -1;
+  size_t o = 0;
+  for (size_t r = 0; r < nreq; r++) {
+    const cs_reply *rp = &ev->replies[r];
+    if (rp->status != CS_REPLY_OK)
+      return cs_err_set(err, "%s answered %s with %s: %.*s", ev->impl->info.name ? ev->impl->info.name : "it",
+                        cs_op_name(ev->reqs[r].op), cs_reply_status_name(rp->status),
+                        (int)(rp->message.len < 300 ? rp->message.len : 300), rp->message.ptr ? rp->message.ptr : "");
+    if (ev->emit) {
+      cs_str out = rp->answer.ncalls == 1 ? rp->answer.calls[0] : CS_NULL_STR;
+      outs[o] = or_unique(ev, out, in[o]);
+      o++;
+    } else {
+      for (uint32_t k = 0; k < rp->nids; k++, o++)
+        outs[o] = or_unique(ev, rp->ids[k], in[o]);
+    }
+  }
+  return 0;
+}
+
+static int eval_states(void *self, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+  evaluator *ev = self;
+  cs_arena_reset(&ev->arena);
+  grow_inputs(ev, n);
+  for (size_t i = 0; i < n; i++)
+    ev->inputs[i] = input_of(ev, states[i]);
+  return eval_inputs(ev, ev->inputs, n, outs, err);
+}
+
+static void set_family(evaluator *ev, const input_family *f) {
+  ev->prefix = f->prefix;
+  ev->plen = strlen(f->prefix);
+}
+
+/* --- probing ------------------------------------------------------------------------------------ */
+
+typedef struct {
+  uint64_t fp, state;
+} sample;
+
+static int by_fp(const void *x, const void *y) {
+  const sample *a = x, *b = y;
+  return a->fp < b->fp ? -1 : a->fp > b->fp;
+}
+
+/* Estimates the output space of one family; a collision among the samples themselves is reported
+ * through *found/a/b. Returns 0, or -1 with err. */
+static int probe(evaluator *ev, uint64_t seed, double *bits, bool *found, uint64_t *a, uint64_t *b, cs_err *err) {
+  uint64_t *states = malloc(PROBE_SAMPLES * sizeof *states);
+  cs_str *outs = malloc(PROBE_SAMPLES * sizeof *outs);
+  sample *s = malloc(PROBE_SAMPLES * sizeof *s);
+  int rc = -1;
+  if (!states || !outs || !s) {
+    cs_err_set(err, "collide: out of memory");
+    goto cleanup;
+  }
+  for (size_t i = 0; i < PROBE_SAMPLES; i++)
+    states[i] = cs_seed_mix(seed + i);
+  if (eval_states(ev, states, PROBE_SAMPLES, outs, err))
+    goto cleanup;
+  *bits = cs_collide_entropy(outs, PROBE_SAMPLES);
+  for (size_t i = 0; i < PROBE_SAMPLES; i++)
+    s[i] = (sample){cs_collide_fingerprint(outs[i]), states[i]};
+  qsort(s, PROBE_SAMPLES, sizeof *s, by_fp);
+  *found = false;
+  for (size_t i = 1; i < PROBE_SAMPLES && !*found; i++)
+    if (s[i].fp == s[i - 1].fp && s[i].state != s[i - 1].state) {
+      *found = true;
+      *a = s[i - 1].state;
+      *b = s[i].state;
+    }
+  rc = 0;
+cleanup:
+  free(states);
+  free(outs);
+  free(s);
+  return rc;
+}
+
+/* --- shrinking, printing, planting -------------------------------------------------------------- */
+
+static char *dup_str(cs_str s) {
+  char *p = malloc(s.len + 1);
+  if (!p)
+    abort();
+  memcpy(p, s.ptr, s.len);
+  p[s.len] = 0;
+  return p;
+}
+
+/* 1 when a and b are different inputs with the same output (which goes to *out, heap), 0 when not,
+ * -1 on error. */
+static int collides(evaluator *ev, cs_str a, cs_str b, char **out, cs_err *err) {
+  if (a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0)
+    return 0;
+  cs_arena_reset(&ev->arena);
+  cs_str in[2] = {a, b}, o[2];
+  if (eval_inputs(ev, in, 2, o, err))
+    return -1;
+  if (o[0].len != o[1].len || memcmp(o[0].ptr, o[1].ptr, o[0].len) != 0)
+    return 0;
+  if (out) {
+    free(*out);
+    *out = dup_str(o[0]);
+  }
+  return 1;
+}
+
+static cs_str without(const char *s, size_t len, size_t i, char *buf) {
+  memcpy(buf, s, i);
+  memcpy(buf + i, s + i + 1, len - i - 1);
+  return (cs_str){buf, len - 1};
+}
+
+/* Deletes characters (the same position from both inputs, then from one) while they still collide:
+ * structural collisions shrink, hash collisions do not, and the budget keeps trying cheap. */
+static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *steps, cs_err *err) {
+  unsigned budget = SHRINK_BUDGET;
+  *steps = 0;
+  bool progress = true;
+  while (progress && budget) {
+    progress = false;
+    for (int which = 0; which < 3 && budget; which++) {
+      size_t la = strlen(*a), lb = strlen(*b);
+      size_t n = which == 1 ? lb : la;
+      for (size_t i = n; i-- > 0 && budget;) {
+        char *ba = malloc(la + 1), *bb = malloc(lb + 1);
+        if (!ba || !bb)
+          abort();
+        cs_str ca = {*a, la}, cb = {*b, lb};
+        if (which != 1)
+          ca = without(*a, la, i, ba);
+        if (which != 0 && i < lb)
+          cb = without(*b, lb, i, bb);
+        if (which == 2 && (i >= lb || (*a)[i] != (*b)[i])) { /* both: only shared characters */
+          free(ba);
+          free(bb);
+          continue;
+        }
+        budget--;
+        int rc = ca.len && cb.len ? collides(ev, ca, cb, out, err) : 0;
+        if (rc == 1) {
+          char *na = dup_str(ca), *nb = dup_str(cb);
+          free(*a);
+          free(*b);
+          *a = na;
+          *b = nb;
+          (*steps)++;
+          progress = true;
+          la = strlen(*a);
+          lb = strlen(*b);
+        }
+        free(ba);
+        free(bb);
+        if (rc < 0)
+          return -1;
+        if (rc == 1)
+          break;
+      }
+    }
+  }
+  return 0;
+}
+
+static void print_json_str(FILE *f, const char *s) {
+  cs_buf b = {0};
+  cs_buf_json_str(&b, cs_str_c(s));
+  fputs(b.data, f);
+  cs_buf_free(&b);
+}
+
+/* The planted cases. `two_turns` false: one assistant turn with the two calls, each answered by
+ * ID. `two_turns` true: each call in an assistant turn of its own shaped like the single-call
+ * histories of the search (same provider, turn key and position, answered by a tool turn), so an
+ * implementation that derives IDs from more than the raw ID meets the colliding pair again. */
+static cs_history planted(const char *a, const char *b, cs_provider provider, bool two_turns, cs_arena *ar) {
+  cs_history h = {0};
+  h.nturns = two_turns ? 5 : 3;
+  h.turns = CS_ARENA_NEW(ar, cs_turn, h.nturns);
+  h.turns[0] = (cs_turn){.role = CS_ROLE_USER, .provider = CS_PROV_UNKNOWN, .text = cs_str_c("read both files")};
+  const char *ids[2] = {a, b}, *paths[2] = {"{\"path\":\"a.c\"}", "{\"path\":\"b.c\"}"};
+  for (int i = 0; i < 2; i++) {
+    cs_turn *as = &h.turns[two_turns ? 1 + 2 * i : 1], *tool = &h.turns[two_turns ? 2 + 2 * i : 2];
+    if (i == 0 || two_turns) {
+      *as = (cs_turn){.role = CS_ROLE_ASSISTANT, .provider = provider, .turn_key = cs_str_c("t0")};
+      *tool = (cs_turn){.role = CS_ROLE_TOOL, .provider = CS_PROV_UNKNOWN, .turn_key = cs_str_c("t1")};
+      as->calls = CS_ARENA_NEW(ar, cs_call, 2);
+      tool->results = CS_ARENA_NEW(ar, cs_result, 2);
+    }
+    cs_str id = cs_arena_strc(ar, ids[i]);
+    as->calls[as->ncalls++] = (cs_call){.id = id, .name = cs_str_c("read_file"), .args = cs_str_c(paths[i])};
+    tool->results[tool->nresults++] =
+        (cs_result){.call_id = id, .name = cs_str_c("read_file"), .content = cs_str_c(i ? "b" : "a")};
+  }
+  return h;
+}
+
+/* Runs a planted case against the implementation: does its collision handling keep the calls
+ * apart? Prints the verdict; returns 1 if the property fails, 0 if it holds, -1 if it could not run. */
+static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, const char *property, const char *shape) {
+  const cs_history *lit[1] = {h};
+  const char *only[1] = {property};
+  cs_run_config rc = {
+      .targets = 1u << ev->target, .only = only, .nonly = 1, .literal = lit, .nliteral = 1, .corpus_only = true};
+  cs_run_result res;
+  cs_err err = {{0}};
+  if (cs_run_impl(ev->impl, rs, &rc, &res, &err)) {
+    fprintf(stderr, "callsign: collide: the planted case could not be run: %s\n", err.msg);
+    cs_run_result_free(&res);
+    return -1;
+  }
+  int verdict = -1;
+  for (size_t i = 0; i < res.ncells; i++) {
+    const cs_outcome *oc = &res.cells[i];
+    if (strcmp(oc->prop->name, property) != 0 || oc->target != (int)ev->target || !oc->applicable)
+      continue;
+    verdict = oc->failed ? 1 : 0;
+    if (oc->failed)
+      printf("run on the planted pair (%s): %s on %s FAILS: %s\n", shape, property, cs_target_label(oc->target),
+             oc->message);
+    else
+      printf("run on the planted pair (%s): %s on %s holds: the two calls stay distinct\n", shape, property,
+             cs_target_label(oc->target));
+  }
+  cs_run_result_free(&res);
+  return verdict;
+}
+
+/* --- the command -------------------------------------------------------------------------------- */
+
+typedef struct {
+  bool on;
+  double expected;
+} progress_state;
+
+static void show_progress(void *user, uint64_t evals, uint64_t stored, double elapsed, const char *mode) {
+  progress_state *p = user;
+  fprintf(stderr, "\r\033[K  collide: %.1fM evaluations (%.2fM/s), %.2fM stored, %s, %.0f s", evals / 1e6,
+          elapsed > 0 ? evals / elapsed / 1e6 : 0.0, stored / 1e6, mode, elapsed);
+  if (p->expected > 0)
+    fprintf(stderr, ", ~%.0f%% of the expected work", 100.0 * (double)evals / p->expected);
+}
+
+static cs_provider other_provider(cs_target_id t) {
+  return t == CS_PROV_OPENAI_CHAT ? CS_PROV_ANTHROPIC : CS_PROV_OPENAI_CHAT;
+}
+
+static void close_evaluators(evaluator *evs, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    cs_impl_destroy(evs[i].impl);
+    cs_arena_free(&evs[i].arena);
+    free(evs[i].inputs);
+    free(evs[i].reqs);
+    free(evs[i].replies);
+  }
+}
+
+int cs_cmd_collide(int argc, char **argv) {
+  cs_options o;
+  cs_err err = {{0}};
+  if (cs_options_parse(&o, argc, argv, 2, CS_CMD_COLLIDE, &err))
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  if (o.npositional)
+    return cs_fail(CS_EXIT_USAGE, "collide: unexpected argument '%s'", o.positional[0]);
+  if ((o.impl_cmd != NULL) == (o.nimpls == 1) || o.nimpls > 1)
+    return cs_fail(CS_EXIT_USAGE, "collide: give one --impl NAME or --impl-cmd -- ARGV...");
+  if (o.nimpls && !cs_builtin_find(o.impls[0]))
+    return cs_fail(CS_EXIT_USAGE, "unknown implementation '%s' (see callsign list)", o.impls[0]);
+  if (!o.targets || (o.targets & (o.targets - 1)))
+    return cs_fail(CS_EXIT_USAGE, "collide: give exactly one --target");
+  const input_family *family = NULL;
+  if (o.inputs && strcmp(o.inputs, "auto") != 0) {
+    for (size_t i = 0; i < NFAMILIES; i++)
+      if (!strcmp(families[i].name, o.inputs))
+        family = &families[i];
+    if (!family)
+      return cs_fail(CS_EXIT_USAGE, "--inputs: unknown family '%s' (auto, long, illegal, long-plain, plain, unicode)",
+                     o.inputs);
+  }
+  cs_target_id target = 0;
+  while (!(o.targets >> target & 1u))
+    target++;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned jobs = o.jobs ? o.jobs : cpus > 0 ? (unsigned)cpus : 1;
+  if (jobs > MAX_JOBS)
+    jobs = MAX_JOBS;
+  cs_ruleset *rs = cs_cli_ruleset(&o, &err);
+  if (!rs)
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+
+  int status = CS_EXIT_IMPL;
+  evaluator evs[MAX_JOBS];
+  void *evp[MAX_JOBS];
+  memset(evs, 0, sizeof evs);
+  unsigned opened = 0;
+  char *a = NULL, *b = NULL, *out = NULL;
+  const char *name = o.nimpls ? o.impls[0] : NULL;
+  for (; opened < jobs; opened++) {
+    evaluator *ev = &evs[opened];
+    ev->impl = cs_session_open(&o, rs, name, &err);
+    if (!ev->impl) {
+      cs_fail(CS_EXIT_IMPL, "%s: %s", name ? name : o.impl_cmd[0], err.msg);
+      goto cleanup;
+    }
+    const cs_impl_info *info = &ev->impl->info;
+    ev->target = target;
+    ev->provider = other_provider(target);
+    bool norm = (info->ops & CS_OP_NORMALIZE) && (info->normalize_targets >> target & 1u);
+    bool emit = (info->ops & CS_OP_EMIT) && (info->emit_targets >> target & 1u);
+    const char *missing = o.via && !strcmp(o.via, "normalize") && !norm ? "normalize"
+                          : o.via && !strcmp(o.via, "emit") && !emit    ? "emit"
+                          : !norm && !emit                              ? "neither normalize nor emit"
+                                                                        : NULL;
+    if (missing) {
+      cs_fail(CS_EXIT_USAGE, "collide: %s has %s%s for target %s", info->name, strchr(missing, ' ') ? "" : "no ",
+              missing, cs_target_label((int)target));
+      status = CS_EXIT_USAGE;
+      opened++;
+      goto cleanup;
+    }
+    ev->emit = o.via ? !strcmp(o.via, "emit") : !norm;
+    norm = !ev->emit;
+    if (norm && ev->impl->vt == &cs_inproc_vtable && ((cs_inproc_impl *)ev->impl)->normalize)
+      ev->fast = (cs_inproc_impl *)ev->impl;
+    evp[opened] = ev;
+  }
+  const char *impl_name = evs[0].impl->info.name ? evs[0].impl->info.name : "external";
+  const char *op = evs[0].emit ? "emit" : "normalize";
+  uint64_t seed = o.seed_set ? o.seed : 1;
+
+  /* Probe the input families: the smallest-looking output space is the one to search. */
+  double bits = 0;
+  bool found = false;
+  uint64_t sa = 0, sb = 0, evals = PROBE_SAMPLES;
+  const char *mode = "probe";
+  double seconds = 0, expected = 0;
+  if (!family) {
+    double best = -1;
+    for (size_t i = 0; i < NFAMILIES && !found; i++) {
+      double fb;
+      set_family(&evs[0], &families[i]);
+      if (probe(&evs[0], seed, &fb, &found, &sa, &sb, &err)) {
+        cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+        goto cleanup;
+      }
+      evals += i ? PROBE_SAMPLES : 0;
+      if (found || best < 0 || fb < best) {
+        best = fb;
+        family = &families[i];
+      }
+    }
+    bits = best;
+  } else {
+    set_family(&evs[0], family);
+    if (probe(&evs[0], seed, &bits, &found, &sa, &sb, &err)) {
+      cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+      goto cleanup;
+    }
+  }
+  for (unsigned i = 0; i < opened; i++)
+    set_family(&evs[i], family);
+  if (!o.quiet)
+    printf("collide: %s %s of %s, inputs '%s' (%s + %d varying characters): outputs look like %.1f bits\n", op,
+           cs_target_label((int)target), impl_name, family->name, family->prefix, TAIL_LEN, bits);
+  if (!found) {
+    progress_state ps = {!o.quiet && isatty(2), 0};
+    cs_collide_config cfg = {
+        .eval = eval_states,
+        .evaluators = evp,
+        .nworkers = opened,
+        .memory = (size_t)o.memory,
+        .space_bits = bits,
+        .budget = o.budget,
+        .time_s = o.time_s,
+        .seed = seed,
+        .batch = evs[0].fast ? 4096 : 8192,
+        .dp_bits = (int)o.dp_bits,
+        .force_dp = o.dp_bits > 0,
+        .progress = ps.on ? show_progress : NULL,
+        .progress_user = &ps,
+    };
+    cs_collide_result r;
+    if (bits > 0) {
+      ps.expected = 1.2533 * pow(2.0, bits / 2);
+      if (!o.quiet)
+        printf("collide: a collision needs about 2^%.1f evaluations; %u worker%s\n", bits / 2, opened,
+               opened == 1 ? "" : "s");
+    }
+    int src = cs_collide_search(&cfg, &r, &err);
+    if (ps.on)
+      fputs("\r\033[K", stderr);
+    if (src) {
+      cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+      goto cleanup;
+    }
+    found = r.found;
+    sa = r.a;
+    sb = r.b;
+    evals += r.evals;
+    mode = r.mode;
+    seconds = r.seconds;
+    expected = r.expected;
+    if (!o.quiet) {
+      printf("collide: %llu evaluations in %.1f s (%.2fM/s), %s", (unsigned long long)r.evals, r.seconds,
+             r.seconds > 0 ? r.evals / r.seconds / 1e6 : 0.0, mode);
+      if (r.dp_bits)
+        printf(" (%d bits)", r.dp_bits);
+      printf(", %llu stored\n", (unsigned long long)r.stored);
+    }
+  }
+  if (!found) {
+    printf("collide: no collision found in %llu evaluations", (unsigned long long)evals);
+    if (expected > 0)
+      printf(" (one needs about %.3g on average)", expected);
+    printf("\n");
+    status = CS_EXIT_OK;
+    goto cleanup;
+  }
+
+  /* The pair: rebuild the inputs, confirm, shrink. */
+  evaluator *ev = &evs[0];
+  cs_arena_reset(&ev->arena);
+  a = dup_str(input_of(ev, sa));
+  b = dup_str(input_of(ev, sb));
+  if (collides(ev, cs_str_c(a), cs_str_c(b), &out, &err) != 1) {
+    cs_fail(CS_EXIT_IMPL, "%s: the pair found does not collide when evaluated again (%s)", impl_name,
+            err.msg[0] ? err.msg : "nondeterministic implementation?");
+    goto cleanup;
+  }
+  unsigned steps = 0;
+  if (shrink_pair(ev, &a, &b, &out, &steps, &err)) {
+    cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+    goto cleanup;
+  }
+  printf("COLLISION: %s %s of %s maps two different IDs to the same ID\n  A: ", op, cs_target_label((int)target),
+         impl_name);
+  print_json_str(stdout, a);
+  printf("\n  B: ");
+  print_json_str(stdout, b);
+  printf("\n  -> ");
+  print_json_str(stdout, out);
+  printf("\n  found after %llu evaluations in %.1f s (%s)%s\n", (unsigned long long)evals, seconds, mode,
+         steps ? ", shrunk" : "");
+  status = CS_EXIT_FAIL;
+
+  /* Plant it: two calls in one turn, replayed first by every later run. */
+  const cs_impl_info *info = &evs[0].impl->info;
+  const char *property =
+      (info->ops & CS_OP_EMIT) && (info->emit_targets >> target & 1u) ? "emit.unique" : "normalize.injective";
+  cs_arena ar = {0};
+  static const char *const shapes[2] = {"one turn", "two turns"};
+  for (int k = 0; k < 2; k++) {
+    cs_history h = planted(a, b, other_provider(target), k == 1, &ar);
+    if (!o.no_corpus) {
+      const char *dir = o.corpus_dir ? o.corpus_dir : "corpus/regressions";
+      char msg[1024], path[2048];
+      cs_buf m = {0};
+      cs_buf_printf(&m, "%s %s maps two different raw IDs to ", op, cs_target_label((int)target));
+      cs_buf_json_str(&m, cs_str_c(out));
+      cs_buf_printf(&m, "; the pair planted in %s", shapes[k]);
+      snprintf(msg, sizeof msg, "%s", m.data);
+      cs_buf_free(&m);
+      if (cs_corpus_save_literal(dir, impl_name, property, cs_target_label((int)target), msg, &h, path, sizeof path,
+                                 &err))
+        fprintf(stderr, "callsign: warning: %s\n", err.msg);
+      else
+        printf("planted (%s): %s\n", shapes[k], path);
+    }
+    check_planted(&evs[0], rs, &h, property, shapes[k]);
+  }
+  if (!o.no_corpus)
+    printf("the planted cases are replayed first by every run of %s; `callsign replay --impl NAME FILE` runs them "
+           "against another implementation\n",
+           impl_name);
+  cs_arena_free(&ar);
+cleanup:
+  free(a);
+  free(b);
+  free(out);
+  close_evaluators(evs, opened);
+  cs_ruleset_free(rs);
+  return status;
+}

@@ -1,0 +1,517 @@
+/* harness/cmd_fuzz.c: `callsign fuzz`: a time-bounded campaign against one implementation
+ * (harness/campaign.h): every property stays armed, distinct failures are shrunk, deduplicated by
+ * signature, written to the results directory (--out, default fuzz-results) and saved to the
+ * corpus. A live progress line on a terminal, a plain summary otherwise.
+ * --jobs N forks N worker processes, each with its own instance of the implementation, running
+ * shard I + N_shards * j of N_shards * N of the case space (so --shard and --jobs compose and still
+ * cover each case once); they stream progress over a pipe each and write their findings to
+ * OUT/.worker-j/, which the parent merges. --merge OUT DIR... merges the results of shards run
+ * elsewhere. --list-cases prints every case run (index, SHA-256 of its history, token): shards
+ * 0..N-1 together list exactly the cases of the unsharded run.
+ * Exit status: 1 a failure was found (not listed by --expect), 0 none, 2 usage, 3 cannot run. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/hash.h"
+#include "core/history_json.h"
+#include "harness/campaign.h"
+#include "harness/cli.h"
+#include "harness/corpus.h"
+#include "harness/expect.h"
+#include "harness/session.h"
+
+#define DEFAULT_TIME_S 60.0
+#define DEFAULT_OUT "fuzz-results"
+#define DEFAULT_CORPUS "corpus/regressions"
+#define MAX_JOBS 256
+#define PROGRESS_EVERY_S 0.2
+
+typedef struct {
+  cs_options o;
+  cs_ruleset *rs;
+  const char *out_dir, *corpus_dir;
+  double time_s;
+  uint64_t cases;
+  bool tty;
+  /* live state (the parent's view, summed over workers) */
+  char (*sigs)[17];
+  size_t nsigs, capsigs;
+  uint64_t failing;
+  double last_print;
+  /* a worker reports through this pipe (-1: the campaign runs in this process) */
+  int report_fd;
+  double last_report;
+  /* --list-cases */
+  cs_hasher *hasher;
+  cs_buf scratch;
+} fuzz_ctx;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void note_signature(fuzz_ctx *c, const char *sig) {
+  for (size_t i = 0; i < c->nsigs; i++)
+    if (!strcmp(c->sigs[i], sig))
+      return;
+  if (c->nsigs == c->capsigs) {
+    c->capsigs = c->capsigs ? c->capsigs * 2 : 32;
+    c->sigs = realloc(c->sigs, c->capsigs * sizeof *c->sigs);
+    if (!c->sigs)
+      abort();
+  }
+  snprintf(c->sigs[c->nsigs++], 17, "%s", sig);
+}
+
+static void print_progress(fuzz_ctx *c, uint64_t cases, double elapsed, bool force) {
+  if (!c->tty || (!force && elapsed - c->last_print < PROGRESS_EVERY_S))
+    return;
+  c->last_print = elapsed;
+  double rate = elapsed > 0 ? (double)cases / elapsed : 0;
+  fprintf(stderr, "\r\033[K  fuzz: %llu cases (%.0f/s), %llu failing checks, %zu distinct failures",
+          (unsigned long long)cases, rate, (unsigned long long)c->failing, c->nsigs);
+  if (c->time_s > 0)
+    fprintf(stderr, ", %.0f s left", c->time_s > elapsed ? c->time_s - elapsed : 0.0);
+  else if (c->cases && rate > 0)
+    fprintf(stderr, ", ~%.0f s left", (double)(c->cases > cases ? c->cases - cases : 0) / rate);
+}
+
+/* Writes one whole line to the worker's pipe. */
+static void report_line(fuzz_ctx *c, const char *line, size_t n) {
+  while (n) {
+    ssize_t k = write(c->report_fd, line, n);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return; /* the parent is gone: the campaign result still goes to the worker's directory */
+    line += k;
+    n -= (size_t)k;
+  }
+}
+
+static void on_finding(void *user, const cs_finding *f) {
+  fuzz_ctx *c = user;
+  if (c->report_fd >= 0) {
+    char line[64];
+    int n = snprintf(line, sizeof line, "F %s\n", f->signature);
+    report_line(c, line, (size_t)n);
+    return;
+  }
+  note_signature(c, f->signature);
+}
+
+static void on_progress(void *user, uint64_t cases, uint64_t failing, double elapsed) {
+  fuzz_ctx *c = user;
+  if (c->report_fd >= 0) {
+    if (elapsed - c->last_report < PROGRESS_EVERY_S / 2)
+      return;
+    c->last_report = elapsed;
+    char line[96];
+    int n = snprintf(line, sizeof line, "P %llu %llu\n", (unsigned long long)cases, (unsigned long long)failing);
+    report_line(c, line, (size_t)n);
+    return;
+  }
+  c->failing = failing;
+  print_progress(c, cases, elapsed, false);
+}
+
+static void on_case(void *user, uint64_t index, const uint64_t *choices, size_t n, const cs_history *h) {
+  fuzz_ctx *c = user;
+  uint8_t d[32];
+  char hex[65];
+  cs_buf_clear(&c->scratch);
+  cs_history_write(&c->scratch, h);
+  cs_sha256(c->hasher, c->scratch.data, c->scratch.len, d);
+  cs_hex(d, 32, hex);
+  cs_buf_clear(&c->scratch);
+  cs_buf_printf(&c->scratch, "case %llu %s ", (unsigned long long)index, hex);
+  cs_choices_token(choices, n, &c->scratch);
+  cs_buf_putc(&c->scratch, '\n');
+  if (c->report_fd >= 0) {
+    cs_buf line = {0};
+    cs_buf_put(&line, "C ", 2);
+    cs_buf_put(&line, c->scratch.data, c->scratch.len);
+    report_line(c, line.data, line.len);
+    cs_buf_free(&line);
+  } else {
+    fwrite(c->scratch.data, 1, c->scratch.len, stdout);
+  }
+}
+
+/* Runs the campaign of one process (the whole run, or one worker's shard) into `out`. */
+static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_corpus, cs_findings *out, cs_err *err) {
+  const char *name = c->o.nimpls ? c->o.impls[0] : NULL;
+  cs_impl *impl = cs_session_open(&c->o, c->rs, name, err);
+  if (!impl)
+    return -1;
+  cs_corpus corpus = {0};
+  if (with_corpus && !c->o.no_corpus && cs_corpus_load(c->corpus_dir, impl->info.name, &corpus, err))
+    fprintf(stderr, "callsign: warning: %s (corpus case skipped)\n", err->msg);
+  cs_campaign_config cfg = {
+      .run =
+          {
+              .seed = c->o.seed,
+              .cases = c->cases,
+              .time_s = c->time_s,
+              .targets = c->o.targets,
+              .shard_i = shard_i,
+              .shard_n = shard_n,
+              .batch = name ? 32 : 256,
+              .gen = {.max_id_len = c->o.max_id_len},
+              .only = c->o.only,
+              .nonly = c->o.nonly,
+              .replay = (const uint64_t *const *)corpus.v,
+              .replay_len = corpus.len,
+              .nreplay = corpus.n,
+              .literal = corpus.lit,
+              .nliteral = corpus.nlit,
+          },
+      .strict = c->o.strict,
+      .on_finding = on_finding,
+      .on_progress = on_progress,
+      .user = c,
+  };
+  if (c->o.list_cases) {
+    cfg.run.on_case = on_case;
+    cfg.run.case_user = c;
+  }
+  int rc = cs_campaign_run(impl, c->rs, &cfg, out, err);
+  cs_corpus_free(&corpus);
+  cs_impl_destroy(impl);
+  return rc;
+}
+
+/* --- workers ------------------------------------------------------------------------------------ */
+
+static void worker_dir(const fuzz_ctx *c, unsigned j, char *out, size_t n) {
+  snprintf(out, n, "%s/.worker-%u", c->out_dir, j);
+}
+
+static void remove_worker_dir(const char *dir) {
+  char path[2200];
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  unlink(path);
+  rmdir(dir);
+}
+
+/* The worker process: its shard of the part, reported on fd, results in its directory. */
+static int worker_main(fuzz_ctx *c, unsigned j, unsigned jobs, int fd) {
+  c->report_fd = fd;
+  c->tty = false;
+  uint32_t si = c->o.shard_n ? c->o.shard_i : 0, sn = c->o.shard_n ? c->o.shard_n : 1;
+  cs_findings f = {0};
+  cs_err err = {{0}};
+  int rc = run_part(c, si + sn * j, sn * jobs, j == 0, &f, &err);
+  char dir[2100], line[700];
+  if (rc == 0) {
+    worker_dir(c, j, dir, sizeof dir);
+    rc = cs_findings_write(dir, &f, false, &err);
+  }
+  if (rc) {
+    int n = snprintf(line, sizeof line, "E %.600s\n", err.msg);
+    report_line(c, line, (size_t)n);
+  }
+  cs_findings_free(&f);
+  return rc ? CS_EXIT_IMPL : 0;
+}
+
+typedef struct {
+  pid_t pid;
+  int fd;
+  cs_buf in;
+  uint64_t cases, failing;
+  char error[620];
+} worker;
+
+/* Handles the complete lines a worker sent. */
+static void take_lines(fuzz_ctx *c, worker *w) {
+  size_t start = 0;
+  for (size_t i = 0; i < w->in.len; i++) {
+    if (w->in.data[i] != '\n')
+      continue;
+    char *line = w->in.data + start;
+    w->in.data[i] = 0;
+    unsigned long long a, b;
+    if (line[0] == 'P' && sscanf(line, "P %llu %llu", &a, &b) == 2) {
+      w->cases = a;
+      w->failing = b;
+    } else if (line[0] == 'F' && strlen(line) == 18) {
+      note_signature(c, line + 2);
+    } else if (line[0] == 'C' && line[1] == ' ') {
+      fputs(line + 2, stdout);
+      fputc('\n', stdout);
+    } else if (line[0] == 'E' && line[1] == ' ') {
+      snprintf(w->error, sizeof w->error, "%s", line + 2);
+    }
+    start = i + 1;
+  }
+  if (start) {
+    memmove(w->in.data, w->in.data + start, w->in.len - start);
+    w->in.len -= start;
+  }
+}
+
+static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
+  worker *ws = calloc(jobs, sizeof *ws);
+  struct pollfd *pf = calloc(jobs, sizeof *pf);
+  unsigned started = 0;
+  int rc = 0;
+  if (!ws || !pf)
+    abort();
+  fflush(stdout);
+  fflush(stderr);
+  for (; started < jobs; started++) {
+    int fds[2];
+    if (pipe(fds)) {
+      rc = cs_err_set(err, "cannot create a pipe: %s", strerror(errno));
+      break;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+      close(fds[0]);
+      close(fds[1]);
+      rc = cs_err_set(err, "cannot start worker %u: %s", started, strerror(errno));
+      break;
+    }
+    if (pid == 0) {
+      close(fds[0]);
+      for (unsigned k = 0; k < started; k++)
+        close(ws[k].fd);
+      int status = worker_main(c, started, jobs, fds[1]);
+      close(fds[1]);
+      fflush(stdout);
+      _exit(status);
+    }
+    close(fds[1]);
+    ws[started].pid = pid;
+    ws[started].fd = fds[0];
+  }
+  double t0 = now_s();
+  unsigned open = started;
+  while (open) {
+    for (unsigned k = 0; k < started; k++)
+      pf[k] = (struct pollfd){ws[k].fd, POLLIN, 0};
+    if (poll(pf, started, 200) < 0 && errno != EINTR)
+      break;
+    for (unsigned k = 0; k < started; k++) {
+      if (ws[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      char buf[65536];
+      ssize_t n = read(ws[k].fd, buf, sizeof buf);
+      if (n > 0) {
+        cs_buf_put(&ws[k].in, buf, (size_t)n);
+        take_lines(c, &ws[k]);
+      } else if (n == 0 || errno != EINTR) {
+        close(ws[k].fd);
+        ws[k].fd = -1;
+        open--;
+      }
+    }
+    uint64_t cases = 0;
+    c->failing = 0;
+    for (unsigned k = 0; k < started; k++) {
+      cases += ws[k].cases;
+      c->failing += ws[k].failing;
+    }
+    print_progress(c, cases, now_s() - t0, false);
+  }
+  for (unsigned k = 0; k < started; k++) {
+    int st = 0;
+    while (waitpid(ws[k].pid, &st, 0) < 0 && errno == EINTR)
+      ;
+    char dir[2100];
+    worker_dir(c, k, dir, sizeof dir);
+    if (rc == 0 && ws[k].error[0])
+      rc = cs_err_set(err, "worker %u: %s", k, ws[k].error);
+    else if (rc == 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+      rc = cs_err_set(err, "worker %u ended abnormally (status %d)", k, st);
+    cs_findings part;
+    if (rc == 0 && cs_findings_read(dir, &part, err) == 0) {
+      rc = cs_findings_merge(total, &part, err);
+      cs_findings_free(&part);
+    } else if (rc == 0) {
+      rc = -1;
+    }
+    remove_worker_dir(dir);
+    cs_buf_free(&ws[k].in);
+  }
+  /* The workers' parts are sub-shards; the whole is the part this command was asked for. */
+  if (c->o.shard_n)
+    snprintf(total->parts, sizeof total->parts, "%u/%u", c->o.shard_i, c->o.shard_n);
+  else
+    snprintf(total->parts, sizeof total->parts, "all");
+  total->seconds = now_s() - t0;
+  free(ws);
+  free(pf);
+  return rc;
+}
+
+/* --- summary ------------------------------------------------------------------------------------ */
+
+/* Prints the distinct findings; returns how many count for the exit status (not in --expect). */
+static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect, bool external) {
+  size_t *idx = calloc(f->n + 1, sizeof *idx);
+  if (!idx)
+    abort();
+  size_t nd = cs_findings_distinct(f, idx), counted = 0;
+  double rate = f->seconds > 0 ? (double)f->cases / f->seconds : 0;
+  printf("fuzz: %s, seed %llu, %s: %llu cases in %.1f s (%.0f/s), %zu distinct failure%s\n", f->impl,
+         (unsigned long long)f->seed, f->parts, (unsigned long long)f->cases, f->seconds, rate, nd, nd == 1 ? "" : "s");
+  for (size_t i = 0; i < nd; i++) {
+    const cs_finding *x = &f->f[idx[i]];
+    cs_expect_entry *e = expect ? cs_expect_find(expect, f->impl, x->property, x->target) : NULL;
+    if (e)
+      e->matched = true;
+    else
+      counted++;
+    printf("  %s %s on %s [%s]", e ? "expected" : "FAIL", x->property, x->target, x->signature);
+    if (x->case_index == UINT64_MAX)
+      printf(" (corpus case)\n");
+    else
+      printf(" case %llu\n", (unsigned long long)x->case_index);
+    printf("    %s\n", x->message ? x->message : "");
+    const cs_property *p = cs_property_find(x->property);
+    uint64_t *v = NULL;
+    size_t n = 0;
+    cs_err err;
+    if (x->token && p && cs_choices_parse_token(x->token, &v, &n, &err) == 0) {
+      cs_outcome oc = {.prop = p, .target = cs_target_parse(x->target), .choices = v, .nchoices = n};
+      cs_buf cmd = {0};
+      cs_replay_command(&c->o, f->impl, external, &oc, x->target, &cmd);
+      printf("    replay: %s\n", cmd.data);
+      cs_buf_free(&cmd);
+    } else {
+      printf("    history: %s\n", x->history_json ? x->history_json : "null");
+    }
+    free(v);
+  }
+  free(idx);
+  return counted;
+}
+
+static int merge_command(fuzz_ctx *c) {
+  if (!c->o.npositional)
+    return cs_fail(CS_EXIT_USAGE, "fuzz --merge OUT: name the result directories to merge after it");
+  cs_findings total = {0};
+  cs_err err = {{0}};
+  for (size_t i = 0; i < c->o.npositional; i++) {
+    cs_findings part;
+    if (cs_findings_read(c->o.positional[i], &part, &err)) {
+      cs_findings_free(&total);
+      return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+    }
+    int rc = cs_findings_merge(&total, &part, &err);
+    cs_findings_free(&part);
+    if (rc) {
+      cs_findings_free(&total);
+      return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+    }
+  }
+  int status = CS_EXIT_OK;
+  if (cs_findings_write(c->o.merge_out, &total, true, &err)) {
+    status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  } else {
+    size_t counted = print_summary(c, &total, NULL, false);
+    printf("merged %zu result directories into %s/summary.json and %s/cases/\n", c->o.npositional, c->o.merge_out,
+           c->o.merge_out);
+    status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
+  }
+  cs_findings_free(&total);
+  return status;
+}
+
+int cs_cmd_fuzz(int argc, char **argv) {
+  fuzz_ctx c;
+  memset(&c, 0, sizeof c);
+  c.report_fd = -1;
+  cs_err err = {{0}};
+  if (cs_options_parse(&c.o, argc, argv, 2, CS_CMD_FUZZ, &err))
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  if (c.o.merge_out)
+    return merge_command(&c);
+  if (c.o.npositional)
+    return cs_fail(CS_EXIT_USAGE, "fuzz: unexpected argument '%s'", c.o.positional[0]);
+  for (size_t i = 0; i < sizeof c.o.report / sizeof *c.o.report; i++)
+    if (c.o.report[i])
+      return cs_fail(CS_EXIT_USAGE, "fuzz: writes its results to --out DIR (summary.json), not to report files; "
+                                    "`callsign run` writes reports");
+  if (c.o.stats || c.o.min_coverage > 0)
+    return cs_fail(CS_EXIT_USAGE, "fuzz: --stats and --min-coverage are options of `callsign run`");
+  if ((c.o.impl_cmd != NULL) == (c.o.nimpls == 1) || c.o.nimpls > 1 || (c.o.nimpls && !strcmp(c.o.impls[0], "all")))
+    return cs_fail(CS_EXIT_USAGE, "fuzz: give one --impl NAME or --impl-cmd -- ARGV...");
+  if (c.o.nimpls && !cs_builtin_find(c.o.impls[0]))
+    return cs_fail(CS_EXIT_USAGE, "unknown implementation '%s' (see callsign list)", c.o.impls[0]);
+  unsigned jobs = c.o.jobs ? c.o.jobs : 1;
+  if (jobs > MAX_JOBS)
+    return cs_fail(CS_EXIT_USAGE, "--jobs: at most %d", MAX_JOBS);
+  c.time_s = c.o.time_s;
+  c.cases = c.o.cases;
+  if (!c.time_s && !c.cases)
+    c.time_s = DEFAULT_TIME_S;
+  if (!c.cases)
+    c.cases = UINT64_MAX; /* bounded by time */
+  c.out_dir = c.o.out_dir ? c.o.out_dir : DEFAULT_OUT;
+  c.corpus_dir = c.o.corpus_dir ? c.o.corpus_dir : DEFAULT_CORPUS;
+  c.tty = !c.o.quiet && isatty(2);
+  cs_expect expect = {0};
+  if (c.o.expect && cs_expect_load(c.o.expect, &expect, &err))
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  if (!(c.rs = cs_cli_ruleset(&c.o, &err))) {
+    cs_expect_free(&expect);
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  }
+  c.hasher = cs_hasher_new();
+  cs_findings total = {0};
+  int status = CS_EXIT_OK, rc;
+  if (jobs == 1)
+    rc = run_part(&c, c.o.shard_i, c.o.shard_n, true, &total, &err);
+  else
+    rc = run_workers(&c, jobs, &total, &err);
+  if (c.tty)
+    fputs("\r\033[K", stderr);
+  fflush(stdout);
+  if (rc) {
+    status = cs_fail(CS_EXIT_IMPL, "%s", err.msg);
+    goto cleanup;
+  }
+  cs_findings_select(&total);
+  if (cs_findings_write(c.out_dir, &total, true, &err)) {
+    status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+    goto cleanup;
+  }
+  size_t counted = print_summary(&c, &total, &expect, c.o.impl_cmd != NULL);
+  size_t *idx = calloc(total.n + 1, sizeof *idx);
+  size_t nd = idx ? cs_findings_distinct(&total, idx) : 0;
+  free(idx);
+  char sub[256];
+  cs_corpus_dirname(total.impl, sub, sizeof sub);
+  printf("results: %s/summary.json", c.out_dir);
+  if (nd)
+    printf(", %s/cases/%s/", c.out_dir, sub);
+  if (nd && !c.o.no_corpus) {
+    int saved = cs_findings_save_corpus(&total, c.corpus_dir, &err);
+    if (saved < 0)
+      fprintf(stderr, "callsign: warning: %s\n", err.msg);
+    else
+      printf("; %d case%s saved to %s/%s/", saved, saved == 1 ? "" : "s", c.corpus_dir, sub);
+  }
+  printf("\n");
+  status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
+cleanup:
+  cs_findings_free(&total);
+  cs_expect_free(&expect);
+  cs_hasher_free(c.hasher);
+  cs_buf_free(&c.scratch);
+  free(c.sigs);
+  cs_ruleset_free(c.rs);
+  return status;
+}

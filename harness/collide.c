@@ -1,0 +1,481 @@
+/* harness/collide.c: birthday and distinguished-point collision search over caller-defined inputs
+ * (harness/collide.h). Workers are threads; the table is shared under one lock, taken once per
+ * batch, so the lock costs little next to the evaluations. */
+#include "harness/collide.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_MEMORY ((size_t)1 << 30)
+#define DEFAULT_BATCH 4096u
+#define FIRST_CAPACITY ((size_t)1 << 16)
+#define MAX_LOAD_NUM 7 /* grow or switch at 70% load */
+#define MAX_LOAD_DEN 10
+#define MIN_DP_BITS 8
+#define WALK_LIMIT 20 /* a walk longer than 20 expected lengths is in a cycle: restart it */
+
+enum { MODE_BIRTHDAY, MODE_DP };
+
+/* Birthday: fp of an output and the state that gave it (len 0). Distinguished points: fp of the
+ * endpoint, the walk's start and its length. fp 0 marks an empty slot (real 0 is stored as 1). */
+typedef struct {
+  uint64_t fp, start, len;
+} entry;
+
+typedef struct {
+  const cs_collide_config *cfg;
+  pthread_mutex_t lock;
+  entry *table;
+  size_t cap, count, max_cap;
+  int mode, dp_bits;
+  unsigned epoch; /* bumped when the mode changes: walks of the old mode are dropped */
+  uint64_t max_walk;
+  atomic_uint_fast64_t evals;
+  atomic_bool stop;
+  bool found;
+  uint64_t a, b;
+  bool failed;
+  cs_err err;
+  double t0, expected;
+} shared;
+
+typedef struct {
+  shared *sh;
+  unsigned id;
+  void *ev;
+  uint64_t rng;
+} worker;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+static uint64_t next_random(worker *w) {
+  w->rng += 0x9E3779B97F4A7C15ULL;
+  return mix(w->rng);
+}
+
+uint64_t cs_collide_fingerprint(cs_str out) {
+  uint64_t h = 0x243F6A8885A308D3ULL ^ (uint64_t)out.len;
+  size_t i = 0;
+  const unsigned char *p = (const unsigned char *)out.ptr;
+  for (; i + 8 <= out.len; i += 8) {
+    uint64_t k;
+    memcpy(&k, p + i, 8);
+    h = mix(h ^ k);
+  }
+  uint64_t tail = 0;
+  for (size_t k = 0; i < out.len; i++, k++)
+    tail |= (uint64_t)p[i] << (8 * k);
+  return mix(h ^ tail ^ 0x13198A2E03707344ULL);
+}
+
+double cs_collide_entropy(const cs_str *outs, size_t n) {
+  if (n < 2)
+    return 0;
+  size_t maxlen = 0;
+  for (size_t i = 0; i < n; i++)
+    if (outs[i].len > maxlen)
+      maxlen = outs[i].len;
+  if (maxlen > 4096)
+    maxlen = 4096;
+  double bits = 0;
+  for (size_t pos = 0; pos < maxlen; pos++) {
+    bool seen[257] = {false};
+    unsigned distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+      unsigned v = pos < outs[i].len ? (unsigned char)outs[i].ptr[pos] : 256u; /* past the end */
+      if (!seen[v]) {
+        seen[v] = true;
+        distinct++;
+      }
+    }
+    bits += log2((double)distinct);
+  }
+  /* Lengths: how many distinct ones (a sorted copy would cost more than this small loop). */
+  unsigned nlen = 0;
+  size_t lens[64];
+  for (size_t i = 0; i < n && nlen < 64; i++) {
+    bool dup = false;
+    for (unsigned k = 0; k < nlen && !dup; k++)
+      dup = lens[k] == outs[i].len;
+    if (!dup)
+      lens[nlen++] = outs[i].len;
+  }
+  return bits + log2((double)nlen);
+}
+
+/* --- the table (caller holds the lock) ---------------------------------------------------------- */
+
+static uint64_t key_of(uint64_t fp) {
+  return fp ? fp : 1;
+}
+
+/* Inserts or finds: returns the entry already holding key(fp), or NULL after inserting. */
+static entry *table_put(shared *sh, uint64_t fp, uint64_t start, uint64_t len) {
+  uint64_t k = key_of(fp);
+  size_t mask = sh->cap - 1;
+  for (size_t i = (size_t)mix(k) & mask;; i = (i + 1) & mask) {
+    entry *e = &sh->table[i];
+    if (e->fp == k)
+      return e;
+    if (e->fp == 0) {
+      e->fp = k;
+      e->start = start;
+      e->len = len;
+      sh->count++;
+      return NULL;
+    }
+  }
+}
+
+static bool table_resize(shared *sh, size_t cap) {
+  entry *old = sh->table;
+  size_t oldcap = sh->cap;
+  entry *t = calloc(cap, sizeof *t);
+  if (!t)
+    return false;
+  sh->table = t;
+  sh->cap = cap;
+  sh->count = 0;
+  for (size_t i = 0; old && i < oldcap; i++)
+    if (old[i].fp)
+      table_put(sh, old[i].fp, old[i].start, old[i].len);
+  free(old);
+  return true;
+}
+
+static bool over_load(const shared *sh) {
+  return sh->count * MAX_LOAD_DEN >= sh->cap * MAX_LOAD_NUM;
+}
+
+static int choose_dp_bits(const shared *sh, double work) {
+  if (sh->cfg->dp_bits > 0)
+    return sh->cfg->dp_bits;
+  /* Keep about a third of the table's room for the endpoints of the expected work. */
+  double room = (double)sh->max_cap * MAX_LOAD_NUM / MAX_LOAD_DEN / 3;
+  int bits = MIN_DP_BITS;
+  while (bits < 40 && work / ldexp(1.0, bits) > room)
+    bits++;
+  return bits;
+}
+
+static void enter_dp(shared *sh, double work) {
+  sh->mode = MODE_DP;
+  sh->dp_bits = choose_dp_bits(sh, work);
+  sh->max_walk = (uint64_t)WALK_LIMIT << sh->dp_bits;
+  memset(sh->table, 0, sh->cap * sizeof *sh->table);
+  sh->count = 0;
+  sh->epoch++;
+}
+
+/* Birthday table full: grow within the memory bound, else switch to distinguished points. */
+static void make_room(shared *sh) {
+  if (!over_load(sh))
+    return;
+  if (sh->cap * 2 <= sh->max_cap && table_resize(sh, sh->cap * 2))
+    return;
+  enter_dp(sh, 4.0 * (double)atomic_load(&sh->evals));
+}
+
+/* --- confirming --------------------------------------------------------------------------------- */
+
+static void fail(shared *sh, const cs_err *e) {
+  pthread_mutex_lock(&sh->lock);
+  if (!sh->failed) {
+    sh->failed = true;
+    sh->err = *e;
+  }
+  pthread_mutex_unlock(&sh->lock);
+  atomic_store(&sh->stop, true);
+}
+
+static void record_found(shared *sh, uint64_t a, uint64_t b) {
+  pthread_mutex_lock(&sh->lock);
+  if (!sh->found) {
+    sh->found = true;
+    sh->a = a;
+    sh->b = b;
+  }
+  pthread_mutex_unlock(&sh->lock);
+  atomic_store(&sh->stop, true);
+}
+
+/* Evaluates two states; 1 when their outputs are equal, 0 when not (fps set), -1 on error. */
+static int eval_pair(worker *w, uint64_t a, uint64_t b, uint64_t *fa, uint64_t *fb) {
+  uint64_t st[2] = {a, b};
+  cs_str out[2];
+  cs_err e = {{0}};
+  if (w->sh->cfg->eval(w->ev, st, 2, out, &e)) {
+    fail(w->sh, &e);
+    return -1;
+  }
+  atomic_fetch_add(&w->sh->evals, 2);
+  *fa = cs_collide_fingerprint(out[0]);
+  *fb = cs_collide_fingerprint(out[1]);
+  return out[0].len == out[1].len && (out[0].len == 0 || memcmp(out[0].ptr, out[1].ptr, out[0].len) == 0);
+}
+
+/* Advances a walk one step: its next state. */
+static int step(worker *w, uint64_t x, uint64_t *next) {
+  cs_str out;
+  cs_err e = {{0}};
+  if (w->sh->cfg->eval(w->ev, &x, 1, &out, &e)) {
+    fail(w->sh, &e);
+    return -1;
+  }
+  atomic_fetch_add(&w->sh->evals, 1);
+  *next = cs_collide_fingerprint(out);
+  return 0;
+}
+
+/* Two walks reached the same distinguished point: re-walk them to where they merged. */
+static void relocate(worker *w, uint64_t sa, uint64_t la, uint64_t sb, uint64_t lb) {
+  if (sa == sb)
+    return;
+  while (la > lb) {
+    if (step(w, sa, &sa))
+      return;
+    la--;
+  }
+  while (lb > la) {
+    if (step(w, sb, &sb))
+      return;
+    lb--;
+  }
+  for (uint64_t i = 0; i < la && !atomic_load(&w->sh->stop); i++) {
+    if (sa == sb)
+      return; /* one start lay on the other walk: no collision there */
+    uint64_t fa, fb;
+    int eq = eval_pair(w, sa, sb, &fa, &fb);
+    if (eq < 0)
+      return;
+    if (eq) {
+      record_found(w->sh, sa, sb);
+      return;
+    }
+    sa = fa;
+    sb = fb;
+  }
+}
+
+/* --- workers ------------------------------------------------------------------------------------ */
+
+typedef struct {
+  uint64_t fp, start, len;
+} hit;
+
+typedef struct {
+  uint64_t a, la, b, lb;
+} pair;
+
+static bool out_of_bounds(shared *sh) {
+  const cs_collide_config *cfg = sh->cfg;
+  if (cfg->budget && atomic_load(&sh->evals) >= cfg->budget)
+    return true;
+  if (cfg->time_s > 0 && now_s() - sh->t0 >= cfg->time_s)
+    return true;
+  return false;
+}
+
+static void *work(void *arg) {
+  worker *w = arg;
+  shared *sh = w->sh;
+  const cs_collide_config *cfg = sh->cfg;
+  size_t n = cfg->batch ? cfg->batch : DEFAULT_BATCH;
+  uint64_t *states = calloc(n, sizeof *states), *starts = calloc(n, sizeof *starts), *lens = calloc(n, sizeof *lens);
+  uint64_t *fps = calloc(n, sizeof *fps);
+  cs_str *outs = calloc(n, sizeof *outs);
+  hit *hits = calloc(n, sizeof *hits);
+  pair *pairs = calloc(n, sizeof *pairs);
+  if (!states || !starts || !lens || !fps || !outs || !hits || !pairs) {
+    cs_err e;
+    cs_err_set(&e, "collide: out of memory");
+    fail(sh, &e);
+    goto done;
+  }
+  unsigned epoch = ~0u;
+  double last_progress = now_s();
+  while (!atomic_load(&sh->stop)) {
+    if (out_of_bounds(sh)) {
+      atomic_store(&sh->stop, true);
+      break;
+    }
+    pthread_mutex_lock(&sh->lock);
+    int mode = sh->mode, dp_bits = sh->dp_bits;
+    uint64_t max_walk = sh->max_walk;
+    bool fresh = epoch != sh->epoch;
+    epoch = sh->epoch;
+    pthread_mutex_unlock(&sh->lock);
+    if (fresh || mode == MODE_BIRTHDAY)
+      for (size_t i = 0; i < n; i++) {
+        states[i] = starts[i] = next_random(w);
+        lens[i] = 0;
+      }
+    cs_err e = {{0}};
+    if (cfg->eval(w->ev, states, n, outs, &e)) {
+      fail(sh, &e);
+      break;
+    }
+    atomic_fetch_add(&sh->evals, n);
+    size_t nhits = 0, npairs = 0;
+    for (size_t i = 0; i < n; i++)
+      fps[i] = cs_collide_fingerprint(outs[i]);
+    if (mode == MODE_BIRTHDAY) {
+      pthread_mutex_lock(&sh->lock);
+      if (sh->epoch == epoch)
+        for (size_t i = 0; i < n; i++) {
+          entry *old = table_put(sh, fps[i], states[i], 0);
+          if (old && old->start != states[i] && npairs < n)
+            pairs[npairs++] = (pair){old->start, 0, states[i], 0};
+          if (!old)
+            make_room(sh);
+          if (sh->epoch != epoch)
+            break;
+        }
+      pthread_mutex_unlock(&sh->lock);
+      for (size_t k = 0; k < npairs && !atomic_load(&sh->stop); k++) {
+        uint64_t fa, fb;
+        if (eval_pair(w, pairs[k].a, pairs[k].b, &fa, &fb) == 1)
+          record_found(sh, pairs[k].a, pairs[k].b);
+      }
+    } else {
+      for (size_t i = 0; i < n; i++) {
+        lens[i]++;
+        if (dp_bits > 0 && fps[i] >> (64 - dp_bits) == 0) {
+          hits[nhits++] = (hit){fps[i], starts[i], lens[i]};
+        } else if (lens[i] <= max_walk) {
+          states[i] = fps[i];
+          continue;
+        }
+        states[i] = starts[i] = next_random(w);
+        lens[i] = 0;
+      }
+      pthread_mutex_lock(&sh->lock);
+      if (sh->epoch == epoch)
+        for (size_t k = 0; k < nhits; k++) {
+          entry *old = table_put(sh, hits[k].fp, hits[k].start, hits[k].len);
+          if (old && old->start != hits[k].start)
+            pairs[npairs++] = (pair){old->start, old->len, hits[k].start, hits[k].len};
+          if (!old && over_load(sh) && !(sh->cap * 2 <= sh->max_cap && table_resize(sh, sh->cap * 2))) {
+            /* Out of room for endpoints: keep the newest half of the work by starting over. */
+            memset(sh->table, 0, sh->cap * sizeof *sh->table);
+            sh->count = 0;
+          }
+        }
+      pthread_mutex_unlock(&sh->lock);
+      for (size_t k = 0; k < npairs && !atomic_load(&sh->stop); k++)
+        relocate(w, pairs[k].a, pairs[k].la, pairs[k].b, pairs[k].lb);
+    }
+    if (w->id == 0 && cfg->progress && now_s() - last_progress >= 0.5) {
+      last_progress = now_s();
+      pthread_mutex_lock(&sh->lock);
+      uint64_t stored = sh->count;
+      const char *m = sh->mode == MODE_DP ? "distinguished points" : "birthday";
+      pthread_mutex_unlock(&sh->lock);
+      cfg->progress(cfg->progress_user, atomic_load(&sh->evals), stored, last_progress - sh->t0, m);
+    }
+  }
+done:
+  free(states);
+  free(starts);
+  free(lens);
+  free(fps);
+  free(outs);
+  free(hits);
+  free(pairs);
+  return NULL;
+}
+
+int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  shared *sh = calloc(1, sizeof *sh);
+  unsigned nw = cfg->nworkers ? cfg->nworkers : 1;
+  worker *ws = calloc(nw, sizeof *ws);
+  pthread_t *th = calloc(nw, sizeof *th);
+  int rc = -1;
+  if (!sh || !ws || !th) {
+    cs_err_set(err, "collide: out of memory");
+    free(sh);
+    free(ws);
+    free(th);
+    return -1;
+  }
+  sh->cfg = cfg;
+  pthread_mutex_init(&sh->lock, NULL);
+  atomic_init(&sh->evals, 0);
+  atomic_init(&sh->stop, false);
+  size_t memory = cfg->memory ? cfg->memory : DEFAULT_MEMORY;
+  sh->max_cap = FIRST_CAPACITY;
+  while (sh->max_cap * 2 * sizeof(entry) <= memory)
+    sh->max_cap *= 2;
+  if (cfg->space_bits > 0)
+    sh->expected = sqrt(M_PI / 2 * pow(2.0, cfg->space_bits > 1000 ? 1000 : cfg->space_bits));
+  /* Birthday needs room for about three times the expected work (then it fails only ~1 in 100). */
+  double room = (double)sh->max_cap * MAX_LOAD_NUM / MAX_LOAD_DEN;
+  bool dp = cfg->force_dp || (sh->expected > 0 && 3 * sh->expected > room);
+  size_t cap = FIRST_CAPACITY;
+  if (!dp && sh->expected > 0)
+    while (cap < sh->max_cap && (double)cap * MAX_LOAD_NUM / MAX_LOAD_DEN < 3 * sh->expected)
+      cap *= 2;
+  if (dp) { /* room for three times the endpoints the expected work leaves */
+    double work = sh->expected > 0 ? sh->expected : 1e9;
+    double endpoints = 3 * work / ldexp(1.0, choose_dp_bits(sh, work));
+    while (cap < sh->max_cap && (double)cap * MAX_LOAD_NUM / MAX_LOAD_DEN < endpoints)
+      cap *= 2;
+  }
+  if (!table_resize(sh, cap)) {
+    cs_err_set(err, "collide: cannot allocate a table of %zu entries", cap);
+    goto cleanup;
+  }
+  sh->mode = MODE_BIRTHDAY;
+  if (dp)
+    enter_dp(sh, sh->expected > 0 ? sh->expected : 1e9);
+  sh->t0 = now_s();
+  unsigned started = 0;
+  for (unsigned i = 0; i < nw; i++) {
+    ws[i] = (worker){sh, i, cfg->evaluators[i], mix(cfg->seed ^ mix(i + 1))};
+    if (pthread_create(&th[i], NULL, work, &ws[i]) == 0)
+      started++;
+    else if (i == 0) {
+      cs_err_set(err, "collide: cannot start a worker thread");
+      goto cleanup;
+    }
+  }
+  for (unsigned i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  if (sh->failed) {
+    *err = sh->err;
+    goto cleanup;
+  }
+  out->found = sh->found;
+  out->a = sh->a;
+  out->b = sh->b;
+  out->evals = atomic_load(&sh->evals);
+  out->stored = sh->count;
+  out->seconds = now_s() - sh->t0;
+  out->mode = sh->mode == MODE_DP ? "distinguished points" : "birthday";
+  out->dp_bits = sh->mode == MODE_DP ? sh->dp_bits : 0;
+  out->expected = sh->expected;
+  rc = 0;
+cleanup:
+  free(sh->table);
+  pthread_mutex_destroy(&sh->lock);
+  free(sh);
+  free(ws);
+  free(th);
+  return rc;
+}

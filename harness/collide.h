@@ -1,0 +1,71 @@
+/* harness/collide.h: the collision search of `callsign collide`: two different inputs that one
+ * function maps to the same output. The caller owns the inputs: it turns 64-bit states into input
+ * texts (injectively) and evaluates them in batches, one evaluator per worker thread. Outputs are
+ * compared by a 64-bit fingerprint, then confirmed byte for byte.
+ *
+ * Two strategies, chosen from the estimated size of the output space and the memory bound:
+ * - birthday: every (fingerprint, state) is kept in one table until two states share an output;
+ * - distinguished points (van Oorschot and Wiener's parallel collision search), when the table
+ *   could not hold the ~2^(bits/2) outputs a collision needs: each worker runs many walks
+ *   state -> output -> next state = fingerprint(output); a walk ends at an output whose fingerprint
+ *   starts with dp_bits zero bits, and only those endpoints are kept (with the walk's start and
+ *   length). Two walks ending at the same point merged somewhere: both are re-walked from their
+ *   starts, aligned by length, to the step where two different states give the same output.
+ * When the space is unknown the search starts as birthday and switches to distinguished points if
+ * the table fills up. */
+#ifndef CS_HARNESS_COLLIDE_H
+#define CS_HARNESS_COLLIDE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/str.h"
+
+/* Evaluates the inputs of states[0..n): outs[i] is the output of states[i] (memory owned by the
+ * evaluator, valid until its next call). Returns 0, or -1 with `err` when evaluation is impossible
+ * (the search then stops with that error). */
+typedef int (*cs_collide_eval_fn)(void *evaluator, const uint64_t *states, size_t n, cs_str *outs, cs_err *err);
+
+typedef struct {
+  cs_collide_eval_fn eval;
+  void **evaluators; /* one per worker thread */
+  unsigned nworkers; /* 0: 1 */
+  size_t memory;     /* bytes for the table; 0: 1 GiB */
+  double space_bits; /* estimated output entropy in bits; 0: unknown */
+  uint64_t budget;   /* evaluations at most; 0: no limit */
+  double time_s;     /* 0: no limit */
+  uint64_t seed;     /* starting states are drawn from it */
+  unsigned batch;    /* states per evaluation call (walks per worker); 0: 4096 */
+  int dp_bits;       /* distinguished-point bits; 0: chosen from the space and the memory */
+  bool force_dp;     /* distinguished points even when a table would do (tests) */
+  /* Called about every half second from the first worker. */
+  void (*progress)(void *user, uint64_t evals, uint64_t stored, double elapsed, const char *mode);
+  void *progress_user;
+} cs_collide_config;
+
+typedef struct {
+  bool found;
+  uint64_t a, b;   /* two different states with the same output */
+  uint64_t evals;  /* evaluations done, re-walks included */
+  uint64_t stored; /* table entries at the end */
+  double seconds;
+  const char *mode; /* "birthday" or "distinguished points" */
+  int dp_bits;
+  double expected; /* evaluations a collision needs on average (0: space unknown) */
+} cs_collide_result;
+
+/* Searches until a collision, the budget or the time limit. Returns 0 (found or not), or -1 with
+ * `err` when an evaluator failed. */
+int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_err *err);
+
+/* The 64-bit fingerprint of an output (also the next state of a walk). */
+uint64_t cs_collide_fingerprint(cs_str out);
+
+/* Estimated entropy, in bits, of `n` sample outputs: the sum over byte positions of log2 of the
+ * number of distinct bytes seen there, plus log2 of the number of distinct lengths. A position
+ * that never varies adds nothing; a sample too small to show all values underestimates. */
+double cs_collide_entropy(const cs_str *outs, size_t n);
+
+#endif

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# End-to-end tests of `callsign collide`: a real collision of anthropic-sanitize's 40-bit suffix
+# (birthday and distinguished points), checked independently; the planted pair fails the
+# implementation and passes the reference; emit-only implementations; external implementations;
+# budgets and usage errors. Usage: collide.sh path/to/callsign
+set -u
+CS=${1:-build/san/callsign}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+san_clean() { ! grep -qE 'Sanitizer|runtime error' "$@"; }
+# Recomputes anthropic-sanitize on the two inputs printed as A: and B: (JSON strings).
+independent() {
+  python3 - "$1" <<'P'
+import hashlib, json, re, sys
+out = open(sys.argv[1]).read()
+a = json.loads(re.search(r'^  A: (".*")$', out, re.M).group(1))
+b = json.loads(re.search(r'^  B: (".*")$', out, re.M).group(1))
+to = json.loads(re.search(r'^  -> (".*")$', out, re.M).group(1))
+def sanitize(s):
+    cut = re.sub(r'[^a-zA-Z0-9_-]', '_', s)[:53]
+    return cut + '_' + hashlib.sha256(s.encode()).hexdigest()[:10]
+assert a != b, 'same input twice'
+assert sanitize(a) == sanitize(b) == to, (sanitize(a), sanitize(b), to)
+P
+}
+
+# Birthday search on the 40-bit suffix (about 2^20 evaluations).
+"$CS" collide --impl anthropic-sanitize --target anthropic --corpus "$T/c" >"$T/b.txt" 2>"$T/b.err"
+check "collide finds a collision in anthropic-sanitize: exit 1" "[ $? -eq 1 ] && grep -q '^COLLISION: normalize anthropic of anthropic-sanitize' '$T/b.txt'"
+check "it searched with a birthday table" "grep -q 'birthday' '$T/b.txt'"
+check "the pair really collides (recomputed independently)" "independent '$T/b.txt'"
+# The two planted shapes: both calls in one turn (3 turns), each call in its own turn (5 turns).
+shape() { for f in "$T/c/anthropic-sanitize/"emit.unique@anthropic-*.json; do
+  python3 -c "import json,sys;sys.exit(len(json.load(open(sys.argv[1]))['history']['turns'])!=$1)" "$f" && echo "$f"; done; }
+planted=$(shape 3)
+planted2=$(shape 5)
+check "the pair is planted as a literal history case (two calls in one turn)" "[ -n '$planted' ] && python3 -c \"import json;d=json.load(open('$planted'));c=d['history']['turns'][1]['calls'];assert 'token' not in d and len(c)==2 and c[0]['id']!=c[1]['id']\""
+check "and as two turns shaped like the search's histories" "[ -n '$planted2' ] && [ \$(ls '$T/c/anthropic-sanitize/' | wc -l) -eq 2 ]"
+check "collide runs the planted pair and reports the failure" "grep -q 'run on the planted pair (one turn): emit.unique on anthropic FAILS' '$T/b.txt' && grep -q 'run on the planted pair (two turns): emit.unique on anthropic FAILS' '$T/b.txt'"
+"$CS" replay --impl anthropic-sanitize "$planted" >"$T/r1.txt" 2>"$T/r1.err"
+check "replaying the planted pair fails anthropic-sanitize (emit.unique)" "[ $? -eq 1 ] && grep -q 'FAIL emit.unique on anthropic' '$T/r1.txt'"
+"$CS" replay --impl reference "$planted" >"$T/r2.txt" 2>"$T/r2.err"
+check "the reference handles the planted pair" "[ $? -eq 0 ] && grep -q 'emit.unique' '$T/r2.txt'"
+a_id=$(python3 -c "import json;print(json.load(open('$planted'))['history']['turns'][1]['calls'][0]['id'])")
+"$CS" run --impl anthropic-sanitize --target anthropic --property emit.unique --cases 1 --corpus "$T/c" >"$T/run.txt" 2>"$T/run.err"
+check "run replays the planted pair first" "[ $? -eq 1 ] && grep -qF '$a_id' '$T/run.txt'"
+
+# Distinguished points on the same space.
+"$CS" collide --impl anthropic-sanitize --target anthropic --dp-bits 6 --no-corpus --seed 5 >"$T/dp.txt" 2>"$T/dp.err"
+check "distinguished points find a collision too" "[ $? -eq 1 ] && grep -q 'distinguished points (6 bits)' '$T/dp.txt' && independent '$T/dp.txt'"
+check "--no-corpus plants nothing" "! grep -q '^planted:' '$T/dp.txt'"
+
+# An emit-only implementation: single-call histories, and the planted pair in one turn.
+"$CS" collide --impl adk-stream-v1 --target openai_chat --corpus "$T/c" >"$T/adk.txt" 2>"$T/adk.err"
+check "emit-only: adk-stream-v1 maps every single call to the same ID" "[ $? -eq 1 ] && grep -q 'COLLISION: emit openai_chat of adk-stream-v1' '$T/adk.txt' && grep -q '\"call_0\"' '$T/adk.txt'"
+check "emit-only: the pair shrinks to one-character IDs" "grep -qE '^  A: \".\"$' '$T/adk.txt' && grep -q 'shrunk' '$T/adk.txt'"
+check "emit-only: within one turn adk-stream-v1 keeps the two calls apart" "grep -q '(one turn): emit.unique on openai_chat holds' '$T/adk.txt'"
+check "emit-only: across two turns it does not (call_0 restarts every turn)" "grep -q '(two turns): emit.unique on openai_chat FAILS' '$T/adk.txt'"
+"$CS" collide --impl adk-stream-v1 --target openai_chat --via normalize >"$T/o" 2>"$T/e"
+check "--via normalize on an emit-only implementation: exit 2, says so" "[ $? -eq 2 ] && grep -q 'has no normalize' '$T/e'"
+
+# Budgets: a 53.6-bit space is not searched through in a test.
+"$CS" collide --impl mistral-hash9 --target mistral --budget 200000 --no-corpus --jobs 2 >"$T/m.txt" 2>"$T/m.err"
+check "mistral-hash9 under a small budget: exit 0, says how much work a collision needs" "[ $? -eq 0 ] && grep -q 'no collision found' '$T/m.txt' && grep -q '53.6 bits' '$T/m.txt'"
+if [ -x build/adapter-c ]; then
+  "$CS" collide --target mistral --budget 50000 --no-corpus --jobs 2 --impl-cmd -- build/adapter-c >"$T/x.txt" 2>"$T/x.err"
+  check "an external implementation is searched through pipelined normalize requests" "[ $? -eq 0 ] && grep -q 'normalize mistral of' '$T/x.txt'"
+fi
+
+# A real collision of the reference's own mistral mapper, found by
+#   callsign collide --impl reference --target mistral --via emit   (about 2^27 evaluations)
+# Alone, each call gets the same wire ID; planted in two turns of one history, the reference's
+# collision resolution must give the second call another one.
+PA='toolu_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx|8RUhUZJCdc4'
+PB='toolu_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx|HA8sR10rbs5'
+turn() { printf '{"role":"assistant","provider":"openai_chat","turn_key":"t0","calls":[{"id":"%s","name":"read_file","args":{}}]},{"role":"tool","turn_key":"t1","results":[{"call_id":"%s","name":"read_file","content":"x"}]}' "$1" "$1"; }
+printf '{"turns":[%s]}' "$(turn "$PA")" >"$T/ra.json"
+printf '{"turns":[%s]}' "$(turn "$PB")" >"$T/rb.json"
+printf '{"turns":[%s,%s]}' "$(turn "$PA")" "$(turn "$PB")" >"$T/rab.json"
+"$CS" emit --target mistral "$T/ra.json" >"$T/ra.out" 2>>"$T/emit.err"
+"$CS" emit --target mistral "$T/rb.json" >"$T/rb.out" 2>>"$T/emit.err"
+"$CS" emit --target mistral "$T/rab.json" >"$T/rab.out" 2>>"$T/emit.err"
+check "the reference maps the two single-call histories to the same mistral ID" "python3 -c \"import json;a=json.load(open('$T/ra.out'))['calls'];b=json.load(open('$T/rb.out'))['calls'];assert a==b and len(a[0])==9, (a,b)\""
+check "planted together, the reference resolves the collision" "python3 -c \"import json;a=json.load(open('$T/ra.out'))['calls'][0];c=json.load(open('$T/rab.out'))['calls'];assert c[0]==a and c[1]!=a and len(c[1])==9, c\""
+
+# Usage errors: one line, exit 2.
+"$CS" collide --impl anthropic-sanitize >"$T/o" 2>"$T/e"
+check "no --target: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
+"$CS" collide --impl anthropic-sanitize --target anthropic --target mistral >"$T/o" 2>"$T/e"
+check "two targets: exit 2" "[ $? -eq 2 ]"
+"$CS" collide --impl anthropic-sanitize --target mistral >"$T/o" 2>"$T/e"
+check "a target the implementation lacks: exit 2, says so" "[ $? -eq 2 ] && grep -q 'neither normalize nor emit' '$T/e'"
+"$CS" collide --impl anthropic-sanitize --target anthropic --inputs nosuch >"$T/o" 2>"$T/e"
+check "unknown --inputs: exit 2" "[ $? -eq 2 ] && grep -q 'unknown family' '$T/e'"
+"$CS" collide --impl anthropic-sanitize --target anthropic --memory 12Q >"$T/o" 2>"$T/e"
+check "bad --memory: exit 2" "[ $? -eq 2 ] && grep -q -- '--memory' '$T/e'"
+
+check "no sanitizer report" "san_clean '$T'/*.err"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

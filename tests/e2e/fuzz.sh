@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End-to-end tests of `callsign fuzz`: sharding covers exactly the unsharded cases, --jobs finds
+# the same distinct failures as one process, --merge combines shard results, the reference holds,
+# a buggy built-in's failures are saved and replay. Usage: fuzz.sh path/to/callsign
+set -u
+CS=${1:-build/san/callsign}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+san_clean() { ! grep -qE 'Sanitizer|runtime error' "$@"; }
+distinct() { python3 -c "import json,sys;print('\n'.join(sorted(f['property']+' '+f['target']+' '+f['signature'] for f in json.load(open(sys.argv[1]))['findings'] if f['distinct'])))" "$1"; }
+
+BUGGY=anthropic-sanitize
+N=1500
+
+# Sharding: the four shards together list exactly the cases of the unsharded run.
+"$CS" fuzz --impl $BUGGY --cases $N --no-corpus --list-cases --out "$T/all" >"$T/all.txt" 2>"$T/all.err"
+check "unsharded run exits 1 on a buggy built-in" "[ $? -eq 1 ]"
+grep '^case ' "$T/all.txt" | sort >"$T/all.cases"
+: >"$T/shards.cases"
+for i in 0 1 2 3; do
+  "$CS" fuzz --impl $BUGGY --cases $N --no-corpus --list-cases --shard $i/4 --out "$T/s$i" >"$T/s$i.txt" 2>"$T/s$i.err"
+  grep '^case ' "$T/s$i.txt" >>"$T/shards.cases"
+done
+sort -o "$T/shards.cases" "$T/shards.cases"
+check "unsharded run lists $N cases" "[ \$(wc -l <'$T/all.cases') -eq $N ]"
+check "shards 0..3 of 4 list exactly the unsharded cases (index, history digest, token)" "cmp -s '$T/all.cases' '$T/shards.cases'"
+check "no case is in two shards" "[ \$(cut -d' ' -f2 '$T/shards.cases' | sort -u | wc -l) -eq $N ]"
+check "shard 2/4 lists only indices = 2 mod 4" "grep '^case ' '$T/s2.txt' | awk '{ if (\$2 % 4 != 2) exit 1 }'"
+
+# Merge: the shards' results combine into the unsharded run's results.
+"$CS" fuzz --merge "$T/merged" "$T/s0" "$T/s1" "$T/s2" "$T/s3" >"$T/merge.txt" 2>"$T/merge.err"
+check "merge exits 1 (failures found)" "[ $? -eq 1 ]"
+check "merged cases are the sum of the shards'" "python3 -c \"import json;d=json.load(open('$T/merged/summary.json'));assert d['cases']==$N and d['parts']=='0/4 1/4 2/4 3/4', d\""
+distinct "$T/all/summary.json" >"$T/all.distinct"
+distinct "$T/merged/summary.json" >"$T/merged.distinct"
+check "merged distinct failures equal the unsharded run's" "[ -s '$T/all.distinct' ] && cmp -s '$T/all.distinct' '$T/merged.distinct'"
+check "merge writes the distinct cases" "[ \$(ls '$T/merged/cases/$BUGGY/' | wc -l) -eq \$(wc -l <'$T/merged.distinct') ]"
+
+# --jobs 2: the same distinct failures as one process, for the same case budget.
+"$CS" fuzz --impl $BUGGY --cases $N --no-corpus --jobs 2 --out "$T/j2" >"$T/j2.txt" 2>"$T/j2.err"
+check "--jobs 2 exits 1" "[ $? -eq 1 ]"
+distinct "$T/j2/summary.json" >"$T/j2.distinct"
+check "--jobs 2 finds the same distinct failures as --jobs 1" "cmp -s '$T/all.distinct' '$T/j2.distinct'"
+check "--jobs 2 runs the whole budget" "python3 -c \"import json;d=json.load(open('$T/j2/summary.json'));assert d['cases']==$N and d['parts']=='all', d\""
+check "--jobs 2 leaves no worker directories" "! ls -a '$T/j2' | grep -q worker"
+"$CS" fuzz --impl $BUGGY --cases 600 --no-corpus --jobs 2 --shard 1/2 --list-cases --out "$T/js" >"$T/js.txt" 2>"$T/js.err"
+"$CS" fuzz --impl $BUGGY --cases 600 --no-corpus --shard 1/2 --list-cases --out "$T/js1" >"$T/js1.txt" 2>"$T/js1.err"
+check "--jobs 2 within --shard 1/2 runs exactly that shard's cases" "cmp -s <(grep '^case ' '$T/js.txt' | sort) <(grep '^case ' '$T/js1.txt' | sort)"
+
+# A buggy built-in: failures are saved to the corpus and to --out, and replay.
+"$CS" fuzz --impl $BUGGY --time 2 --corpus "$T/corpus" --out "$T/buggy" >"$T/buggy.txt" 2>"$T/buggy.err"
+check "fuzz on $BUGGY exits 1" "[ $? -eq 1 ]"
+check "summary names distinct failures with replay commands" "grep -qE '^fuzz: $BUGGY, seed 1, all: [0-9]+ cases' '$T/buggy.txt' && grep -q 'replay: callsign replay --impl $BUGGY' '$T/buggy.txt'"
+check "failures saved to the corpus" "[ \$(ls '$T/corpus/$BUGGY/' | wc -l) -ge 3 ]"
+f=$(ls "$T/corpus/$BUGGY/"emit.unique@anthropic-*.json 2>/dev/null | head -n 1)
+"$CS" replay --impl $BUGGY "$f" >"$T/rp.txt" 2>"$T/rp.err"
+check "a saved case replays and fails again" "[ -n '$f' ] && [ $? -eq 1 ] && grep -q 'FAIL emit.unique' '$T/rp.txt'"
+check "summary.json is machine-readable" "python3 -c \"import json;d=json.load(open('$T/buggy/summary.json'));assert d['impl']=='$BUGGY' and d['distinct']>0 and all('signature' in f and 'history' in f for f in d['findings'])\""
+
+# The reference: a short campaign finds nothing.
+"$CS" fuzz --impl reference --time 2 --corpus "$T/refcorpus" --out "$T/ref" >"$T/ref.txt" 2>"$T/ref.err"
+check "fuzz on the reference for 2 s: exit 0, nothing found" "[ $? -eq 0 ] && grep -q ', 0 distinct failures' '$T/ref.txt' && [ ! -d '$T/refcorpus/reference' ]"
+
+# Usage errors: one line, exit 2.
+"$CS" fuzz --time 1 >"$T/o" 2>"$T/e"
+check "fuzz without an implementation: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
+"$CS" fuzz --merge "$T/m2" >"$T/o" 2>"$T/e"
+check "merge without directories: exit 2" "[ $? -eq 2 ]"
+mkdir -p "$T/notresults"
+"$CS" fuzz --merge "$T/m3" "$T/notresults" >"$T/o" 2>"$T/e"
+check "merge of a directory without a summary: exit 2, names it" "[ $? -eq 2 ] && grep -q notresults '$T/e'"
+"$CS" fuzz --merge "$T/m4" "$T/all" "$T/ref" >"$T/o" 2>"$T/e"
+check "merge refuses results of different implementations" "[ $? -eq 2 ] && grep -q 'cannot merge' '$T/e'"
+
+check "no sanitizer report" "san_clean '$T'/*.err"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,153 @@
+/* tests/unit/test_campaign.c: fuzz campaigns: the window rule, selection and merging of findings
+ * (two shards merged equal the unsharded campaign), distinct signatures, and the results
+ * directory round trip. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/campaign.h"
+
+Test(campaign, windows_grow_by_four) {
+  cr_assert_eq(cs_campaign_window(0), 0);
+  cr_assert_eq(cs_campaign_window(1), 1);
+  cr_assert_eq(cs_campaign_window(3), 1);
+  cr_assert_eq(cs_campaign_window(4), 2);
+  cr_assert_eq(cs_campaign_window(15), 2);
+  cr_assert_eq(cs_campaign_window(16), 3);
+  cr_assert_eq(cs_campaign_window(UINT64_MAX - 1), 32);
+  cr_assert_eq(cs_campaign_window(UINT64_MAX), CS_WINDOW_CORPUS);
+}
+
+static void add(cs_findings *f, const char *prop, const char *tgt, uint64_t index, const char *sig) {
+  cs_findings one = {0};
+  snprintf(one.impl, sizeof one.impl, "x");
+  snprintf(one.parts, sizeof one.parts, "p");
+  one.n = one.cap = 1;
+  one.f = calloc(1, sizeof *one.f);
+  snprintf(one.f[0].property, sizeof one.f[0].property, "%s", prop);
+  snprintf(one.f[0].target, sizeof one.f[0].target, "%s", tgt);
+  snprintf(one.f[0].signature, sizeof one.f[0].signature, "%s", sig);
+  one.f[0].case_index = index;
+  one.f[0].window = cs_campaign_window(index);
+  one.f[0].history_json = strdup("{}");
+  one.f[0].message = strdup("m");
+  cs_err err;
+  cr_assert_eq(cs_findings_merge(f, &one, &err), 0);
+  cs_findings_free(&one);
+}
+
+Test(campaign, select_keeps_the_smallest_index_per_window) {
+  cs_findings f = {0};
+  add(&f, "emit.unique", "anthropic", 9, "aaaaaaaaaaaaaaaa");
+  add(&f, "emit.unique", "anthropic", 5, "bbbbbbbbbbbbbbbb"); /* same window [4,16): wins */
+  add(&f, "emit.unique", "anthropic", 20, "aaaaaaaaaaaaaaaa");
+  add(&f, "emit.unique", "bedrock", 9, "aaaaaaaaaaaaaaaa");
+  add(&f, "emit.pair", "-", UINT64_MAX, "cccccccccccccccc");
+  add(&f, "emit.pair", "-", UINT64_MAX, "cccccccccccccccc"); /* the same corpus case twice */
+  add(&f, "emit.pair", "-", UINT64_MAX, "dddddddddddddddd");
+  cr_assert_eq(f.n, 5);
+  cr_assert_eq(f.cases, 0);
+  bool saw5 = false, saw9 = false;
+  for (size_t i = 0; i < f.n; i++) {
+    if (!strcmp(f.f[i].target, "anthropic") && f.f[i].case_index == 5)
+      saw5 = true;
+    if (!strcmp(f.f[i].target, "anthropic") && f.f[i].case_index == 9)
+      saw9 = true;
+  }
+  cr_assert(saw5 && !saw9);
+  size_t idx[8];
+  /* distinct: anthropic b, anthropic a (case 20), bedrock a, pair c, pair d */
+  cr_assert_eq(cs_findings_distinct(&f, idx), 5);
+  cs_findings_free(&f);
+}
+
+Test(campaign, merge_refuses_other_implementations) {
+  cs_findings a = {0}, b = {0};
+  snprintf(a.impl, sizeof a.impl, "one");
+  snprintf(b.impl, sizeof b.impl, "two");
+  cs_err err = {{0}};
+  cr_assert_eq(cs_findings_merge(&a, &b, &err), -1);
+  cr_assert(strstr(err.msg, "cannot merge") != NULL);
+}
+
+static cs_findings campaign(uint32_t si, uint32_t sn, uint64_t cases) {
+  cs_err err = {{0}};
+  cs_ruleset *rs = cs_ruleset_new(&err);
+  cr_assert_not_null(rs);
+  cs_impl_env env = {rs, 1};
+  cs_impl *impl = cs_builtin_find("anthropic-sanitize")->create(&env, &err);
+  cr_assert_not_null(impl);
+  cs_campaign_config cfg = {.run = {.seed = 1, .cases = cases, .shard_i = si, .shard_n = sn}};
+  cs_findings f = {0};
+  cr_assert_eq(cs_campaign_run(impl, rs, &cfg, &f, &err), 0, "%s", err.msg);
+  cs_findings_select(&f);
+  cs_impl_destroy(impl);
+  cs_ruleset_free(rs);
+  return f;
+}
+
+static void same_findings(const cs_findings *x, const cs_findings *y) {
+  cr_assert_eq(x->n, y->n);
+  for (size_t i = 0; i < x->n; i++) {
+    cr_assert_str_eq(x->f[i].property, y->f[i].property);
+    cr_assert_str_eq(x->f[i].target, y->f[i].target);
+    cr_assert_eq(x->f[i].case_index, y->f[i].case_index);
+    cr_assert_str_eq(x->f[i].signature, y->f[i].signature);
+    cr_assert_str_eq(x->f[i].history_json, y->f[i].history_json);
+  }
+}
+
+Test(campaign, shards_merged_equal_the_whole_campaign) {
+  cs_findings all = campaign(0, 0, 300), s0 = campaign(0, 2, 300), s1 = campaign(1, 2, 300), merged = {0};
+  cr_assert_gt(all.n, 3, "a buggy implementation should fail several properties");
+  cr_assert_eq(all.cases, 300);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_findings_merge(&merged, &s1, &err), 0);
+  cr_assert_eq(cs_findings_merge(&merged, &s0, &err), 0);
+  cr_assert_eq(merged.cases, 300);
+  cr_assert_str_eq(merged.parts, "1/2 0/2");
+  same_findings(&all, &merged);
+  for (size_t i = 0; i < all.n; i++) {
+    cr_assert_eq(strlen(all.f[i].signature), 16);
+    cr_assert_not_null(all.f[i].token);
+  }
+  cs_findings_free(&all);
+  cs_findings_free(&s0);
+  cs_findings_free(&s1);
+  cs_findings_free(&merged);
+}
+
+Test(campaign, results_directory_round_trip) {
+  char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/cs-campaign-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  cs_findings f = campaign(0, 0, 100), back;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_findings_write(dir, &f, true, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_findings_read(dir, &back, &err), 0, "%s", err.msg);
+  cr_assert_str_eq(back.impl, "anthropic-sanitize");
+  cr_assert_eq(back.seed, 1);
+  cr_assert_eq(back.cases, 100);
+  cr_assert_str_eq(back.parts, "all");
+  cs_findings_select(&back);
+  same_findings(&f, &back);
+  for (size_t i = 0; i < f.n; i++)
+    cr_assert_str_eq(f.f[i].token, back.f[i].token);
+  size_t idx[256];
+  size_t nd = cs_findings_distinct(&f, idx);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "test $(ls '%s/cases/anthropic-sanitize' | wc -l) -eq %zu", dir, nd);
+  cr_assert_eq(system(cmd), 0, "one case file per distinct finding");
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+  cs_findings_free(&f);
+  cs_findings_free(&back);
+}
+
+Test(campaign, reading_a_non_summary_is_an_error) {
+  cs_findings f;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_findings_read("/nonexistent-callsign-dir", &f, &err), -1);
+  cr_assert(strstr(err.msg, "summary.json") != NULL, "%s", err.msg);
+}

@@ -1,0 +1,140 @@
+/* tests/unit/test_collide.c: the collision search engine on toy functions with a known output
+ * space: birthday and distinguished points find real collisions, with one and two workers; the
+ * entropy estimate reads hex and base62 outputs right; budgets stop a hopeless search. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/collide.h"
+
+typedef struct {
+  unsigned bits; /* output = the low `bits` bits of a mixed state, as hex */
+  char buf[4096][20];
+} toy;
+
+static uint64_t toy_mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  return x ^ (x >> 33);
+}
+
+static int toy_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+  toy *t = ev;
+  cr_assert(n <= 4096);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = toy_mix(states[i]) & ((1ULL << t->bits) - 1);
+    int len = snprintf(t->buf[i], sizeof t->buf[i], "id_%llx", (unsigned long long)v);
+    outs[i] = (cs_str){t->buf[i], (size_t)len};
+  }
+  return 0;
+}
+
+static void expect_collision(unsigned bits, unsigned workers, bool dp, int dp_bits) {
+  static toy toys[2];
+  void *evs[2] = {&toys[0], &toys[1]};
+  toys[0].bits = toys[1].bits = bits;
+  cs_collide_config cfg = {.eval = toy_eval,
+                           .evaluators = evs,
+                           .nworkers = workers,
+                           .space_bits = bits,
+                           .seed = 7,
+                           .batch = 256,
+                           .force_dp = dp,
+                           .dp_bits = dp_bits,
+                           .budget = 50000000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert(r.found, "no collision in %llu evaluations", (unsigned long long)r.evals);
+  cr_assert_neq(r.a, r.b);
+  uint64_t mask = (1ULL << bits) - 1;
+  cr_assert_eq(toy_mix(r.a) & mask, toy_mix(r.b) & mask, "not a real collision");
+  cr_assert_str_eq(r.mode, dp ? "distinguished points" : "birthday");
+}
+
+Test(collide, birthday_one_worker) {
+  expect_collision(28, 1, false, 0);
+}
+Test(collide, birthday_two_workers) {
+  expect_collision(28, 2, false, 0);
+}
+Test(collide, distinguished_points_one_worker) {
+  expect_collision(32, 1, true, 6);
+}
+Test(collide, distinguished_points_two_workers) {
+  expect_collision(32, 2, true, 6);
+}
+
+Test(collide, memory_bound_switches_to_distinguished_points) {
+  static toy toys[1];
+  void *evs[1] = {&toys[0]};
+  toys[0].bits = 40; /* ~1.3M evaluations: more than a 64 KiB table holds */
+  cs_collide_config cfg = {.eval = toy_eval,
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .memory = 65536,
+                           .seed = 3,
+                           .batch = 1024,
+                           .budget = 200000000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert(r.found);
+  cr_assert_str_eq(r.mode, "distinguished points");
+  cr_assert_eq(toy_mix(r.a) & ((1ULL << 40) - 1), toy_mix(r.b) & ((1ULL << 40) - 1));
+}
+
+Test(collide, budget_stops_a_hopeless_search) {
+  static toy toys[1];
+  void *evs[1] = {&toys[0]};
+  toys[0].bits = 63;
+  cs_collide_config cfg = {
+      .eval = toy_eval, .evaluators = evs, .nworkers = 1, .space_bits = 63, .seed = 1, .batch = 512, .budget = 10000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0);
+  cr_assert_not(r.found);
+  cr_assert_geq(r.evals, 10000);
+  cr_assert_lt(r.evals, 20000);
+}
+
+static int failing_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+  return cs_err_set(err, "evaluator broke");
+}
+
+Test(collide, evaluator_error_is_returned) {
+  void *evs[1] = {NULL};
+  cs_collide_config cfg = {.eval = failing_eval, .evaluators = evs, .nworkers = 1, .seed = 1};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), -1);
+  cr_assert_str_eq(err.msg, "evaluator broke");
+}
+
+Test(collide, entropy_of_hex_and_base62) {
+  static char hex[2048][11], b62[2048][10];
+  cs_str h[2048], b[2048];
+  static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  for (int i = 0; i < 2048; i++) {
+    uint64_t v = toy_mix((uint64_t)i + 1);
+    snprintf(hex[i], sizeof hex[i], "%010llx", (unsigned long long)(v & 0xffffffffffULL));
+    h[i] = (cs_str){hex[i], 10};
+    for (int k = 0; k < 9; k++, v /= 62)
+      b62[i][k] = digits[v % 62];
+    b[i] = (cs_str){b62[i], 9};
+  }
+  double eh = cs_collide_entropy(h, 2048), eb = cs_collide_entropy(b, 2048);
+  cr_assert(eh > 39.5 && eh < 40.5, "hex10: %f bits", eh);
+  cr_assert(eb > 53 && eb < 54, "base62x9: %f bits", eb);
+  cs_str same[3] = {{"abc", 3}, {"abc", 3}, {"abc", 3}};
+  cr_assert_float_eq(cs_collide_entropy(same, 3), 0.0, 1e-9);
+}
+
+Test(collide, fingerprint_depends_on_every_byte) {
+  cs_str a = {"abcdefghijk", 11}, b = {"abcdefghijl", 11}, c = {"abcdefghij", 10};
+  cr_assert_neq(cs_collide_fingerprint(a), cs_collide_fingerprint(b));
+  cr_assert_neq(cs_collide_fingerprint(a), cs_collide_fingerprint(c));
+  cr_assert_eq(cs_collide_fingerprint(a), cs_collide_fingerprint((cs_str){"abcdefghijk", 11}));
+}

@@ -1,0 +1,131 @@
+/* tests/unit/test_corpus.c: the regression corpus: token cases and literal history cases are
+ * saved, loaded and told apart; a literal case keeps its history byte for byte; malformed files
+ * are errors naming the file. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/history_json.h"
+#include "harness/corpus.h"
+
+static char dir[64];
+
+static void make_dir(void) {
+  snprintf(dir, sizeof dir, "/tmp/cs-corpus-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(corpus, .init = make_dir, .fini = remove_dir);
+
+static const char *pair_json =
+    "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"t0\",\"calls\":["
+    "{\"id\":\"a|1\",\"name\":\"read_file\",\"args\":{}},{\"id\":\"a|2\",\"name\":\"read_file\",\"args\":{}}]},"
+    "{\"role\":\"tool\",\"turn_key\":\"t1\",\"results\":[{\"call_id\":\"a|1\",\"name\":\"read_file\",\"content\":\"x\"}"
+    ","
+    "{\"call_id\":\"a|2\",\"name\":\"read_file\",\"content\":\"y\"}]}]}";
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+Test(corpus, literal_case_round_trip) {
+  cs_arena a = {0};
+  cs_history h;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_history_parse(cs_str_c(pair_json), NULL, &a, &h, &err), 0, "%s", err.msg);
+  char path[2048];
+  cr_assert_eq(
+      cs_corpus_save_literal(dir, "some impl", "emit.unique", "mistral", "collision", &h, path, sizeof path, &err), 0,
+      "%s", err.msg);
+  cr_assert(strstr(path, "/some_impl/emit.unique@mistral-") != NULL, "%s", path);
+  /* Saving the same history again writes the same file. */
+  char again[2048];
+  cr_assert_eq(
+      cs_corpus_save_literal(dir, "some impl", "emit.unique", "mistral", "collision", &h, again, sizeof again, &err),
+      0);
+  cr_assert_str_eq(path, again);
+
+  cs_corpus c;
+  cr_assert_eq(cs_corpus_load(dir, "some impl", &c, &err), 0, "%s", err.msg);
+  cr_assert_eq(c.n, 0);
+  cr_assert_eq(c.nlit, 1);
+  cs_buf x = {0}, y = {0};
+  cs_history_write(&x, &h);
+  cs_history_write(&y, c.lit[0]);
+  cr_assert_str_eq(x.data, y.data);
+  cs_buf_free(&x);
+  cs_buf_free(&y);
+  cs_corpus_free(&c);
+
+  cs_arena b = {0};
+  cs_history lit;
+  char prop[64], tgt[32];
+  cr_assert_eq(cs_corpus_read_literal(path, &b, &lit, prop, sizeof prop, tgt, sizeof tgt, &err), 1);
+  cr_assert_str_eq(prop, "emit.unique");
+  cr_assert_str_eq(tgt, "mistral");
+  cr_assert_eq(cs_history_ncalls(&lit), 2);
+  uint64_t *v = NULL;
+  size_t n = 0;
+  cr_assert_eq(cs_corpus_read_case(path, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1);
+  cr_assert(strstr(err.msg, "literal history case") != NULL, "%s", err.msg);
+  cs_arena_free(&a);
+  cs_arena_free(&b);
+}
+
+Test(corpus, token_and_literal_cases_load_side_by_side) {
+  cs_err err = {{0}};
+  char sub[256], path[512];
+  snprintf(sub, sizeof sub, "%s/x", dir);
+  cr_assert_eq(mkdir(sub, 0777), 0);
+  snprintf(path, sizeof path, "%s/a.json", sub);
+  write_file(path, "{\"property\":\"emit.unique\",\"target\":\"anthropic\",\"token\":\"cs1.AQAB\"}");
+  snprintf(path, sizeof path, "%s/b.json", sub);
+  char body[2048];
+  snprintf(body, sizeof body, "{\"property\":\"emit.unique\",\"target\":\"anthropic\",\"history\":%s}", pair_json);
+  write_file(path, body);
+  cs_corpus c;
+  cr_assert_eq(cs_corpus_load(dir, "x", &c, &err), 0, "%s", err.msg);
+  cr_assert_eq(c.n, 1);
+  cr_assert_eq(c.len[0], 3);
+  cr_assert_eq(c.nlit, 1);
+  cs_arena a = {0};
+  cs_history h;
+  char prop[64], tgt[32];
+  snprintf(path, sizeof path, "%s/a.json", sub);
+  cr_assert_eq(cs_corpus_read_literal(path, &a, &h, prop, sizeof prop, tgt, sizeof tgt, &err), 0);
+  cs_arena_free(&a);
+  cs_corpus_free(&c);
+}
+
+Test(corpus, malformed_literal_history_names_the_file) {
+  cs_err err = {{0}};
+  char sub[256], path[512];
+  snprintf(sub, sizeof sub, "%s/y", dir);
+  cr_assert_eq(mkdir(sub, 0777), 0);
+  snprintf(path, sizeof path, "%s/bad.json", sub);
+  write_file(path, "{\"history\":{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":5,\"name\":\"x\"}]}]}}");
+  cs_corpus c;
+  cr_assert_eq(cs_corpus_load(dir, "y", &c, &err), -1);
+  cr_assert(strstr(err.msg, "bad.json") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "calls[0].id") != NULL, "%s", err.msg);
+  cs_corpus_free(&c);
+  snprintf(path, sizeof path, "%s/none.json", sub);
+  write_file(path, "{\"property\":\"emit.unique\"}");
+  uint64_t *v = NULL;
+  size_t n = 0;
+  char prop[64], tgt[32];
+  cr_assert_eq(cs_corpus_read_case(path, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1);
+  cr_assert(strstr(err.msg, "no \"token\"") != NULL, "%s", err.msg);
+}

@@ -1,0 +1,213 @@
+/* tests/unit/test_runner.c: the runner's campaign mode (failures re-armed, offered, reported
+ * shrunk), the case listing hook with sharding, literal history cases (checked first, reported
+ * as they are) and the one-case checker of the fuzz targets. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/history_json.h"
+#include "harness/runner.h"
+
+typedef struct {
+  cs_ruleset *rs;
+  cs_impl *impl;
+} fixture;
+
+static fixture open_impl(const char *name) {
+  fixture f;
+  cs_err err = {{0}};
+  f.rs = cs_ruleset_new(&err);
+  cr_assert_not_null(f.rs, "%s", err.msg);
+  cs_impl_env env = {f.rs, 1};
+  f.impl = cs_builtin_find(name)->create(&env, &err);
+  cr_assert_not_null(f.impl, "%s", err.msg);
+  return f;
+}
+
+static void close_impl(fixture *f) {
+  cs_impl_destroy(f->impl);
+  cs_ruleset_free(f->rs);
+}
+
+static const cs_outcome *cell_of(const cs_run_result *r, const char *prop, int target) {
+  for (size_t i = 0; i < r->ncells; i++)
+    if (!strcmp(r->cells[i].prop->name, prop) && r->cells[i].target == target)
+      return &r->cells[i];
+  cr_assert_fail("no cell %s/%d", prop, target);
+  return NULL;
+}
+
+typedef struct {
+  unsigned offered, reported;
+  uint64_t first_index;
+  bool take;
+} failures_seen;
+
+static bool want(void *user, const struct cs_outcome *cell, uint64_t index, const char *msg) {
+  failures_seen *s = user;
+  if (strcmp(cell->prop->name, "emit.unique") || cell->target != CS_PROV_ANTHROPIC)
+    return false;
+  s->offered++;
+  cr_assert(msg[0]);
+  return s->take;
+}
+
+static void reported(void *user, const struct cs_outcome *oc) {
+  failures_seen *s = user;
+  if (!s->reported)
+    s->first_index = oc->case_index;
+  s->reported++;
+  cr_assert_str_eq(oc->prop->name, "emit.unique");
+  cr_assert_not_null(oc->history_json);
+  cr_assert_not_null(oc->choices);
+}
+
+Test(runner, campaign_keeps_a_failed_property_armed) {
+  fixture f = open_impl("anthropic-sanitize");
+  failures_seen seen = {.take = true};
+  cs_run_config cfg = {.seed = 1, .cases = 200, .want_failure = want, .on_failure = reported, .failure_user = &seen};
+  cs_run_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert_gt(seen.reported, 1, "emit.unique fails on many cases: each is offered and reported");
+  cr_assert_eq(seen.reported, seen.offered);
+  const cs_outcome *c = cell_of(&r, "emit.unique", CS_PROV_ANTHROPIC);
+  cr_assert(c->failed);
+  cr_assert_eq(c->case_index, seen.first_index, "the cell keeps the first failure taken");
+  cr_assert_eq(c->cases, 200, "checked on every case, failed or not");
+  cr_assert_not(cell_of(&r, "emit.unique", CS_PROV_BEDROCK)->failed, "declined failures are not recorded");
+  cs_run_result_free(&r);
+  close_impl(&f);
+}
+
+Test(runner, declined_failures_are_not_shrunk_or_reported) {
+  fixture f = open_impl("anthropic-sanitize");
+  failures_seen seen = {.take = false};
+  cs_run_config cfg = {.seed = 1, .cases = 100, .want_failure = want, .on_failure = reported, .failure_user = &seen};
+  cs_run_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0);
+  cr_assert_gt(seen.offered, 0);
+  cr_assert_eq(seen.reported, 0);
+  cr_assert_not(cell_of(&r, "emit.unique", CS_PROV_ANTHROPIC)->failed);
+  cs_run_result_free(&r);
+  close_impl(&f);
+}
+
+typedef struct {
+  uint64_t indices[64];
+  unsigned n;
+} listing;
+
+static void on_case(void *user, uint64_t index, const uint64_t *v, size_t n, const cs_history *h) {
+  listing *l = user;
+  cr_assert_lt(l->n, 64);
+  cr_assert_gt(n, 0);
+  cr_assert_gt(h->nturns, 0);
+  l->indices[l->n++] = index;
+}
+
+Test(runner, on_case_lists_the_shard) {
+  fixture f = open_impl("reference");
+  listing l = {0};
+  cs_run_config cfg = {.seed = 3, .cases = 40, .shard_i = 1, .shard_n = 4, .on_case = on_case, .case_user = &l};
+  cs_run_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0);
+  cr_assert_eq(l.n, 10);
+  for (unsigned i = 0; i < l.n; i++)
+    cr_assert_eq(l.indices[i], 1 + 4 * i);
+  cs_run_result_free(&r);
+  close_impl(&f);
+}
+
+static const char *twin_json =
+    "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"calls\":[{\"id\":\"call_0\",\"name\":\"a\"},"
+    "{\"id\":\"call_0\",\"name\":\"b\"}]},{\"role\":\"tool\",\"results\":[{\"call_id\":\"call_0\",\"name\":\"a\"}]}]}";
+
+Test(runner, literal_cases_run_first_and_as_they_are) {
+  fixture f = open_impl("anthropic-sanitize");
+  cs_arena a = {0};
+  cs_history h;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_history_parse(cs_str_c(twin_json), NULL, &a, &h, &err), 0, "%s", err.msg);
+  const cs_history *lit[1] = {&h};
+  const char *only[1] = {"emit.unique"};
+  cs_run_config cfg = {.seed = 1, .only = only, .nonly = 1, .literal = lit, .nliteral = 1, .corpus_only = true};
+  cs_run_result r;
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0);
+  cr_assert_eq(r.cases, 1, "corpus_only: the literal case alone");
+  const cs_outcome *c = cell_of(&r, "emit.unique", CS_PROV_ANTHROPIC);
+  cr_assert(c->failed);
+  cr_assert_null(c->choices, "a literal case has no token");
+  cr_assert_eq(c->case_index, UINT64_MAX);
+  cs_buf b = {0};
+  cs_history_write(&b, &h);
+  cr_assert_str_eq(c->history_json, b.data, "reported unshrunk");
+  cr_assert_eq(c->shrunk_calls, 2);
+  cs_buf_free(&b);
+  cs_run_result_free(&r);
+  cs_arena_free(&a);
+  close_impl(&f);
+}
+
+/* Two raw IDs whose 9-character Mistral hashes collide (found by `callsign collide`), in two rounds. */
+static const char *mistral_pair_json =
+    "{\"turns\":[{\"role\":\"user\",\"text\":\"read both files\"},{\"role\":\"assistant\",\"provider\":\"openai_"
+    "chat\",\"turn_key\":\"t0\",\"calls\":[{\"id\":\"toolu_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    "xxxxxxxxxxxxxxx|8RUhUZJCdc4\",\"name\":\"read_file\",\"args\":{\"path\":\"a.c\"}}]},{\"role\":\"tool\",\"t"
+    "urn_key\":\"t1\",\"results\":[{\"call_id\":\"toolu_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    "xxxxxxxxxxxxxx|8RUhUZJCdc4\",\"name\":\"read_file\",\"content\":\"a\"}]},{\"role\":\"assistant\",\"provi"
+    "der\":\"openai_chat\",\"turn_key\":\"t0\",\"calls\":[{\"id\":\"toolu_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxxx|HA8sR10rbs5\",\"name\":\"read_file\",\"args\":{\"path\":\"b.c\"}}]},{\"ro"
+    "le\":\"tool\",\"turn_key\":\"t1\",\"results\":[{\"call_id\":\"toolu_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+    "xxxxxxxxxxxxxxxxxxxxxxxxxxx|HA8sR10rbs5\",\"name\":\"read_file\",\"content\":\"b\"}]}]}";
+
+Test(runner, planted_collision_is_resolved_and_excused_when_dropped) {
+  fixture f = open_impl("reference");
+  cs_arena a = {0};
+  cs_history h;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_history_parse(cs_str_c(mistral_pair_json), NULL, &a, &h, &err), 0, "%s", err.msg);
+  const cs_history *lit[1] = {&h};
+  const char *only[2] = {"emit.unique", "emit.compression_stable"};
+  cs_run_config cfg = {.seed = 1, .only = only, .nonly = 2, .literal = lit, .nliteral = 1, .corpus_only = true};
+  cs_run_result r;
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0);
+  cr_assert_eq(r.cases, 1);
+  cr_assert_not(cell_of(&r, "emit.unique", CS_PROV_MISTRAL)->failed, "the reference resolves the collision");
+  /* Dropping the first round hands its hash to the second call: the contract excuses exactly that. */
+  cr_assert_not(cell_of(&r, "emit.compression_stable", CS_PROV_MISTRAL)->failed);
+  cs_run_result_free(&r);
+  cs_arena_free(&a);
+  close_impl(&f);
+}
+
+Test(runner, checker_scopes_by_target_and_op) {
+  fixture f = open_impl("anthropic-sanitize");
+  cs_err err = {{0}};
+  cs_run_config cfg = {.seed = 1};
+  cs_case_checker *ck = cs_case_checker_new(f.impl, f.rs, &cfg, true, &err);
+  cr_assert_not_null(ck);
+  const uint8_t dup[] = {1, 0, 1}; /* the choices of token cs1.AQAB: two calls named call_0 */
+  const cs_outcome *failed = NULL;
+  cr_assert_eq(cs_case_checker_run(ck, dup, sizeof dup, 1u << CS_PROV_ANTHROPIC, CS_OP_EMIT, &failed, &err), 0);
+  cr_assert_not_null(failed);
+  cr_assert_str_eq(failed->prop->name, "emit.unique");
+  cr_assert_eq(failed->target, CS_PROV_ANTHROPIC);
+  cr_assert_not_null(cs_case_checker_history(ck));
+  cr_assert_eq(cs_case_checker_run(ck, dup, sizeof dup, 1u << CS_PROV_ANTHROPIC, CS_OP_CANONICALIZE, &failed, &err), 0);
+  cr_assert_null(failed, "anthropic-sanitize has no canonicalize: nothing in scope fails");
+  cs_case_checker_free(ck);
+  close_impl(&f);
+
+  fixture ref = open_impl("reference");
+  ck = cs_case_checker_new(ref.impl, ref.rs, &cfg, true, &err);
+  for (unsigned sel = 0; sel < 21; sel++) {
+    uint8_t in[8] = {3, 1, 4, 1, 5, 9, 2, (uint8_t)sel};
+    cr_assert_eq(cs_case_checker_run(ck, in, sizeof in, 1u << (sel % 7), 1u << (sel / 7), &failed, &err), 0);
+    cr_assert_null(failed, "the reference fails %s: %s", failed ? failed->prop->name : "",
+                   failed ? failed->message : "");
+  }
+  cs_case_checker_free(ck);
+  close_impl(&ref);
+}
