@@ -2,6 +2,8 @@
 #include "core/buf.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,44 +58,70 @@ void cs_buf_printf(cs_buf *b, const char *fmt, ...) {
   va_end(ap2);
 }
 
+/* 1 for the bytes that end a run in cs_buf_json_str: controls, quote and backslash (always escaped)
+ * and 0xE2, the lead byte of U+2028/U+2029 (escaped when the next two bytes complete one of them). */
+#define X16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+static const unsigned char json_stop[256] = {X16, X16, ['"'] = 1, ['\\'] = 1, [0xE2] = 1};
+#undef X16
+
+/* Whether any of the 8 bytes in `w` is in json_stop: (x - 0x0101..) & ~x & 0x8080.. is nonzero iff a
+ * byte of x is 0, and with 0x2020.. iff a byte is below 0x20. Eight bytes per step, as histories are
+ * mostly text that needs no escape. */
+static inline bool word_stops(uint64_t w) {
+  const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
+  uint64_t q = w ^ (ones * '"'), bs = w ^ (ones * '\\'), e2 = w ^ (ones * 0xE2);
+  return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs) | ((e2 - ones) & ~e2)) & tops;
+}
+
 void cs_buf_json_str(cs_buf *b, cs_str s) {
   static const char hex[] = "0123456789abcdef";
   if (!s.ptr) {
     cs_buf_put(b, "null", 4);
     return;
   }
+  /* Runs of bytes that need no escape are copied with one memcpy each. This room suffices when
+   * nothing is escaped; each escape (up to 6 bytes for 1) makes room for itself and the rest. */
   cs_buf_reserve(b, s.len + 2);
-  b->data[b->len++] = '"';
-  size_t run = 0; /* start of the pending run of bytes that need no escape */
-  for (size_t i = 0; i < s.len; i++) {
-    unsigned char c = (unsigned char)s.ptr[i];
-    const char *esc = NULL;
-    char u[7];
-    if (c == '"')
-      esc = "\\\"";
-    else if (c == '\\')
-      esc = "\\\\";
-    else if (c < 0x20) {
-      u[0] = '\\', u[1] = 'u', u[2] = '0', u[3] = '0', u[4] = hex[c >> 4], u[5] = hex[c & 15], u[6] = 0;
-      esc = u;
-    } else if (c == 0xE2 && i + 2 < s.len && (unsigned char)s.ptr[i + 1] == 0x80 &&
-               ((unsigned char)s.ptr[i + 2] == 0xA8 || (unsigned char)s.ptr[i + 2] == 0xA9)) {
-      /* U+2028/U+2029 break JavaScript line readers; escape them. */
-      esc = (unsigned char)s.ptr[i + 2] == 0xA8 ? "\\u2028" : "\\u2029";
-      cs_buf_put(b, s.ptr + run, i - run);
-      cs_buf_puts(b, esc);
-      i += 2;
-      run = i + 1;
-      continue;
-    }
-    if (esc) {
-      cs_buf_put(b, s.ptr + run, i - run);
-      cs_buf_puts(b, esc);
-      run = i + 1;
+  const unsigned char *in = (const unsigned char *)s.ptr;
+  char *out = b->data + b->len;
+  *out++ = '"';
+  for (size_t i = 0; i < s.len;) {
+    size_t run = i;
+    uint64_t w;
+    while (run + 8 <= s.len && (memcpy(&w, in + run, 8), !word_stops(w)))
+      run += 8;
+    while (run < s.len && !json_stop[in[run]])
+      run++;
+    memcpy(out, in + i, run - i);
+    out += run - i;
+    if ((i = run) == s.len)
+      break;
+    b->len = (size_t)(out - b->data);
+    cs_buf_reserve(b, s.len - i + 8);
+    out = b->data + b->len;
+    unsigned char c = in[i++];
+    if (c == 0xE2) {
+      /* U+2028/U+2029 break JavaScript line readers; escape them. Other 0xE2 sequences pass. */
+      if (i + 1 < s.len && in[i] == 0x80 && (in[i + 1] == 0xA8 || in[i + 1] == 0xA9)) {
+        memcpy(out, in[i + 1] == 0xA8 ? "\\u2028" : "\\u2029", 6);
+        out += 6;
+        i += 2;
+      } else {
+        *out++ = (char)c;
+      }
+    } else if (c == '"' || c == '\\') {
+      *out++ = '\\';
+      *out++ = (char)c;
+    } else {
+      memcpy(out, "\\u00", 4);
+      out[4] = hex[c >> 4];
+      out[5] = hex[c & 15];
+      out += 6;
     }
   }
-  cs_buf_put(b, s.ptr + run, s.len - run);
-  cs_buf_putc(b, '"');
+  *out++ = '"';
+  b->len = (size_t)(out - b->data);
+  b->data[b->len] = 0;
 }
 
 void cs_buf_clear(cs_buf *b) {

@@ -1,5 +1,6 @@
 /* tests/unit/test_buf.c: core/buf.c: appends, NUL termination, growth and JSON string escaping. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/buf.h"
@@ -128,5 +129,27 @@ Test(buf, json_appends_after_existing_text) {
   cr_assert_eq(b.len, sizeof big + 2);
   cr_assert_eq(b.data[0], '"');
   cr_assert_eq(b.data[b.len - 1], '"');
+  cs_buf_free(&b);
+}
+
+/* Escapes are found at every offset: runs are scanned eight bytes at a time, then byte by byte. */
+Test(buf, json_escapes_at_every_offset) {
+  static const struct {
+    const char *raw, *esc;
+  } special[] = {{"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\u000a"}, {"\x1f", "\\u001f"}, {"\xe2\x80\xa8", "\\u2028"}};
+  cs_buf b = {0};
+  char in[64], want[128];
+  for (size_t k = 0; k < sizeof special / sizeof *special; k++)
+    for (size_t len = 0; len < 24; len++)
+      for (size_t pos = 0; pos <= len; pos++) {
+        size_t rl = strlen(special[k].raw);
+        memset(in, 'a', pos);
+        memcpy(in + pos, special[k].raw, rl);
+        memset(in + pos + rl, 'z', len - pos);
+        snprintf(want, sizeof want, "\"%.*s%s%.*s\"", (int)pos, in, special[k].esc, (int)(len - pos), in + pos + rl);
+        cr_assert_str_eq(json_of(&b, cs_str_n(in, len + rl)), want, "special %zu, length %zu, offset %zu", k, len, pos);
+      }
+  /* 0xE2 not followed by 0x80 0xA8/0xA9 is copied, also at the end of an eight-byte step. */
+  cr_assert_str_eq(json_of(&b, cs_str_c("1234567\xe2\x82\xac")), "\"1234567\xe2\x82\xac\"");
   cs_buf_free(&b);
 }
