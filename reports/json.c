@@ -53,7 +53,10 @@ static void cell(cs_buf *b, const cs_cell *c, bool strict) {
   cs_buf_puts(b, ", \"seed\": ");
   seed(b, c->seed);
   cs_buf_puts(b, ", \"case_index\": ");
-  num(b, c->case_index);
+  if (c->case_index == CS_CASE_CORPUS)
+    cs_buf_puts(b, "null");
+  else
+    num(b, c->case_index);
   cs_buf_printf(b, ", \"shrunk_turns\": %u, \"shrunk_calls\": %u, \"shrink_steps\": %u", (unsigned)c->shrunk_turns,
                 (unsigned)c->shrunk_calls, (unsigned)c->shrink_steps);
   cs_buf_puts(b, ", \"history_json\": ");

@@ -23,6 +23,14 @@ bool cs_cell_fails_run(const cs_cell *c, bool strict) {
   return c && ((c->verdict == CS_VERDICT_FAIL && (c->required || strict)) || c->verdict == CS_VERDICT_FIXED);
 }
 
+const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len) {
+  if (c->case_index == CS_CASE_CORPUS)
+    snprintf(buf, len, "a corpus case");
+  else
+    snprintf(buf, len, "case %llu", (unsigned long long)c->case_index);
+  return buf;
+}
+
 int cs_report_exit_status(const cs_report *r) {
   if (!r)
     return 3;

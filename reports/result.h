@@ -36,7 +36,7 @@ typedef struct {
   const char *token;        /* replay token */
   const char *replay;       /* a complete replay command line */
   uint64_t seed;            /* run seed */
-  uint64_t case_index;      /* case number that first failed */
+  uint64_t case_index;      /* case number that first failed; CS_CASE_CORPUS: a corpus case */
   uint32_t shrunk_turns, shrunk_calls, shrink_steps;
 } cs_cell;
 
@@ -76,6 +76,9 @@ typedef struct {
 /* Does this cell make the run fail? FAIL of a required property (of any property with strict), or
  * FIXED: a listed failure that holds means the list must shrink. */
 bool cs_cell_fails_run(const cs_cell *c, bool strict);
+/* Where the failing case came from, for people: "case 12", or "a corpus case" (CS_CASE_CORPUS). */
+#define CS_CASE_CORPUS UINT64_MAX
+const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len);
 /* Exit status per DESIGN.md: 0 pass, 1 a property failed, 3 an implementation could not be run. */
 int cs_report_exit_status(const cs_report *r);
 

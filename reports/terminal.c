@@ -200,8 +200,9 @@ static void put_failure(term *t, const cs_cell *c, bool strict) {
   cs_buf_puts(t->b, "    ");
   put_text(t, str_or(c->message, "(no message)"));
   cs_buf_putc(t->b, '\n');
-  cs_buf_printf(t->b, "    seed %llu, case %llu; shrunk to %u turns, %u calls in %u steps\n",
-                (unsigned long long)c->seed, (unsigned long long)c->case_index, (unsigned)c->shrunk_turns,
+  char where[48];
+  cs_buf_printf(t->b, "    seed %llu, %s; shrunk to %u turns, %u calls in %u steps\n",
+                (unsigned long long)c->seed, cs_cell_case_label(c, where, sizeof where), (unsigned)c->shrunk_turns,
                 (unsigned)c->shrunk_calls, (unsigned)c->shrink_steps);
   put_long(t, "history: ", c->history_json);
   put_long(t, "answer:  ", c->answer_json);

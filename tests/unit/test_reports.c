@@ -209,6 +209,30 @@ Test(result, exit_status) {
   cr_assert_eq(cs_report_exit_status(&f.r), 1);
 }
 
+Test(result, case_label_names_corpus_cases) {
+  char buf[48];
+  cs_cell c = fail_cell("emit.unique", "mistral", true, "{}");
+  cr_assert_str_eq(cs_cell_case_label(&c, buf, sizeof buf), "case 16");
+  c.case_index = CS_CASE_CORPUS;
+  cr_assert_str_eq(cs_cell_case_label(&c, buf, sizeof buf), "a corpus case");
+}
+
+Test(json, corpus_case_index_is_null) {
+  fixture f;
+  fixture_init(&f);
+  f.a[1].case_index = CS_CASE_CORPUS;
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root);
+  cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
+  cJSON *fail = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "cells"), 1), "failure");
+  cr_assert(cJSON_IsNull(cJSON_GetObjectItem(fail, "case_index")));
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+}
+
 Test(result, format_table) {
   size_t n = 0;
   const cs_report_format *fm = cs_report_formats(&n);
