@@ -187,6 +187,7 @@ static void build_case(runner *r, cs_choices *ch, cs_caserun *run, case_plan *pl
     run->gen.h = *r->literal_case;
     for (uint32_t t = 0; t < run->gen.h.nturns; t++)
       run->gen.rounds += run->gen.h.turns[t].role == CS_ROLE_ASSISTANT;
+    cs_history_index_build(&run->gen.h, &r->arena, &run->gen.ix);
   } else {
     cs_gen_history(ch, &r->cfg->gen, &r->arena, &run->gen);
   }
@@ -223,8 +224,7 @@ static bool twin_supported(const runner *r, cs_op op, uint32_t t) {
 static void queue_twins(runner *r, cs_caserun *run, cs_reply *twin_replies) {
   if (!run->gen.ntwins)
     return;
-  cs_history_index ix;
-  cs_history_index_build(&run->gen.h, &r->arena, &ix);
+  const cs_history_index ix = run->gen.ix;
   for (uint32_t i = 0; i < run->gen.ntwins; i++) {
     const cs_twin_plan *tp = &run->gen.twins[i];
     twin_replies[i].status = NOT_ASKED;
@@ -240,7 +240,10 @@ static void queue_twins(runner *r, cs_caserun *run, cs_reply *twin_replies) {
   }
 }
 
+/* The history with its twins planted; the generated history itself when nothing was planted. */
 static const cs_history *plant_twins(runner *r, cs_caserun *run, const cs_reply *twin_replies) {
+  if (!run->gen.ntwins)
+    return &run->gen.h;
   cs_history *h = cs_arena_alloc(&r->arena, sizeof *h);
   *h = run->gen.h;
   for (uint32_t i = 0; i < run->gen.ntwins; i++) {
@@ -371,7 +374,12 @@ static int run_batch(runner *r, size_t n, case_plan *plans, unsigned needs, bool
   if (flush(r))
     return -1;
   for (size_t i = 0; i < n; i++) {
-    index_of(&r->runs[i].main, plant_twins(r, &r->runs[i], twin_replies[i]), &r->arena);
+    cs_caserun *run = &r->runs[i];
+    const cs_history *h = plant_twins(r, run, twin_replies[i]);
+    if (h == &run->gen.h) /* nothing planted: the generator's index holds */
+      run->main = (cs_indexed){h, run->gen.ix};
+    else
+      index_of(&run->main, h, &r->arena);
     queue_main(r, &r->runs[i], &plans[i], needs);
   }
   if (flush(r))
