@@ -1,6 +1,9 @@
 /* core/utf8.c: strict UTF-8 validation per RFC 3629. */
 #include "core/utf8.h"
 
+#include <stdint.h>
+#include <string.h>
+
 bool cs_utf8_valid(const char *str, size_t n, size_t *bad_at) {
   const unsigned char *s = (const unsigned char *)str;
   size_t i = 0;
@@ -42,4 +45,27 @@ bad:
   if (bad_at)
     *bad_at = i;
   return false;
+}
+
+bool cs_utf8_valid_count(const char *s, size_t n, size_t *chars) {
+  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    if ((w & highs) || ((w - ones) & ~w & highs)) /* a non-ASCII byte, or a NUL byte */
+      break;
+  }
+  if (i == n) {
+    *chars = n;
+    return true;
+  }
+  size_t bad;
+  if (!cs_utf8_valid(s + i, n - i, &bad))
+    return false;
+  size_t count = i;
+  for (; i < n; i++)
+    count += ((unsigned char)s[i] & 0xC0) != 0x80;
+  *chars = count;
+  return true;
 }

@@ -8,5 +8,8 @@
 /* True when the bytes are well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF) and hold
  * no NUL byte. On false, *bad_at (if not NULL) is the offset of the first bad byte. */
 bool cs_utf8_valid(const char *s, size_t n, size_t *bad_at);
+/* cs_utf8_valid that also counts code points into *chars (when valid). Plain ASCII, the common
+ * case for IDs, is checked eight bytes at a time. */
+bool cs_utf8_valid_count(const char *s, size_t n, size_t *chars);
 
 #endif

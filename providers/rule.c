@@ -209,7 +209,8 @@ bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_in
     WHY("is at least %zu characters, the maximum is %u", id.len / 4, c->rule.max_len);
     return false;
   }
-  if (!cs_utf8_valid(id.ptr, id.len, NULL)) {
+  size_t len;
+  if (!cs_utf8_valid_count(id.ptr, id.len, &len)) {
     WHY("is not valid UTF-8 (or holds a NUL byte)");
     return false;
   }
@@ -219,7 +220,6 @@ bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_in
     WHY("server call ID does not match %s", c->rule.server_pattern);
     return false;
   }
-  size_t len = cs_utf8_length(id);
   if (len < c->rule.min_len) {
     WHY("is %zu characters, the minimum is %u", len, c->rule.min_len);
     return false;

@@ -92,3 +92,35 @@ Test(utf8, every_two_byte_lead_and_continuation) {
       cr_assert_eq(valid(s, 2, NULL), expect, "%02x %02x", a, b);
     }
 }
+
+/* The counting variant agrees with cs_utf8_valid on every input, and its ASCII fast path (eight
+ * bytes at a time) hands over to the slow path wherever the odd byte sits. */
+Test(utf8, valid_count_agrees_with_valid) {
+  const char *samples[] = {"",         "call_0",           "toolu_01ABCDEFGHabcdefgh", "caf\xc3\xa9",
+                           "\xf0\x9f\x98\x80x", "abcdefgh\xe2\x82\xac", "abcdefg\xc3", "abc\xed\xa0\x80zz"};
+  const size_t counts[] = {0, 6, 24, 4, 2, 9, 0, 0};
+  for (size_t k = 0; k < sizeof samples / sizeof *samples; k++) {
+    size_t n = strlen(samples[k]), chars = 99;
+    bool ok = cs_utf8_valid_count(samples[k], n, &chars);
+    cr_assert_eq(ok, cs_utf8_valid(samples[k], n, NULL), "sample %zu", k);
+    if (ok)
+      cr_assert_eq(chars, counts[k], "sample %zu: %zu code points", k, chars);
+  }
+  /* a NUL byte or a high byte at every offset of a 24-byte ASCII run */
+  for (size_t at = 0; at < 24; at++) {
+    char buf[24];
+    memset(buf, 'a', sizeof buf);
+    size_t chars = 0;
+    cr_assert(cs_utf8_valid_count(buf, sizeof buf, &chars));
+    cr_assert_eq(chars, 24);
+    buf[at] = 0;
+    cr_assert_not(cs_utf8_valid_count(buf, sizeof buf, &chars), "NUL at %zu", at);
+    buf[at] = (char)0xC3;
+    cr_assert_not(cs_utf8_valid_count(buf, sizeof buf, &chars), "lone lead at %zu", at);
+    if (at + 1 < sizeof buf) {
+      buf[at + 1] = (char)0xA9;
+      cr_assert(cs_utf8_valid_count(buf, sizeof buf, &chars), "two-byte character at %zu", at);
+      cr_assert_eq(chars, 23);
+    }
+  }
+}
