@@ -3,14 +3,7 @@
 # that reproduce failures, the known-failures list and the reports. Usage: cli.sh path/to/callsign
 set -u
 CS=${1:-build/san/callsign}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-san_clean() { ! grep -qE 'Sanitizer|runtime error' "$1"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 "$CS" help >"$T/help" 2>&1
 check "help exits 0 and lists run" "[ $? -eq 0 ] && grep -q '^  run ' '$T/help'"
@@ -128,5 +121,4 @@ check "--stats prints every label" "grep -q 'id.missing' '$T/st' && grep -q 'twi
 "$CS" run --impl reference --cases 200 --no-corpus --min-coverage 90% >"$T/o" 2>"$T/e"
 check "--min-coverage fails when a class is rare" "[ $? -eq 1 ] && grep -q 'min-coverage' '$T/o'"
 for f in "$T"/e; do check "no sanitizer report" "san_clean '$f'"; done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -5,14 +5,7 @@
 # budgets and usage errors. Usage: collide.sh path/to/callsign
 set -u
 CS=${1:-build/san/callsign}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-san_clean() { ! grep -qE 'Sanitizer|runtime error' "$@"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # Recomputes anthropic-sanitize on the two inputs printed as A: and B: (JSON strings).
 independent() {
   python3 - "$1" <<'P'
@@ -101,5 +94,4 @@ check "unknown --inputs: exit 2" "[ $? -eq 2 ] && grep -q 'unknown family' '$T/e
 check "bad --memory: exit 2" "[ $? -eq 2 ] && grep -q -- '--memory' '$T/e'"
 
 check "no sanitizer report" "san_clean '$T'/*.err"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

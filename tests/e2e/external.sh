@@ -5,12 +5,7 @@
 set -u
 CS=${1:-build/san/callsign}
 ADAPTER_C=${ADAPTER_C:-build/adapter-c}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 CASES=${EXTERNAL_CASES:-300}
 
 run() { "$CS" run --no-corpus --quiet --cases "$CASES" --json "$T/r.json" --impl-cmd -- "$@" >"$T/out" 2>"$T/err"; }
@@ -69,5 +64,4 @@ rc=$?
 rc=$?
 [ $rc -eq 3 ] && ok "garbage hello: exit 3" || bad "garbage hello: exit $rc"
 ! grep -qE 'Sanitizer|runtime error' "$T/err" && ok "no sanitizer report" || bad "sanitizer report"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -4,14 +4,7 @@
 # a buggy built-in's failures are saved and replay. Usage: fuzz.sh path/to/callsign
 set -u
 CS=${1:-build/san/callsign}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-san_clean() { ! grep -qE 'Sanitizer|runtime error' "$@"; }
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 distinct() { python3 -c "import json,sys;print('\n'.join(sorted(f['property']+' '+f['target']+' '+f['signature'] for f in json.load(open(sys.argv[1]))['findings'] if f['distinct'])))" "$1"; }
 
 BUGGY=anthropic-sanitize
@@ -78,5 +71,4 @@ check "merge of a directory without a summary: exit 2, names it" "[ $? -eq 2 ] &
 check "merge refuses results of different implementations" "[ $? -eq 2 ] && grep -q 'cannot merge' '$T/e'"
 
 check "no sanitizer report" "san_clean '$T'/*.err"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

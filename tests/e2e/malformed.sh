@@ -8,12 +8,7 @@ set -u
 CS=${1:?usage: malformed.sh path/to/callsign}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 data=$here/malformed
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # The reason each input must give (a fragment of the message); empty: any reason.
 expected() {
@@ -112,5 +107,4 @@ run canon "$T/a-directory" </dev/null >"$T/out" 2>"$T/err"
 echo $? >"$T/rc"
 check_refusal "a directory" "$T/a-directory" ""
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

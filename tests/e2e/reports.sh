@@ -5,12 +5,7 @@
 # Usage: reports.sh path/to/callsign
 set -u
 CS=${1:-build/san/callsign}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 "$CS" run --no-corpus --quiet --cases 50 --junit "$T/r.xml" --json "$T/r.json" --markdown "$T/r.md" \
   --html "$T/r.html" --impl-cmd -- python3 tests/fixtures/evil_ids.py >"$T/out" 2>"$T/err"
@@ -44,5 +39,4 @@ else
   [ -s "$T/r.png" ] && ok "screenshot taken" || bad "no screenshot"
 fi
 ! grep -qE 'Sanitizer|runtime error' "$T/err" && ok "no sanitizer report" || bad "sanitizer report"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
