@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/fs.h"
 #include "core/hash.h"
 #include "core/history_json.h"
 #include "harness/cli.h"
@@ -258,23 +259,6 @@ void cs_findings_free(cs_findings *f) {
 
 /* --- the results directory ---------------------------------------------------------------------- */
 
-static int make_dir(const char *path, cs_err *err) {
-  char tmp[2048];
-  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-    return cs_err_set(err, "%.200s...: path too long", path);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = 0;
-    if (mkdir(tmp, 0777) && errno != EEXIST)
-      return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(tmp, 0777) && errno != EEXIST)
-    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-  return 0;
-}
-
 /* summary.json:
  * {"callsign_fuzz": 1, "impl": NAME, "seed": N, "parts": "all" | "I/N ...", "cases": N,
  *  "seconds": S, "distinct": N,
@@ -282,7 +266,7 @@ static int make_dir(const char *path, cs_err *err) {
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
  *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
 int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err) {
-  if (make_dir(dir, err))
+  if (cs_mkdir_p(dir, err))
     return -1;
   size_t *idx = calloc(f->n + 1, sizeof *idx);
   bool *first = calloc(f->n + 1, sizeof *first);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "core/buf.h"
+#include "core/fs.h"
 #include "core/hash.h"
 #include "core/history_json.h"
 #include "harness/cli.h"
@@ -24,24 +25,6 @@ void cs_corpus_dirname(const char *impl, char *out, size_t len) {
   if (o == 0 && len > 1)
     out[o++] = '_';
   out[o] = 0;
-}
-
-static int mkdir_p(const char *path, cs_err *err) {
-  char tmp[2048];
-  if (strlen(path) >= sizeof tmp)
-    return cs_err_set(err, "%.200s...: path too long", path);
-  memcpy(tmp, path, strlen(path) + 1);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/')
-      continue;
-    *p = 0;
-    if (mkdir(tmp, 0777) && errno != EEXIST)
-      return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(tmp, 0777) && errno != EEXIST)
-    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-  return 0;
 }
 
 /* Reads and parses one case file into a JSON object. */
@@ -127,7 +110,9 @@ int cs_corpus_read_literal(const char *path, cs_arena *a, cs_history *out, char 
   return rc;
 }
 
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err) {
   memset(out, 0, sizeof *out);
@@ -192,12 +177,11 @@ void cs_corpus_free(cs_corpus *c) {
   memset(c, 0, sizeof *c);
 }
 
-int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name,
-                   cs_err *err) {
+int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err) {
   char sub[256], path[1400];
   cs_corpus_dirname(impl, sub, sizeof sub);
   snprintf(path, sizeof path, "%s/%s", dir, sub);
-  if (mkdir_p(path, err))
+  if (cs_mkdir_p(path, err))
     return -1;
   cs_buf tok = {0}, body = {0};
   cs_choices_token(cell->choices, cell->nchoices, &tok);
@@ -238,7 +222,7 @@ int cs_corpus_save_literal(const char *dir, const char *impl, const char *proper
   char sub[256], path[1400];
   cs_corpus_dirname(impl, sub, sizeof sub);
   snprintf(path, sizeof path, "%s/%s", dir, sub);
-  if (mkdir_p(path, err))
+  if (cs_mkdir_p(path, err))
     return -1;
   cs_buf hist = {0}, body = {0};
   cs_history_write(&hist, h);

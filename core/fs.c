@@ -1,0 +1,24 @@
+/* core/fs.c: mkdir -p. */
+#include "core/fs.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int cs_mkdir_p(const char *path, cs_err *err) {
+  char tmp[2048];
+  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+    return cs_err_set(err, "%.200s...: path too long", path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = 0;
+    if (mkdir(tmp, 0777) && errno != EEXIST)
+      return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(tmp, 0777) && errno != EEXIST)
+    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+  return 0;
+}
