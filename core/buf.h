@@ -27,6 +27,8 @@ void cs_buf_printf(cs_buf *b, const char *fmt, ...)
 void cs_buf_json_str(cs_buf *b, cs_str s);
 void cs_buf_clear(cs_buf *b);
 void cs_buf_free(cs_buf *b);
-static inline cs_str cs_buf_view(const cs_buf *b) { return (cs_str){b->data ? b->data : "", b->len}; }
+static inline cs_str cs_buf_view(const cs_buf *b) {
+  return (cs_str){b->data ? b->data : "", b->len};
+}
 
 #endif

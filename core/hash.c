@@ -30,8 +30,12 @@ void cs_hasher_free(cs_hasher *h) {
   free(h);
 }
 
-void cs_hasher_begin(cs_hasher *h) { EVP_DigestInit_ex2(h->ctx, h->md, NULL); }
-void cs_hasher_add(cs_hasher *h, const void *data, size_t len) { EVP_DigestUpdate(h->ctx, data, len); }
+void cs_hasher_begin(cs_hasher *h) {
+  EVP_DigestInit_ex2(h->ctx, h->md, NULL);
+}
+void cs_hasher_add(cs_hasher *h, const void *data, size_t len) {
+  EVP_DigestUpdate(h->ctx, data, len);
+}
 void cs_hasher_finish(cs_hasher *h, uint8_t out[32]) {
   unsigned int n = 32;
   EVP_DigestFinal_ex(h->ctx, out, &n);

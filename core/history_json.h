@@ -22,8 +22,8 @@ typedef struct {
 /* Parses `json` (one history object) into `out`, memory in `a`. Returns 0, or -1 with `err` set. */
 int cs_history_parse(cs_str json, const cs_history_limits *lim, cs_arena *a, cs_history *out, cs_err *err);
 /* Converts an already parsed cJSON value; `path` prefixes error places (e.g. "history"). */
-int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_limits *lim, cs_arena *a,
-                          cs_history *out, cs_err *err);
+int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_limits *lim, cs_arena *a, cs_history *out,
+                          cs_err *err);
 /* Checks raw JSON text before cJSON sees it: size, UTF-8, no NUL byte, no \u0000 escape (cJSON
  * would silently cut a string there). Returns 0 or -1 with `err` naming line:column. */
 int cs_json_precheck(cs_str json, size_t max_bytes, cs_err *err);

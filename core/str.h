@@ -14,11 +14,19 @@ typedef struct {
 
 #define CS_NULL_STR ((cs_str){NULL, 0})
 
-static inline cs_str cs_str_c(const char *s) { return (cs_str){s, s ? strlen(s) : 0}; }
-static inline cs_str cs_str_n(const char *s, size_t n) { return (cs_str){s, n}; }
-static inline bool cs_str_is_null(cs_str s) { return s.ptr == NULL; }
+static inline cs_str cs_str_c(const char *s) {
+  return (cs_str){s, s ? strlen(s) : 0};
+}
+static inline cs_str cs_str_n(const char *s, size_t n) {
+  return (cs_str){s, n};
+}
+static inline bool cs_str_is_null(cs_str s) {
+  return s.ptr == NULL;
+}
 /* Null or zero length: the pairing rule treats both as "no ID". */
-static inline bool cs_str_is_blank(cs_str s) { return s.ptr == NULL || s.len == 0; }
+static inline bool cs_str_is_blank(cs_str s) {
+  return s.ptr == NULL || s.len == 0;
+}
 
 /* Equal when both are null, or both non-null with the same bytes. */
 static inline bool cs_str_eq(cs_str a, cs_str b) {
@@ -27,7 +35,9 @@ static inline bool cs_str_eq(cs_str a, cs_str b) {
   return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
 }
 
-static inline bool cs_str_eq_c(cs_str a, const char *b) { return a.ptr && cs_str_eq(a, cs_str_c(b)); }
+static inline bool cs_str_eq_c(cs_str a, const char *b) {
+  return a.ptr && cs_str_eq(a, cs_str_c(b));
+}
 
 static inline bool cs_str_starts(cs_str s, const char *prefix) {
   size_t n = strlen(prefix);

@@ -16,10 +16,10 @@
 typedef struct {
   uint64_t *v; /* recorded or replayed values (heap; owned) */
   size_t n, cap;
-  size_t pos;      /* replay cursor */
-  bool replay;     /* false: record from the PRNG */
-  bool exhausted;  /* replay read past the end at least once */
-  uint64_t s[4];   /* PRNG state */
+  size_t pos;       /* replay cursor */
+  bool replay;      /* false: record from the PRNG */
+  bool exhausted;   /* replay read past the end at least once */
+  uint64_t s[4];    /* PRNG state */
   size_t max_draws; /* 0: 1 << 20; past it every draw is 0 (bounds generation) */
 } cs_choices;
 

@@ -31,7 +31,7 @@ typedef struct {
   cs_labelset labels;
   cs_twin_plan *twins; /* planned twins (0..2) */
   uint32_t ntwins;
-  uint32_t rounds; /* assistant rounds in h (for compression and append transforms) */
+  uint32_t rounds;     /* assistant rounds in h (for compression and append transforms) */
   cs_history_index ix; /* the index of h (built anyway for the labels; callers may reuse it) */
 } cs_gen_case;
 

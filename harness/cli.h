@@ -34,8 +34,8 @@ typedef enum {
 typedef struct {
   const char *impls[CS_MAX_LIST]; /* --impl NAME (repeatable; "all": every built-in) */
   size_t nimpls;
-  char **impl_cmd; /* argv after --impl-cmd -- (NULL-terminated) */
-  unsigned targets; /* --target T (repeatable); 0: all */
+  char **impl_cmd;               /* argv after --impl-cmd -- (NULL-terminated) */
+  unsigned targets;              /* --target T (repeatable); 0: all */
   const char *only[CS_MAX_LIST]; /* --property P (prefix; repeatable) */
   size_t nonly;
   uint64_t seed;

@@ -90,5 +90,9 @@ cleanup:
   return status;
 }
 
-int cs_cmd_canon(int argc, char **argv) { return canon_or_emit(argc, argv, CS_CMD_CANON); }
-int cs_cmd_emit(int argc, char **argv) { return canon_or_emit(argc, argv, CS_CMD_EMIT); }
+int cs_cmd_canon(int argc, char **argv) {
+  return canon_or_emit(argc, argv, CS_CMD_CANON);
+}
+int cs_cmd_emit(int argc, char **argv) {
+  return canon_or_emit(argc, argv, CS_CMD_EMIT);
+}

@@ -19,7 +19,9 @@ static void cell(bool md, const char *s, int width) {
   }
 }
 
-static void end_row(bool md) { fputs(md ? "|\n" : "\n", stdout); }
+static void end_row(bool md) {
+  fputs(md ? "|\n" : "\n", stdout);
+}
 
 int cs_cmd_list(int argc, char **argv) {
   bool md = argc > 2 && !strcmp(argv[2], "--markdown");
@@ -47,8 +49,9 @@ int cs_cmd_list(int argc, char **argv) {
   }
   size_t nb;
   const cs_builtin *b = cs_builtins(&nb);
-  printf(md ? "\n### Built-in implementations\n\n| implementation | design | what the design gives up |\n|---|---|---|\n"
-            : "\nIMPLEMENTATIONS\n");
+  printf(
+      md ? "\n### Built-in implementations\n\n| implementation | design | what the design gives up |\n|---|---|---|\n"
+         : "\nIMPLEMENTATIONS\n");
   for (size_t i = 0; i < nb; i++) {
     char name[80];
     snprintf(name, sizeof name, md ? "`%s`" : "%s", b[i].name);

@@ -26,7 +26,9 @@ typedef struct {
   cs_arena literal_arena;
 } run_ctx;
 
-static const char *dup_s(cs_arena *a, const char *s) { return s ? cs_arena_strc(a, s).ptr : NULL; }
+static const char *dup_s(cs_arena *a, const char *s) {
+  return s ? cs_arena_strc(a, s).ptr : NULL;
+}
 
 static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_cell *out, bool external) {
   const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
@@ -118,8 +120,8 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   if (!c->o.quiet && isatty(2))
     rc.progress = progress_line;
   cs_run_result res;
-  int status = token ? cs_run_replay(impl, c->rs, &rc, token, ntoken, &res, &err)
-                     : cs_run_impl(impl, c->rs, &rc, &res, &err);
+  int status =
+      token ? cs_run_replay(impl, c->rs, &rc, token, ntoken, &res, &err) : cs_run_impl(impl, c->rs, &rc, &res, &err);
   if (rc.progress)
     fputs("\r\033[K", stderr);
   cs_corpus_free(&corpus);

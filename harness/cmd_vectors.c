@@ -29,10 +29,12 @@ static const struct {
     {"null and empty IDs are different inputs", "id.missing id.empty",
      "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"gemini\",\"turn_key\":\"t0\",\"calls\":["
      "{\"id\":null,\"name\":\"glob\"},{\"id\":\"\",\"name\":\"glob\"}]},{\"role\":\"tool\",\"results\":["
-     "{\"call_id\":null,\"name\":\"glob\",\"content\":\"a\"},{\"call_id\":\"\",\"name\":\"glob\",\"content\":\"b\"}]}]}"},
+     "{\"call_id\":null,\"name\":\"glob\",\"content\":\"a\"},{\"call_id\":\"\",\"name\":\"glob\",\"content\":\"b\"}]}]"
+     "}"},
     {"the same tuple twice (repeated turn_key) is resolved by the attempt field", "id.dup_across_turns",
      "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"k\",\"calls\":["
-     "{\"id\":\"call_0\",\"name\":\"glob\"}]},{\"role\":\"tool\",\"results\":[{\"call_id\":\"call_0\",\"name\":\"glob\"}]},"
+     "{\"id\":\"call_0\",\"name\":\"glob\"}]},{\"role\":\"tool\",\"results\":[{\"call_id\":\"call_0\",\"name\":"
+     "\"glob\"}]},"
      "{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"k\",\"calls\":[{\"id\":\"call_0\",\"name\":"
      "\"glob\"}]},{\"role\":\"tool\",\"results\":[{\"call_id\":\"call_0\",\"name\":\"glob\"}]}]}"},
     {"a canonical look-alike is kept; its duplicate is re-derived", "id.canonical_lookalike",
@@ -103,7 +105,9 @@ static cJSON *history_cjson(const cs_history *h) {
   return j;
 }
 
-static bool same_json(const cJSON *a, const cJSON *b) { return a && b && cJSON_Compare(a, b, 1); }
+static bool same_json(const cJSON *a, const cJSON *b) {
+  return a && b && cJSON_Compare(a, b, 1);
+}
 
 static int check(const char *path, cs_ruleset *rs, const cs_digest *d) {
   cs_err err = {{0}};
@@ -161,9 +165,9 @@ static cs_history plant_reference_twins(const cs_gen_case *gc, cs_ruleset *rs, c
       continue;
     cs_str out;
     if (tp->via_normalize)
-      out = ix.calls[tp->from_call]->id.ptr ? cs_reference_normalize(rs, (cs_target_id)tp->target,
-                                                                     ix.calls[tp->from_call]->id, d, a)
-                                            : CS_NULL_STR;
+      out = ix.calls[tp->from_call]->id.ptr
+                ? cs_reference_normalize(rs, (cs_target_id)tp->target, ix.calls[tp->from_call]->id, d, a)
+                : CS_NULL_STR;
     else
       out = cs_reference_emit(&gc->h, &ix, &canon, rs, (cs_target_id)tp->target, d, a).calls[tp->from_call];
     if (out.ptr)
@@ -210,8 +214,9 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
   cJSON_AddItemToArray(header, cJSON_CreateString("encode: 'callsign-canonical-v1,' then each field as "
                                                   "'<byte length>:<bytes>,' or '~,' for null; duplicates append the "
                                                   "attempt number as a sixth field."));
-  cJSON_AddItemToArray(header, cJSON_CreateString("results take their call's ID by the PROTOCOL.md pairing rule; "
-                                                  "orphan results are null. tcIds are stable: regenerating keeps them."));
+  cJSON_AddItemToArray(header,
+                       cJSON_CreateString("results take their call's ID by the PROTOCOL.md pairing rule; "
+                                          "orphan results are null. tcIds are stable: regenerating keeps them."));
   cJSON *notes = cJSON_AddObjectToObject(root, "notes");
   for (int l = 0; l < CS_LABEL_COUNT; l++)
     cJSON_AddStringToObject(notes, cs_label_name((cs_label)l), cs_label_desc((cs_label)l));

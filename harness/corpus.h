@@ -27,8 +27,7 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
 void cs_corpus_free(cs_corpus *c);
 /* Saves one failure; the file name is derived from property, target and token, so saving the same
  * case twice writes one file. Returns 0, or -1 with err. */
-int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name,
-                   cs_err *err);
+int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err);
 /* Reads one saved case file: its token's choices (heap) and its property/target names. */
 int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,
                         size_t tlen, cs_err *err);

@@ -17,11 +17,14 @@ static int cmd_help(int argc, char **argv);
 static const command commands[] = {
     {"run", cs_cmd_run, CS_CMD_RUN, "[--impl NAME | --impl-cmd -- ARGV...]",
      "check implementations against every property and print the compliance matrix (default)"},
-    {"replay", cs_cmd_replay, CS_CMD_REPLAY, "--impl NAME TOKEN|FILE", "re-run one case from a replay token or a saved case"},
+    {"replay", cs_cmd_replay, CS_CMD_REPLAY, "--impl NAME TOKEN|FILE",
+     "re-run one case from a replay token or a saved case"},
     {"vectors", cs_cmd_vectors, CS_CMD_VECTORS, "[--check | --generate] [FILE]",
      "check or regenerate the canonical v1 vectors"},
-    {"canon", cs_cmd_canon, CS_CMD_CANON, "[FILE]", "print the reference's canonical IDs for one history (file or stdin)"},
-    {"emit", cs_cmd_emit, CS_CMD_EMIT, "--target T [FILE]", "print the reference's wire IDs for one history and target"},
+    {"canon", cs_cmd_canon, CS_CMD_CANON, "[FILE]",
+     "print the reference's canonical IDs for one history (file or stdin)"},
+    {"emit", cs_cmd_emit, CS_CMD_EMIT, "--target T [FILE]",
+     "print the reference's wire IDs for one history and target"},
     {"probe", cs_cmd_probe, CS_CMD_PROBE, "--provider P [--model M] [--base-url URL] [--discover] [--dry-run]",
      "send live requests to a provider and compare its verdicts with callsign's rule (or --discover it)"},
     {"fuzz", cs_cmd_fuzz, CS_CMD_FUZZ, "--impl NAME | --impl-cmd -- ARGV... [--time D] [--jobs N] [--shard I/N]",
@@ -43,8 +46,9 @@ static int cmd_help(int argc, char **argv) {
   }
   if (which)
     return cs_fail(CS_EXIT_USAGE, "help: unknown command '%s'", which);
-  printf("callsign %s: property-based conformance harness for LLM tool-call IDs\n\nusage: callsign COMMAND [OPTIONS]\n\n",
-         CS_VERSION);
+  printf(
+      "callsign %s: property-based conformance harness for LLM tool-call IDs\n\nusage: callsign COMMAND [OPTIONS]\n\n",
+      CS_VERSION);
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     printf("  %-8s %s\n", commands[i].name, commands[i].summary);
   printf("\n`callsign help COMMAND` lists a command's options. Exit status: 0 all required properties hold,\n"

@@ -167,8 +167,7 @@ static bool emit_prefix_stable(cs_check_ctx *ctx, const cs_caserun *run, int t) 
   const cs_answer *a = &run->emit[t].answer, *b = &run->emit_appended[t].answer;
   for (uint32_t c = 0; c < a->ncalls && c < b->ncalls; c++)
     if (!cs_str_eq(a->calls[c], b->calls[c]))
-      return FAIL("call %u gets %s, and %s once turns are appended", c, show(ctx, a->calls[c]),
-                  show(ctx, b->calls[c]));
+      return FAIL("call %u gets %s, and %s once turns are appended", c, show(ctx, a->calls[c]), show(ctx, b->calls[c]));
   return true;
 }
 
@@ -378,14 +377,15 @@ static const cs_property table[] = {
     {"normalize.injective", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_TWICE,
      "distinct inputs (including earlier outputs fed back in) give distinct outputs", normalize_injective},
     {"vectors.canonical_v1", REQ, CS_OP_CANONICALIZE, false, -1, 0,
-     "byte-exact agreement with corpus/vectors/canonical_v1.json (only for implementations claiming the scheme)",
-     NULL},
+     "byte-exact agreement with corpus/vectors/canonical_v1.json (only for implementations claiming the scheme)", NULL},
     {"normalize.idempotent", REC, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_TWICE,
      "N(N(x)) = N(x); a total, valid normalizer cannot be both idempotent and injective", normalize_idempotent},
     {"emit.prefix_stable", REC, CS_OP_EMIT, true, -1, CS_NEED_EMIT | CS_NEED_APPEND,
      "appending turns never changes earlier wire IDs (prompt caches depend on it)", emit_prefix_stable},
     {"emit.compression_stable", REC, CS_OP_EMIT, true, -1, CS_NEED_EMIT | CS_NEED_COMPRESS,
-     "dropping leading rounds keeps the retained calls' wire IDs (kimi, and IDs that collided with a dropped one, excepted)", emit_compression_stable},
+     "dropping leading rounds keeps the retained calls' wire IDs (kimi, and IDs that collided with a dropped one, "
+     "excepted)",
+     emit_compression_stable},
     {"emit.native_passthrough", REC, CS_OP_EMIT, true, -1, CS_NEED_EMIT,
      "an ID the target itself produced, valid and not taken, passes unchanged (kimi excepted)",
      emit_native_passthrough},

@@ -24,7 +24,7 @@ typedef struct {
 typedef bool (*cs_check_fn)(cs_check_ctx *ctx, const cs_caserun *run, int target);
 
 typedef struct {
-  const char *name;     /* stable: reports, --expect lists and replay tokens refer to it */
+  const char *name; /* stable: reports, --expect lists and replay tokens refer to it */
   cs_tier tier;
   cs_op op;             /* the op it needs */
   bool per_target;      /* checked once per target the implementation supports for `op` */

@@ -47,7 +47,7 @@ typedef struct {
   unsigned emit_targets, norm_targets;
   cs_outcome *cells;
   size_t ncells;
-  unsigned needs;   /* union over active (not yet failed) cells */
+  unsigned needs; /* union over active (not yet failed) cells */
   cs_run_result *res;
   cs_err *err;
   bool fatal;
@@ -64,7 +64,9 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static uint64_t case_seed(uint64_t seed, uint64_t index) { return cs_seed_mix(seed ^ cs_seed_mix(index + 1)); }
+static uint64_t case_seed(uint64_t seed, uint64_t index) {
+  return cs_seed_mix(seed ^ cs_seed_mix(index + 1));
+}
 
 /* --- request queue ------------------------------------------------------------------------------ */
 
@@ -324,8 +326,7 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
         continue;
       enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, run->norm_in, run->nnorm}, &run->norm[t]);
       if (needs & CS_NEED_NORM_AGAIN)
-        enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, run->norm_in, run->nnorm},
-                &run->norm_again[t]);
+        enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, run->norm_in, run->nnorm}, &run->norm_again[t]);
     }
   }
 }
@@ -461,8 +462,8 @@ static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, 
     const cs_reply *f = first_fault(run);
     if (!f)
       return 1;
-    snprintf(why, why_len, "%s: %.*s", cs_reply_status_name(f->status), (int)(f->message.len < 500 ? f->message.len : 500),
-             f->message.ptr ? f->message.ptr : "");
+    snprintf(why, why_len, "%s: %.*s", cs_reply_status_name(f->status),
+             (int)(f->message.len < 500 ? f->message.len : 500), f->message.ptr ? f->message.ptr : "");
     return 0;
   }
   if (!needs_answered(run, p->needs, cell->target))
@@ -912,8 +913,10 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
         continue;
       if (ci % restart_every == 0 && n == 0)
         restart_now = true;
-      else if (ci % restart_every == 0)
-        { next--; break; } /* start a new batch so this case is first and gets the restart check */
+      else if (ci % restart_every == 0) {
+        next--;
+        break;
+      } /* start a new batch so this case is first and gets the restart check */
       cs_choices_record(&r.ch[n], case_seed(cfg->seed, ci));
       idx[n++] = ci;
     }

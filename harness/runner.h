@@ -17,20 +17,20 @@ struct cs_outcome; /* below */
 
 typedef struct {
   uint64_t seed;
-  uint64_t cases;          /* 0: 2000 (upper bound when time_s is set) */
-  double time_s;           /* 0: no time limit */
-  unsigned targets;        /* bit per target; 0: all */
+  uint64_t cases;            /* 0: 2000 (upper bound when time_s is set) */
+  double time_s;             /* 0: no time limit */
+  unsigned targets;          /* bit per target; 0: all */
   uint32_t shard_i, shard_n; /* run only cases with index % shard_n == shard_i; shard_n 0: no sharding */
-  unsigned restart_every;  /* compare against a restarted implementation every N cases; 0: 500 */
-  unsigned batch;          /* cases per pipelined batch; 0: 32 */
-  unsigned shrink_budget;  /* candidate runs per failure; 0: 3000 */
+  unsigned restart_every;    /* compare against a restarted implementation every N cases; 0: 500 */
+  unsigned batch;            /* cases per pipelined batch; 0: 32 */
+  unsigned shrink_budget;    /* candidate runs per failure; 0: 3000 */
   cs_gen_config gen;
   const char *const *only; /* property name prefixes to run (NULL: all) */
   size_t nonly;
   const uint64_t *const *replay; /* choice sequences to run first (the corpus), each with its length */
   const size_t *replay_len;
   size_t nreplay;
-  bool stop_on_first;       /* fuzzing: stop at the first failure */
+  bool stop_on_first; /* fuzzing: stop at the first failure */
   void (*progress)(void *user, uint64_t cases, uint64_t failures, double elapsed);
   void *progress_user;
 

@@ -45,10 +45,10 @@ typedef struct {
 typedef struct {
   const char *name;
   const char *version;
-  unsigned ops;                  /* cs_op bits */
-  unsigned emit_targets;         /* bit t: emit supports target t */
-  unsigned normalize_targets;    /* bit t: normalize supports target t */
-  bool claims_canonical_v1;      /* checked byte for byte against corpus/vectors */
+  unsigned ops;                    /* cs_op bits */
+  unsigned emit_targets;           /* bit t: emit supports target t */
+  unsigned normalize_targets;      /* bit t: normalize supports target t */
+  bool claims_canonical_v1;        /* checked byte for byte against corpus/vectors */
   bool nondeterministic_by_design; /* documentation only: the design draws random values */
 } cs_impl_info;
 
@@ -88,8 +88,8 @@ static inline void cs_impl_destroy(cs_impl *i) {
  * README are derived. */
 typedef struct {
   const char *name;
-  const char *design;   /* one line: the design it is faithful to */
-  const char *breaks;   /* documentation: what that design gives up (never used for judging) */
+  const char *design; /* one line: the design it is faithful to */
+  const char *breaks; /* documentation: what that design gives up (never used for judging) */
   cs_impl *(*create)(const cs_impl_env *env, cs_err *err);
 } cs_builtin;
 
@@ -128,10 +128,10 @@ extern const cs_impl_vtable cs_inproc_vtable;
 
 /* The subprocess client for PROTOCOL.md (impls/subprocess.c). */
 typedef struct {
-  unsigned deadline_ms;   /* per request; 0: 5000 */
-  size_t stderr_tail;     /* bytes kept; 0: 4096 */
-  unsigned pipeline;      /* requests in flight; 0: 64 */
-  size_t max_line;        /* longest answer line accepted; 0: 64 MiB */
+  unsigned deadline_ms; /* per request; 0: 5000 */
+  size_t stderr_tail;   /* bytes kept; 0: 4096 */
+  unsigned pipeline;    /* requests in flight; 0: 64 */
+  size_t max_line;      /* longest answer line accepted; 0: 64 MiB */
 } cs_subprocess_config;
 
 /* Starts argv[0] (no shell) with argv, does the hello handshake. NULL with `err` when it cannot be

@@ -100,8 +100,8 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
   return ans;
 }
 
-cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon,
-                            cs_ruleset *rs, cs_target_id target, const cs_digest *d, cs_arena *a) {
+cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon, cs_ruleset *rs,
+                            cs_target_id target, const cs_digest *d, cs_arena *a) {
   const cs_target *tg = cs_target_get(target);
   const cs_rule *rule = cs_ruleset_rule(rs, target);
   cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, a);
@@ -134,8 +134,8 @@ cs_str cs_reference_normalize(cs_ruleset *rs, cs_target_id target, cs_str id, co
   if (target == CS_PROV_KIMI)
     return CS_NULL_STR;
   /* Normalize by hashing the tuple (target, id) into a canonical-looking ID, then map it. */
-  cs_str canon = cs_canonical_id(d, CS_PROV_UNKNOWN, id, cs_str_c("normalize"), cs_str_c(cs_target_get(target)->name),
-                                 0, 0, a);
+  cs_str canon =
+      cs_canonical_id(d, CS_PROV_UNKNOWN, id, cs_str_c("normalize"), cs_str_c(cs_target_get(target)->name), 0, 0, a);
   cs_map_input in = {canon, NULL, 0, 0};
   return cs_target_get(target)->mapper(cs_ruleset_rule(rs, target), d, &in, a);
 }

@@ -36,8 +36,8 @@ cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, 
 cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const cs_digest *d, cs_arena *a);
 
 /* Reference emit for `target` given the canonical answer `canon` of the same history. */
-cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon,
-                            cs_ruleset *rs, cs_target_id target, const cs_digest *d, cs_arena *a);
+cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon, cs_ruleset *rs,
+                            cs_target_id target, const cs_digest *d, cs_arena *a);
 
 /* Reference stateless normalizer: always derives (prefix + hash of the whole input), so it is
  * deterministic, valid and injective up to the hash, and gives up idempotence by design. Kimi has

@@ -14,7 +14,8 @@ static cs_str kimi_map(const cs_rule *rule, const cs_digest *d, const cs_map_inp
   size_t n = 10;
   for (size_t i = 0; i < name.len; i++) {
     unsigned char c = (unsigned char)name.ptr[i];
-    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    int ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
     if (c >= 0x80 && (c & 0xC0) == 0x80)
       continue; /* one '_' per non-ASCII character, not per byte */
     clean[n++] = ok ? (char)c : '_';

@@ -13,7 +13,9 @@ static const cs_target *const table[CS_TARGET_COUNT] = {
     [CS_PROV_BEDROCK] = &cs_target_bedrock,
 };
 
-const cs_target *cs_target_get(cs_target_id t) { return (unsigned)t < CS_TARGET_COUNT ? table[t] : NULL; }
+const cs_target *cs_target_get(cs_target_id t) {
+  return (unsigned)t < CS_TARGET_COUNT ? table[t] : NULL;
+}
 
 int cs_target_parse(const char *name) {
   for (int i = 0; i < CS_TARGET_COUNT; i++)

@@ -47,13 +47,13 @@ typedef struct {
 typedef cs_str (*cs_mapper_fn)(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a);
 
 typedef struct {
-  const char *name;     /* stable target name, as in PROTOCOL.md */
-  cs_target_id id;      /* its cs_provider value */
-  cs_rule rule;         /* the default rule */
-  cs_mapper_fn mapper;  /* reference mapper */
-  bool native_passthrough; /* reference keeps IDs that the same provider produced, when valid */
-  const char *summary;  /* one line for `callsign list` and the README */
-  const char *evidence; /* how sure we are (PROVIDERS.md grade) */
+  const char *name;                  /* stable target name, as in PROTOCOL.md */
+  cs_target_id id;                   /* its cs_provider value */
+  cs_rule rule;                      /* the default rule */
+  cs_mapper_fn mapper;               /* reference mapper */
+  bool native_passthrough;           /* reference keeps IDs that the same provider produced, when valid */
+  const char *summary;               /* one line for `callsign list` and the README */
+  const char *evidence;              /* how sure we are (PROVIDERS.md grade) */
   const struct cs_probe_spec *probe; /* live probe: request builder, classifier (providers/probe.h) */
 } cs_target;
 
@@ -64,7 +64,8 @@ int cs_target_parse(const char *name);
 
 /* Shared mapper helpers (providers/mapper_util.c). */
 /* prefix + `n` base64url chars of the canonical suffix (attempt 0) or of digest(canonical#attempt). */
-cs_str cs_map_prefixed(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, const char *prefix, cs_arena *a);
+cs_str cs_map_prefixed(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, const char *prefix,
+                       cs_arena *a);
 /* `n` base62 characters drawn from digest(canonical) (attempt 0) or digest(canonical#attempt). */
 cs_str cs_map_base62(const cs_digest *d, const cs_map_input *in, size_t n, cs_arena *a);
 

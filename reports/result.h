@@ -28,7 +28,7 @@ typedef struct {
   bool required;        /* required tier; recommended otherwise */
   const char *contract; /* one line */
   cs_verdict verdict;
-  uint64_t cases;       /* cases on which it was checked */
+  uint64_t cases; /* cases on which it was checked */
   /* Failure details (NULL when it held). */
   const char *message;      /* one line: what went wrong on the shrunk case */
   const char *history_json; /* the shrunk history (compact JSON, one line) */
@@ -41,9 +41,9 @@ typedef struct {
 } cs_cell;
 
 typedef struct {
-  const char *name;  /* a statistics label */
+  const char *name; /* a statistics label */
   const char *desc;
-  uint64_t count;    /* cases in which it occurred */
+  uint64_t count; /* cases in which it occurred */
 } cs_stat;
 
 typedef struct {
@@ -55,18 +55,18 @@ typedef struct {
   double seconds;
   uint64_t faults[5]; /* per cs_reply_status (ok unused): rejected, crash, timeout, protocol */
   const char *stderr_tail;
-  bool could_not_run;  /* exit status 3 */
-  const char *error;   /* why it could not run */
+  bool could_not_run; /* exit status 3 */
+  const char *error;  /* why it could not run */
 } cs_impl_result;
 
 typedef struct {
   const char *tool_version;
-  const char *command;   /* the command line that produced it */
+  const char *command; /* the command line that produced it */
   uint64_t seed;
   bool strict;
   cs_impl_result *impls;
   size_t nimpls;
-  cs_stat *stats;        /* generation statistics, over all implementations */
+  cs_stat *stats; /* generation statistics, over all implementations */
   size_t nstats;
   uint64_t stat_cases;
   const char *targets[8]; /* targets run, in table order */

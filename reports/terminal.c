@@ -201,9 +201,9 @@ static void put_failure(term *t, const cs_cell *c, bool strict) {
   put_text(t, str_or(c->message, "(no message)"));
   cs_buf_putc(t->b, '\n');
   char where[48];
-  cs_buf_printf(t->b, "    seed %llu, %s; shrunk to %u turns, %u calls in %u steps\n",
-                (unsigned long long)c->seed, cs_cell_case_label(c, where, sizeof where), (unsigned)c->shrunk_turns,
-                (unsigned)c->shrunk_calls, (unsigned)c->shrink_steps);
+  cs_buf_printf(t->b, "    seed %llu, %s; shrunk to %u turns, %u calls in %u steps\n", (unsigned long long)c->seed,
+                cs_cell_case_label(c, where, sizeof where), (unsigned)c->shrunk_turns, (unsigned)c->shrunk_calls,
+                (unsigned)c->shrink_steps);
   put_long(t, "history: ", c->history_json);
   put_long(t, "answer:  ", c->answer_json);
   if (c->replay) {

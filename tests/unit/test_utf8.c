@@ -96,8 +96,14 @@ Test(utf8, every_two_byte_lead_and_continuation) {
 /* The counting variant agrees with cs_utf8_valid on every input, and its ASCII fast path (eight
  * bytes at a time) hands over to the slow path wherever the odd byte sits. */
 Test(utf8, valid_count_agrees_with_valid) {
-  const char *samples[] = {"",         "call_0",           "toolu_01ABCDEFGHabcdefgh", "caf\xc3\xa9",
-                           "\xf0\x9f\x98\x80x", "abcdefgh\xe2\x82\xac", "abcdefg\xc3", "abc\xed\xa0\x80zz"};
+  const char *samples[] = {"",
+                           "call_0",
+                           "toolu_01ABCDEFGHabcdefgh",
+                           "caf\xc3\xa9",
+                           "\xf0\x9f\x98\x80x",
+                           "abcdefgh\xe2\x82\xac",
+                           "abcdefg\xc3",
+                           "abc\xed\xa0\x80zz"};
   const size_t counts[] = {0, 6, 24, 4, 2, 9, 0, 0};
   for (size_t k = 0; k < sizeof samples / sizeof *samples; k++) {
     size_t n = strlen(samples[k]), chars = 99;
