@@ -77,6 +77,7 @@ static void grow(cs_choices *c, size_t need) {
 void cs_choices_record(cs_choices *c, uint64_t seed) {
   c->n = 0;
   c->pos = 0;
+  c->nspans = 0;
   c->replay = false;
   c->exhausted = false;
   uint64_t x = seed;
@@ -92,6 +93,7 @@ void cs_choices_replay(cs_choices *c, const uint64_t *v, size_t n) {
     memmove(c->v, v, n * sizeof *v); /* v may be c->v itself */
   c->n = n;
   c->pos = 0;
+  c->nspans = 0;
   c->replay = true;
   c->exhausted = false;
 }
@@ -112,14 +114,39 @@ void cs_choices_replay_bytes(cs_choices *c, const uint8_t *data, size_t size) {
     c->v[c->n++] = value;
   }
   c->pos = 0;
+  c->nspans = 0;
   c->replay = true;
   c->exhausted = false;
 }
 
 void cs_choices_free(cs_choices *c) {
   free(c->v);
+  free(c->spans);
   c->v = NULL;
+  c->spans = NULL;
   c->n = c->cap = c->pos = 0;
+  c->nspans = c->capspans = 0;
+}
+
+size_t cs_choices_at(const cs_choices *c) {
+  return c->replay ? c->pos : c->n;
+}
+
+void cs_choices_span(cs_choices *c, size_t start, size_t count_at) {
+  size_t end = cs_choices_at(c);
+  if (end <= start)
+    return; /* nothing drawn (past the draw budget, or exhausted): nothing to delete */
+  if (c->nspans == c->capspans) {
+    size_t cap = c->capspans ? 2 * c->capspans : 64;
+    cs_choice_span *s = realloc(c->spans, cap * sizeof *s);
+    if (!s) {
+      fputs("callsign: out of memory\n", stderr);
+      abort();
+    }
+    c->spans = s;
+    c->capspans = cap;
+  }
+  c->spans[c->nspans++] = (cs_choice_span){start, end, count_at};
 }
 
 static inline bool over_budget(const cs_choices *c) {

@@ -13,14 +13,24 @@
 #include "core/buf.h"
 #include "core/error.h"
 
+/* A run of draws that made one unit of the history (a round, a call, an ID), so the shrinker can
+ * delete or simplify whole units. `count_at` is the draw that chose how many units its list has
+ * (CS_SPAN_NO_COUNT: not in a list). */
+typedef struct {
+  size_t start, end, count_at;
+} cs_choice_span;
+#define CS_SPAN_NO_COUNT ((size_t)-1)
+
 typedef struct {
   uint64_t *v; /* recorded or replayed values (heap; owned) */
   size_t n, cap;
-  size_t pos;       /* replay cursor */
-  bool replay;      /* false: record from the PRNG */
-  bool exhausted;   /* replay read past the end at least once */
-  uint64_t s[4];    /* PRNG state */
-  size_t max_draws; /* 0: 1 << 20; past it every draw is 0 (bounds generation) */
+  size_t pos;            /* replay cursor */
+  bool replay;           /* false: record from the PRNG */
+  bool exhausted;        /* replay read past the end at least once */
+  uint64_t s[4];         /* PRNG state */
+  size_t max_draws;      /* 0: 1 << 20; past it every draw is 0 (bounds generation) */
+  cs_choice_span *spans; /* marked by the generators; emptied by record and replay (heap; owned) */
+  size_t nspans, capspans;
 } cs_choices;
 
 /* Starts recording from `seed` (any value; 0 is fine). Keeps the buffer for reuse. */
@@ -37,6 +47,11 @@ uint64_t cs_draw(cs_choices *c, uint64_t bound);
 bool cs_draw_bool(cs_choices *c, unsigned num, unsigned den);
 /* Picks index i with weight w[i] (record mode); value 0 is index 0, the simplest. */
 size_t cs_draw_weighted(cs_choices *c, const unsigned *w, size_t n);
+
+/* The index of the next draw. */
+size_t cs_choices_at(const cs_choices *c);
+/* Marks the draws from `start` to here as one unit (see cs_choice_span). */
+void cs_choices_span(cs_choices *c, size_t start, size_t count_at);
 
 /* Replay token: "cs1." + base64url of the varint-encoded values. */
 void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out);

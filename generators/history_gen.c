@@ -215,6 +215,7 @@ static void gen_round(gen *g, bool first) {
     if (cs_draw_bool(c, 1, 5))
       g->prov = draw_provider(c);
   }
+  size_t count_at = cs_choices_at(c);
   uint32_t n = 1 + (uint32_t)cs_draw(c, g->max_calls);
   bool same_name = n > 1 && cs_draw_bool(c, 1, 8);
   cs_turn *t = new_turn(g, CS_ROLE_ASSISTANT);
@@ -225,6 +226,7 @@ static void gen_round(gen *g, bool first) {
   uint32_t turn_first = g->npool;
   for (uint32_t k = 0; k < n; k++) {
     cs_call *call = &t->calls[k];
+    size_t call_start = cs_choices_at(c);
     size_t ni = same_name && k ? name_ix[0] : cs_draw_weighted(c, TOOL_WEIGHTS, N_TOOLS);
     call->server = g->prov == CS_PROV_ANTHROPIC && cs_draw_bool(c, 1, 10);
     if (call->server)
@@ -233,10 +235,13 @@ static void gen_round(gen *g, bool first) {
     call->name = TOOL_NAMES[ni];
     call->args = TOOL_ARGS[ni];
     cs_id_ctx x = id_ctx(g, turn_first, k, call->name);
+    size_t id_start = cs_choices_at(c);
     call->id = call->server ? cs_id_server(&x) : cs_id_draw(&x);
+    cs_choices_span(c, id_start, CS_SPAN_NO_COUNT);
     if (!cs_str_is_blank(call->id))
       g->pool[g->npool++] = call->id;
     g->ncalls++;
+    cs_choices_span(c, call_start, count_at);
   }
   if (!cs_draw_bool(c, 1, 15))
     tool_turn(g, t, name_ix);
@@ -344,6 +349,7 @@ static void plan_twins(gen *g, const cs_history_index *ix, cs_gen_case *out) {
 void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen_case *out) {
   gen g;
   gen_init(&g, c, cfg, a);
+  size_t count_at = cs_choices_at(c);
   uint32_t rounds = 1 + (uint32_t)cs_draw(c, g.max_rounds);
   bool cut = cs_draw_bool(c, 1, 25);
   g.per_turn_numbering = cs_draw_bool(c, 1, 10);
@@ -357,8 +363,11 @@ void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen
   } else {
     user_turn(&g);
   }
-  for (uint32_t r = 0; r < rounds; r++)
+  for (uint32_t r = 0; r < rounds; r++) {
+    size_t start = cs_choices_at(c);
     gen_round(&g, r == 0);
+    cs_choices_span(c, start, count_at);
+  }
   finish_case(&g, out, &out->ix);
   plan_twins(&g, &out->ix, out);
 }

@@ -558,6 +558,105 @@ static bool shortlex_less(const uint64_t *a, size_t na, const uint64_t *b, size_
   return false;
 }
 
+/* The size of a case for people: calls, then turns. */
+typedef struct {
+  uint32_t calls, turns;
+} case_size;
+
+static case_size size_of_last(const runner *r) {
+  return (case_size){r->runs[0].main.ix.ncalls, r->runs[0].main.h->nturns};
+}
+
+/* Is the case just run (choices `cand`) smaller than `best`: fewer calls, then fewer turns, then
+ * shortlex on the choices? A well-founded order, so shrinking ends; without the history's size
+ * first, a shorter sequence could trade one long ID for three short calls. Updates *bs. */
+static bool smaller(const runner *r, const uint64_t *cand, size_t nc, const uint64_t *best, size_t nb, case_size *bs) {
+  case_size cs = size_of_last(r);
+  bool less = cs.calls != bs->calls   ? cs.calls < bs->calls
+              : cs.turns != bs->turns ? cs.turns < bs->turns
+                                      : shortlex_less(cand, nc, best, nb);
+  if (less)
+    *bs = cs;
+  return less;
+}
+
+static int by_size_desc(const void *a, const void *b) {
+  const cs_choice_span *x = a, *y = b;
+  size_t nx = x->end - x->start, ny = y->end - y->start;
+  return nx < ny ? 1 : nx > ny ? -1 : (x->start > y->start) - (x->start < y->start);
+}
+
+/* Pass 3, on the history's own units (rounds, calls, IDs: the spans the generator marks on `best`),
+ * largest first: delete a unit and take one from its list's count (also dropping the draw that
+ * follows the count, which a shorter list may no longer make), or set all its draws to 0, its
+ * simplest form. Fixed-size deletions cannot remove a call whose ID took hundreds of draws. Returns
+ * the steps taken, or -1 on a fatal error; `best` and `*nbest` are updated in place. */
+static int shrink_units(runner *r, const cs_outcome *cell, uint64_t *best, size_t *nbest, uint64_t *cand,
+                        unsigned *budget, case_size *bs) {
+  char why[600];
+  size_t consumed;
+  int steps = 0;
+  cs_choice_span *spans = NULL;
+  bool again = true;
+  while (again && *budget) {
+    again = false;
+    (*budget)--;
+    int rc = try_case(r, cell, best, *nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+    if (rc <= 0) { /* -1 fatal; 0 cannot happen (best fails), but then there is nothing to shrink */
+      free(spans);
+      return rc < 0 ? -1 : steps;
+    }
+    size_t ns = r->ch[0].nspans;
+    cs_choice_span *grown = realloc(spans, (ns ? ns : 1) * sizeof *spans);
+    if (!grown)
+      break;
+    spans = grown;
+    memcpy(spans, r->ch[0].spans, ns * sizeof *spans);
+    qsort(spans, ns, sizeof *spans, by_size_desc);
+    for (size_t k = 0; k < ns && *budget && !again; k++) {
+      const cs_choice_span *u = &spans[k];
+      if (u->end > *nbest)
+        continue;
+      for (int variant = 0; variant < 3 && *budget && !again; variant++) {
+        size_t nc = 0;
+        if (variant < 2) { /* delete the unit, one fewer in its list */
+          if (u->count_at >= u->start || best[u->count_at] == 0)
+            continue;
+          size_t skip = variant == 1 && u->count_at + 1 < u->start ? u->count_at + 1 : SIZE_MAX;
+          if (variant == 1 && skip == SIZE_MAX)
+            continue;
+          for (size_t i = 0; i < *nbest; i++)
+            if ((i < u->start || i >= u->end) && i != skip)
+              cand[nc++] = i == u->count_at ? best[i] - 1 : best[i];
+        } else { /* the unit's simplest form */
+          bool zero = true;
+          for (size_t i = u->start; i < u->end && zero; i++)
+            zero = best[i] == 0;
+          if (zero)
+            continue;
+          memcpy(cand, best, *nbest * sizeof *cand);
+          memset(cand + u->start, 0, (u->end - u->start) * sizeof *cand);
+          nc = *nbest;
+        }
+        (*budget)--;
+        rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+        if (rc < 0) {
+          free(spans);
+          return -1;
+        }
+        if (rc == 1 && smaller(r, cand, consumed, best, *nbest, bs)) {
+          memcpy(best, cand, consumed * sizeof *best);
+          *nbest = consumed;
+          steps++;
+          again = true; /* the spans moved: mark them again on the new best */
+        }
+      }
+    }
+  }
+  free(spans);
+  return steps;
+}
+
 static void shrink(runner *r, cs_outcome *cell) {
   unsigned budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000;
   uint64_t *best = cell->choices, *cand = malloc((cell->nchoices + 1) * sizeof *cand);
@@ -565,6 +664,15 @@ static void shrink(runner *r, cs_outcome *cell) {
   char why[600];
   unsigned steps = 0;
   bool progress = true;
+  case_size bs = {UINT32_MAX, UINT32_MAX};
+  if (budget) {
+    budget--;
+    int rc = try_case(r, cell, best, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+    if (rc < 0)
+      goto done;
+    if (rc == 1)
+      bs = size_of_last(r);
+  }
   while (progress && budget) {
     progress = false;
     /* Pass 1: delete spans, larger first, from the end. */
@@ -580,7 +688,7 @@ static void shrink(runner *r, cs_outcome *cell) {
         int rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
         if (rc < 0)
           goto done;
-        if (rc == 1 && shortlex_less(cand, consumed, best, nbest)) {
+        if (rc == 1 && smaller(r, cand, consumed, best, nbest, &bs)) {
           memcpy(best, cand, consumed * sizeof *best);
           nbest = consumed;
           steps++;
@@ -602,7 +710,7 @@ static void shrink(runner *r, cs_outcome *cell) {
           int rc = try_case(r, cell, cand, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
           if (rc < 0)
             goto done;
-          if (rc == 1 && shortlex_less(cand, consumed, best, nbest)) {
+          if (rc == 1 && smaller(r, cand, consumed, best, nbest, &bs)) {
             memcpy(best, cand, consumed * sizeof *best);
             nbest = consumed;
             steps++;
@@ -613,6 +721,12 @@ static void shrink(runner *r, cs_outcome *cell) {
           break;
       }
     }
+    /* Pass 3: from a case the fixed-size passes are stuck on, whole units. */
+    int unit_steps = shrink_units(r, cell, best, &nbest, cand, &budget, &bs);
+    if (unit_steps < 0)
+      goto done;
+    steps += (unsigned)unit_steps;
+    progress = progress || unit_steps > 0;
   }
 done:
   free(cand);

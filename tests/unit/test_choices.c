@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "generators/choices.h"
+#include "generators/history_gen.h"
 
 static void record_some(cs_choices *c, uint64_t seed, uint64_t *out, size_t n) {
   cs_choices_record(c, seed);
@@ -256,4 +257,70 @@ Test(choices, seed_mix_spreads) {
   cr_assert_neq(cs_seed_mix(0), cs_seed_mix(1));
   cr_assert_neq(cs_seed_mix(1), 1);
   cr_assert_eq(cs_seed_mix(12345), cs_seed_mix(12345));
+}
+
+/* Spans mark units of draws for the shrinker; record and replay start with none. */
+Test(choices, spans_are_marked_and_reset) {
+  cs_choices c = {0};
+  cs_choices_record(&c, 5);
+  size_t count_at = cs_choices_at(&c);
+  cr_assert_eq(count_at, 0);
+  (void)cs_draw(&c, 4);
+  size_t s = cs_choices_at(&c);
+  (void)cs_draw(&c, 10);
+  (void)cs_draw(&c, 10);
+  cs_choices_span(&c, s, count_at);
+  cs_choices_span(&c, cs_choices_at(&c), CS_SPAN_NO_COUNT); /* empty: not marked */
+  cr_assert_eq(c.nspans, 1);
+  cr_assert_eq(c.spans[0].start, 1);
+  cr_assert_eq(c.spans[0].end, 3);
+  cr_assert_eq(c.spans[0].count_at, 0);
+  uint64_t v[3] = {1, 2, 3};
+  cs_choices_replay(&c, v, 3);
+  cr_assert_eq(c.nspans, 0);
+  (void)cs_draw(&c, 10);
+  cr_assert_eq(cs_choices_at(&c), 1);
+  cs_choices_record(&c, 1);
+  cr_assert_eq(c.nspans, 0);
+  cs_choices_free(&c);
+}
+
+/* The history generator marks its rounds (counted by the first draw), calls and IDs. */
+Test(choices, generator_marks_rounds_calls_and_ids) {
+  cs_choices c = {0};
+  cs_arena a = {0};
+  cs_gen_config gc = {0};
+  unsigned rounds_seen = 0, calls_seen = 0, ids_seen = 0;
+  for (uint64_t seed = 1; seed <= 50; seed++) {
+    cs_choices_record(&c, seed);
+    cs_gen_case g;
+    cs_gen_history(&c, &gc, &a, &g);
+    uint32_t ncalls = 0;
+    for (uint32_t t = 0; t < g.h.nturns; t++)
+      ncalls += g.h.turns[t].role == CS_ROLE_ASSISTANT ? g.h.turns[t].ncalls : 0;
+    unsigned rounds = 0, calls = 0, ids = 0;
+    for (size_t i = 0; i < c.nspans; i++) {
+      const cs_choice_span *sp = &c.spans[i];
+      cr_assert_lt(sp->start, sp->end);
+      cr_assert_leq(sp->end, c.n);
+      if (sp->count_at == 0)
+        rounds++;
+      else if (sp->count_at == CS_SPAN_NO_COUNT)
+        ids++;
+      else
+        calls++;
+    }
+    /* a compression cut adds an assistant turn of its own, outside the drawn rounds */
+    bool cut = (g.labels & CS_LABEL_BIT(CS_LABEL_S_COMPRESSION_CUT)) != 0;
+    cr_assert(cut ? rounds <= g.rounds : rounds == g.rounds, "seed %llu", (unsigned long long)seed);
+    cr_assert(cut ? calls <= ncalls : calls == ncalls, "seed %llu", (unsigned long long)seed);
+    rounds_seen += rounds;
+    calls_seen += calls;
+    ids_seen += ids;
+    cs_arena_reset(&a);
+  }
+  cr_assert_gt(ids_seen, 0);
+  cr_assert_geq(calls_seen, rounds_seen);
+  cs_choices_free(&c);
+  cs_arena_free(&a);
 }
