@@ -166,6 +166,7 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
               .shard_i = shard_i,
               .shard_n = shard_n,
               .batch = name ? 32 : 256,
+              .generate_ahead = name == NULL,
               .gen = {.max_id_len = c->o.max_id_len},
               .only = c->o.only,
               .nonly = c->o.nonly,

@@ -103,6 +103,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       .shard_i = c->o.shard_i,
       .shard_n = c->o.shard_n,
       .batch = external ? 256 : 32,
+      .generate_ahead = external,
       .gen = {.max_id_len = c->o.max_id_len},
       .only = c->o.only,
       .nonly = c->o.nonly,

@@ -5,6 +5,7 @@
  * coverage-guided fuzz targets. */
 #include "harness/runner.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ typedef struct {
   const cs_run_config *cfg;
   cs_arena arena, scratch;
   cs_choices ch[MAX_BATCH];
+  const cs_gen_case *pregen; /* while running a batch generated ahead: its cases */
   cs_caserun *runs;
   queued *q;
   size_t nq, capq;
@@ -190,6 +192,8 @@ static void build_case(runner *r, cs_choices *ch, cs_caserun *run, case_plan *pl
     for (uint32_t t = 0; t < run->gen.h.nturns; t++)
       run->gen.rounds += run->gen.h.turns[t].role == CS_ROLE_ASSISTANT;
     cs_history_index_build(&run->gen.h, &r->arena, &run->gen.ix);
+  } else if (r->pregen) {
+    run->gen = r->pregen[ch - r->ch];
   } else {
     cs_gen_history(ch, &r->cfg->gen, &r->arena, &run->gen);
   }
@@ -973,6 +977,61 @@ static void runner_finish(runner *r, double t0) {
   cs_arena_free(&r->scratch);
 }
 
+/* Chooses the case indices of the next batch: this shard's indices, and a batch that holds a
+ * restart check starts with it. */
+typedef struct {
+  uint64_t seed, next, max_cases;
+  size_t batch;
+  unsigned restart_every;
+  uint32_t sn, si;
+} batch_picker;
+
+/* One batch of generated cases: its indices, choices and histories (memory in `arena`). */
+typedef struct {
+  const cs_gen_config *gc;
+  uint64_t seed;
+  size_t n;
+  bool restart_now;
+  uint64_t idx[MAX_BATCH];
+  cs_choices ch[MAX_BATCH];
+  cs_gen_case gen[MAX_BATCH];
+  cs_arena arena;
+} gen_slot;
+
+static size_t pick_batch(batch_picker *p, gen_slot *sl) {
+  size_t n = 0;
+  sl->restart_now = false;
+  sl->seed = p->seed;
+  while (n < p->batch && p->next < p->max_cases) {
+    uint64_t ci = p->next++;
+    if (ci % p->sn != p->si)
+      continue;
+    if (ci % p->restart_every == 0 && n == 0) {
+      sl->restart_now = true;
+    } else if (ci % p->restart_every == 0) {
+      p->next--; /* start a new batch so this case is first and gets the restart check */
+      break;
+    }
+    sl->idx[n++] = ci;
+  }
+  sl->n = n;
+  return n;
+}
+
+/* Generates a slot's cases; touches nothing but the slot, so it may run on its own thread. */
+static void generate_slot(gen_slot *sl) {
+  cs_arena_reset(&sl->arena);
+  for (size_t i = 0; i < sl->n; i++) {
+    cs_choices_record(&sl->ch[i], case_seed(sl->seed, sl->idx[i]));
+    cs_gen_history(&sl->ch[i], sl->gc, &sl->arena, &sl->gen[i]);
+  }
+}
+
+static void *generate_slot_main(void *slot) {
+  generate_slot(slot);
+  return NULL;
+}
+
 int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_result *out, cs_err *err) {
   runner r;
   runner_init(&r, impl, rs, cfg, out, err);
@@ -1010,47 +1069,86 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     out->cases++;
   }
 
-  uint64_t max_cases = cfg->corpus_only ? 0 : cfg->cases ? cfg->cases : 2000;
-  uint64_t next = 0;
-  uint32_t sn = cfg->shard_n ? cfg->shard_n : 1, si = cfg->shard_n ? cfg->shard_i : 0;
-  while (rc == 0 && next < max_cases && r.needs) {
+  batch_picker pick = {
+      .seed = cfg->seed,
+      .next = 0,
+      .max_cases = cfg->corpus_only ? 0
+                   : cfg->cases     ? cfg->cases
+                                    : 2000,
+      .batch = batch,
+      .restart_every = restart_every,
+      .sn = cfg->shard_n ? cfg->shard_n : 1,
+      .si = cfg->shard_n ? cfg->shard_i : 0,
+  };
+  bool gen_ahead = cfg->generate_ahead;
+  gen_slot *slots = calloc(2, sizeof *slots);
+  if (!slots) {
+    free(plans);
+    runner_finish(&r, t0);
+    return cs_err_set(err, "out of memory for the case batches");
+  }
+  int cur = 0;
+  slots[0].gc = slots[1].gc = &cfg->gen;
+  if (gen_ahead && pick_batch(&pick, &slots[0]))
+    generate_slot(&slots[0]);
+  while (rc == 0 && r.needs) {
     if (cfg->time_s > 0 && now_s() - t0 >= cfg->time_s)
       break;
     if (cfg->stop_on_first && failures)
       break;
     cs_arena_reset(&r.arena);
-    size_t n = 0;
-    bool restart_now = false;
-    while (n < batch && next < max_cases) {
-      uint64_t ci = next++;
-      if (ci % sn != si)
-        continue;
-      if (ci % restart_every == 0 && n == 0)
-        restart_now = true;
-      else if (ci % restart_every == 0) {
-        next--;
-        break;
-      } /* start a new batch so this case is first and gets the restart check */
-      cs_choices_record(&r.ch[n], case_seed(cfg->seed, ci));
-      idx[n++] = ci;
-    }
-    if (!n)
-      continue;
-    if (run_batch(&r, n, plans, r.needs, restart_now, idx)) {
-      rc = -1;
+    gen_slot *sl = &slots[cur], *nx = gen_ahead ? &slots[cur ^ 1] : NULL;
+    if (!gen_ahead)
+      pick_batch(&pick, sl);
+    if (!sl->n)
       break;
+    /* While this batch runs, a second thread generates the next one: an external implementation
+     * then waits less for the harness, which otherwise generates between batches. */
+    pthread_t th;
+    bool ahead = false;
+    if (nx && pick_batch(&pick, nx) > 0) {
+      ahead = pthread_create(&th, NULL, generate_slot_main, nx) == 0;
+      if (!ahead)
+        generate_slot(nx);
     }
-    count_labels(&r, n);
-    out->cases += n;
-    for (size_t i = 0; cfg->on_case && i < n; i++)
-      cfg->on_case(cfg->case_user, idx[i], r.ch[i].v, r.ch[i].n, &r.runs[i].gen.h);
-    if (check_batch(&r, n, &failures)) {
+    size_t n = sl->n;
+    for (size_t i = 0; i < n; i++) {
+      idx[i] = sl->idx[i];
+      if (gen_ahead) { /* the slot's recorded choices become the runner's; its old buffers are reused */
+        cs_choices t = r.ch[i];
+        r.ch[i] = sl->ch[i];
+        sl->ch[i] = t;
+      } else {
+        cs_choices_record(&r.ch[i], case_seed(cfg->seed, idx[i]));
+      }
+    }
+    r.pregen = gen_ahead ? sl->gen : NULL;
+    int bad = run_batch(&r, n, plans, r.needs, sl->restart_now, idx);
+    r.pregen = NULL;
+    if (!bad) {
+      count_labels(&r, n);
+      out->cases += n;
+      for (size_t i = 0; cfg->on_case && i < n; i++)
+        cfg->on_case(cfg->case_user, idx[i], r.ch[i].v, r.ch[i].n, &r.runs[i].gen.h);
+      bad = check_batch(&r, n, &failures);
+    }
+    if (ahead)
+      pthread_join(th, NULL);
+    if (bad) {
       rc = -1;
       break;
     }
     if (cfg->progress)
       cfg->progress(cfg->progress_user, out->cases, failures, now_s() - t0);
+    if (gen_ahead)
+      cur ^= 1;
   }
+  for (int k = 0; k < 2; k++) {
+    for (size_t i = 0; i < MAX_BATCH; i++)
+      cs_choices_free(&slots[k].ch[i]);
+    cs_arena_free(&slots[k].arena);
+  }
+  free(slots);
   free(plans);
   runner_finish(&r, t0);
   return rc;

@@ -52,6 +52,9 @@ typedef struct {
   const cs_history *const *literal;
   size_t nliteral;
   bool corpus_only; /* run the literal and replay cases only, no generated case */
+  /* Generate the next batch on a second thread while this one runs: for external implementations,
+   * whose process otherwise waits while the harness generates. The cases are the same either way. */
+  bool generate_ahead;
 } cs_run_config;
 
 typedef struct cs_outcome {
