@@ -177,73 +177,40 @@ void cs_corpus_free(cs_corpus *c) {
   memset(c, 0, sizeof *c);
 }
 
-int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err) {
+/* One case file: dir/<impl>/<property>@<target>-<first 4 bytes of SHA-256(name_key), hex>.json,
+ * holding the names, the token (literal cases have none), the message and the history (JSON text,
+ * or null). The path written goes to `path_out` when it is not NULL. */
+static int write_case(const char *dir, const char *impl, const char *property, const char *target_name, cs_str name_key,
+                      const cs_str *token, const char *message, const char *history_json, char *path_out,
+                      size_t path_len, cs_err *err) {
   char sub[256], path[1400];
   cs_corpus_dirname(impl, sub, sizeof sub);
   snprintf(path, sizeof path, "%s/%s", dir, sub);
   if (cs_mkdir_p(path, err))
     return -1;
-  cs_buf tok = {0}, body = {0};
-  cs_choices_token(cell->choices, cell->nchoices, &tok);
-  uint8_t h[32];
-  char hex[65];
-  cs_hasher *hs = cs_hasher_new();
-  cs_sha256(hs, tok.data, tok.len, h);
-  cs_hasher_free(hs);
-  cs_hex(h, 4, hex);
-  char file[1800];
-  snprintf(file, sizeof file, "%s/%s@%s-%s.json", path, cell->prop->name, target_name, hex);
-  cs_buf_puts(&body, "{\n  \"impl\": ");
-  cs_buf_json_str(&body, cs_str_c(impl));
-  cs_buf_puts(&body, ",\n  \"property\": ");
-  cs_buf_json_str(&body, cs_str_c(cell->prop->name));
-  cs_buf_puts(&body, ",\n  \"target\": ");
-  cs_buf_json_str(&body, cs_str_c(target_name));
-  cs_buf_puts(&body, ",\n  \"token\": ");
-  cs_buf_json_str(&body, cs_buf_view(&tok));
-  cs_buf_puts(&body, ",\n  \"message\": ");
-  cs_buf_json_str(&body, cs_str_c(cell->message));
-  cs_buf_puts(&body, ",\n  \"history\": ");
-  cs_buf_puts(&body, cell->history_json ? cell->history_json : "null");
-  cs_buf_puts(&body, "\n}\n");
-  int rc = 0;
-  FILE *f = fopen(file, "wb");
-  if (!f || fwrite(body.data, 1, body.len, f) != body.len)
-    rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
-  if (f && fclose(f) && rc == 0)
-    rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
-  cs_buf_free(&tok);
-  cs_buf_free(&body);
-  return rc;
-}
-
-int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
-                           const char *message, const cs_history *h, char *path_out, size_t path_len, cs_err *err) {
-  char sub[256], path[1400];
-  cs_corpus_dirname(impl, sub, sizeof sub);
-  snprintf(path, sizeof path, "%s/%s", dir, sub);
-  if (cs_mkdir_p(path, err))
-    return -1;
-  cs_buf hist = {0}, body = {0};
-  cs_history_write(&hist, h);
   uint8_t d[32];
   char hex[65];
   cs_hasher *hs = cs_hasher_new();
-  cs_sha256(hs, hist.data, hist.len, d);
+  cs_sha256(hs, name_key.ptr, name_key.len, d);
   cs_hasher_free(hs);
   cs_hex(d, 4, hex);
   char file[1800];
   snprintf(file, sizeof file, "%s/%s@%s-%s.json", path, property, target_name, hex);
+  cs_buf body = {0};
   cs_buf_puts(&body, "{\n  \"impl\": ");
   cs_buf_json_str(&body, cs_str_c(impl));
   cs_buf_puts(&body, ",\n  \"property\": ");
   cs_buf_json_str(&body, cs_str_c(property));
   cs_buf_puts(&body, ",\n  \"target\": ");
   cs_buf_json_str(&body, cs_str_c(target_name));
+  if (token) {
+    cs_buf_puts(&body, ",\n  \"token\": ");
+    cs_buf_json_str(&body, *token);
+  }
   cs_buf_puts(&body, ",\n  \"message\": ");
   cs_buf_json_str(&body, cs_str_c(message));
   cs_buf_puts(&body, ",\n  \"history\": ");
-  cs_buf_put(&body, hist.data, hist.len);
+  cs_buf_puts(&body, history_json ? history_json : "null");
   cs_buf_puts(&body, "\n}\n");
   int rc = 0;
   FILE *f = fopen(file, "wb");
@@ -253,7 +220,25 @@ int cs_corpus_save_literal(const char *dir, const char *impl, const char *proper
     rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
   if (rc == 0 && path_out)
     snprintf(path_out, path_len, "%s", file);
-  cs_buf_free(&hist);
   cs_buf_free(&body);
+  return rc;
+}
+
+int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err) {
+  cs_buf tok = {0};
+  cs_choices_token(cell->choices, cell->nchoices, &tok);
+  cs_str t = cs_buf_view(&tok);
+  int rc = write_case(dir, impl, cell->prop->name, target_name, t, &t, cell->message, cell->history_json, NULL, 0, err);
+  cs_buf_free(&tok);
+  return rc;
+}
+
+int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
+                           const char *message, const cs_history *h, char *path_out, size_t path_len, cs_err *err) {
+  cs_buf hist = {0};
+  cs_history_write(&hist, h);
+  int rc = write_case(dir, impl, property, target_name, cs_buf_view(&hist), NULL, message, hist.data, path_out,
+                      path_len, err);
+  cs_buf_free(&hist);
   return rc;
 }
