@@ -611,7 +611,9 @@ static int shrink_units(runner *r, const cs_outcome *cell, uint64_t *best, size_
       return rc < 0 ? -1 : steps;
     }
     size_t ns = r->ch[0].nspans;
-    cs_choice_span *grown = realloc(spans, (ns ? ns : 1) * sizeof *spans);
+    if (!ns)
+      break; /* no unit was drawn before the sequence ran out */
+    cs_choice_span *grown = realloc(spans, ns * sizeof *spans);
     if (!grown)
       break;
     spans = grown;
