@@ -21,13 +21,16 @@ bool cs_is_canonical(cs_str id) {
 
 /* Decimal digits of v into out (no NUL); returns the count. printf is too slow for the hot loop. */
 static size_t put_dec(char *out, uint64_t v) {
-  char tmp[24];
-  size_t n = 0;
+  if (v < 10) { /* call indexes, attempts and short lengths: the common case */
+    out[0] = (char)('0' + v);
+    return 1;
+  }
+  char tmp[24], *p = tmp + sizeof tmp;
   do
-    tmp[n++] = (char)('0' + v % 10);
+    *--p = (char)('0' + v % 10);
   while (v /= 10);
-  for (size_t i = 0; i < n; i++)
-    out[i] = tmp[n - 1 - i];
+  size_t n = (size_t)(tmp + sizeof tmp - p);
+  memcpy(out, p, n);
   return n;
 }
 
@@ -46,15 +49,15 @@ static size_t put_field(char *out, cs_str s) {
 cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, cs_str tool_name, cs_str turn_key,
                        uint32_t call_index, uint32_t attempt, cs_arena *a) {
   char stackbuf[1024];
-  const char *pname = cs_provider_name(provider);
+  cs_str pname = cs_str_c(cs_provider_name(provider));
   char idx[24], att[24];
   cs_str sidx = {idx, put_dec(idx, call_index)};
   cs_str satt = {att, put_dec(att, attempt)};
-  size_t need = 32 + strlen(pname) + raw_id.len + tool_name.len + turn_key.len + 5 * 24;
+  size_t need = 32 + pname.len + raw_id.len + tool_name.len + turn_key.len + 5 * 24;
   char *msg = need <= sizeof stackbuf ? stackbuf : cs_arena_alloc(a, need);
   size_t n = sizeof CS_CANONICAL_SCHEME; /* includes the NUL: replaced by ',' */
   memcpy(msg, CS_CANONICAL_SCHEME ",", n);
-  n += put_field(msg + n, cs_str_c(pname));
+  n += put_field(msg + n, pname);
   n += put_field(msg + n, raw_id);
   n += put_field(msg + n, tool_name);
   n += put_field(msg + n, turn_key);
@@ -63,12 +66,9 @@ cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, 
     n += put_field(msg + n, satt);
   uint8_t h[32];
   cs_digest_run(d, msg, n, h);
-  char b64[48];
-  cs_base64url(h, 18, b64); /* 18 bytes -> exactly 24 characters */
   char *out = cs_arena_alloc(a, CS_CANONICAL_LEN + 1);
   memcpy(out, CS_CANONICAL_PREFIX, 10);
-  memcpy(out + 10, b64, 24);
-  out[CS_CANONICAL_LEN] = 0;
+  cs_base64url(h, 18, out + 10); /* 18 bytes -> exactly 24 characters, then the NUL */
   return (cs_str){out, CS_CANONICAL_LEN};
 }
 

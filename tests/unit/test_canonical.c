@@ -52,6 +52,9 @@ Test(canonical, golden_values) {
   cr_assert(cs_str_eq_c(canon_id(CS_PROV_UNKNOWN, S("a|b\xf0\x9f\x98\x80"), "c", S(""), 1, 1),
                         "hist_tool_HJQvBqZ-b-HpYVNQHejSbzLn"));
   cr_assert(cs_str_eq_c(canon_id(CS_PROV_MISTRAL, S(""), "f", S("t"), 0, 0), "hist_tool_HzJYKGXh0UMH0jlb5NpVcmtM"));
+  /* Multi-digit index, attempt and lengths (the one-digit fast path does not cover these). */
+  cr_assert(cs_str_eq_c(canon_id(CS_PROV_GEMINI, S("call_123456789"), "edit", S("t10"), 12, 305),
+                        "hist_tool_nvmOSp1KdaMqC7F1wkoVm-Gy"));
   /* A raw ID too long for the stack buffer goes through the arena. */
   char *big = malloc(5001);
   memset(big, 'x', 5000);
