@@ -207,14 +207,16 @@ static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix) {
 
 static void gen_round(gen *g, bool first) {
   cs_choices *c = g->c;
-  if (!first) {
-    if (cs_draw_bool(c, 1, 3))
-      user_turn(g);
-    if (cs_draw_bool(c, 1, 40))
-      stray_tool_turn(g);
-    if (cs_draw_bool(c, 1, 5))
-      g->prov = draw_provider(c);
-  }
+  /* Every round makes the same leading draws, the first one too (where generation never sets
+   * them): once the shrinker deletes the rounds before a round, its draws stay aligned and keep
+   * their meaning (a user turn, a stray tool turn, a provider switch). */
+  unsigned num = first ? 0 : 1;
+  if (cs_draw_bool(c, num, first ? 1 : 3))
+    user_turn(g);
+  if (cs_draw_bool(c, num, first ? 1 : 40))
+    stray_tool_turn(g);
+  if (cs_draw_bool(c, num, first ? 1 : 5))
+    g->prov = draw_provider(c);
   size_t count_at = cs_choices_at(c);
   uint32_t n = 1 + (uint32_t)cs_draw(c, g->max_calls);
   bool same_name = n > 1 && cs_draw_bool(c, 1, 8);
@@ -228,7 +230,9 @@ static void gen_round(gen *g, bool first) {
     cs_call *call = &t->calls[k];
     size_t call_start = cs_choices_at(c);
     size_t ni = same_name && k ? name_ix[0] : cs_draw_weighted(c, TOOL_WEIGHTS, N_TOOLS);
-    call->server = g->prov == CS_PROV_ANTHROPIC && cs_draw_bool(c, 1, 10);
+    /* Drawn for every provider, so a call's draws do not shift when its round's provider does. */
+    bool server = cs_draw_bool(c, 1, 10);
+    call->server = g->prov == CS_PROV_ANTHROPIC && server;
     if (call->server)
       ni = TOOL_WEB_SEARCH;
     name_ix[k] = (uint8_t)ni;

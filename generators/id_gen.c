@@ -373,10 +373,12 @@ static cs_str format_id(cs_id_ctx *x, int fmt) {
   return sb_done(x, &b);
 }
 
-/* The format a provider's own turns carry; index 0 of every draw is its most ordinary form. */
+/* The format a provider's own turns carry; index 0 of every draw is its most ordinary form. Every
+ * provider makes exactly one draw (ignored where there is one format), so the draws after it stay
+ * aligned when the shrinker or a replay changes the provider. */
 static int provider_format(cs_id_ctx *x, cs_provider p) {
   cs_choices *c = x->c;
-  static const unsigned w31[2] = {3, 1}, w12[2] = {1, 2}, w11[2] = {1, 1};
+  static const unsigned w31[2] = {3, 1}, w12[2] = {1, 2}, w11[2] = {1, 1}, w21[2] = {2, 1};
   switch (p) {
   case CS_PROV_ANTHROPIC:
     return cs_draw_weighted(c, w31, 2) ? NF_ANTHROPIC_VERTEX : NF_ANTHROPIC;
@@ -385,14 +387,16 @@ static int provider_format(cs_id_ctx *x, cs_provider p) {
   case CS_PROV_OPENAI_RESPONSES:
     return cs_draw_weighted(c, w12, 2) ? NF_RESPONSES : NF_OPENAI;
   case CS_PROV_MISTRAL:
+    (void)cs_draw_weighted(c, w11, 2);
     return NF_MISTRAL;
   case CS_PROV_KIMI:
     return cs_draw_weighted(c, w31, 2) ? NF_KIMI_SHORT : NF_KIMI;
   case CS_PROV_GEMINI:
-    return x->never_null || !cs_draw_weighted(c, (const unsigned[]){2, 1}, 2) ? NF_GEMINI : NF_NULL;
+    return cs_draw_weighted(c, w21, 2) && !x->never_null ? NF_NULL : NF_GEMINI;
   case CS_PROV_BEDROCK:
     return cs_draw_weighted(c, w31, 2) ? NF_ANTHROPIC_BEDROCK : NF_BEDROCK;
   case CS_PROV_ADK:
+    (void)cs_draw_weighted(c, w11, 2);
     return NF_ADK;
   case CS_PROV_AISDK:
     return cs_draw_weighted(c, w11, 2) ? NF_AISDK : NF_OPENAI;
