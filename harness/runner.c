@@ -58,6 +58,7 @@ typedef struct {
   bool batch_literal;             /* the batch being checked is one literal case */
   pending_failure *pending;
   size_t npending, cappending;
+  bool shrink_without_restart; /* the failure being shrunk shows without restarting the implementation */
 } runner;
 
 static double now_s(void) {
@@ -536,6 +537,8 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
   unsigned needs = cell->prop->needs;
   if (strcmp(cell->prop->name, CS_PROPERTY_ANSWER) == 0)
     needs = r->needs | CS_NEED_EMIT;
+  if (r->shrink_without_restart)
+    needs &= ~(unsigned)CS_NEED_EMIT_RESTART;
   if (run_batch(r, 1, &plan, needs, (needs & CS_NEED_EMIT_RESTART) != 0, &idx))
     return -1;
   *consumed = r->ch[0].pos < n ? r->ch[0].pos : n;
@@ -671,7 +674,21 @@ static void shrink(runner *r, cs_outcome *cell) {
   unsigned steps = 0;
   bool progress = true;
   case_size bs = {UINT32_MAX, UINT32_MAX};
-  if (budget) {
+  r->shrink_without_restart = false;
+  if (budget && (cell->prop->needs & CS_NEED_EMIT_RESTART)) {
+    /* A restart per try costs a process start (tens of ms for an interpreter): when the failure
+     * shows without one (two answers of the same process differ), shrink without. */
+    budget--;
+    r->shrink_without_restart = true;
+    int rc = try_case(r, cell, best, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+    if (rc < 0)
+      goto done;
+    if (rc == 1)
+      bs = size_of_last(r);
+    else
+      r->shrink_without_restart = false;
+  }
+  if (budget && bs.calls == UINT32_MAX) {
     budget--;
     int rc = try_case(r, cell, best, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
     if (rc < 0)
@@ -750,6 +767,7 @@ done:
   }
   cs_buf_free(&hist);
   cs_buf_free(&ans);
+  r->shrink_without_restart = false;
 }
 
 /* --- the run ------------------------------------------------------------------------------------ */

@@ -304,3 +304,67 @@ Test(runner, generating_ahead_changes_nothing) {
   cs_run_result_free(&r[0]);
   cs_run_result_free(&r[1]);
 }
+
+/* A wrapper around the reference that changes call 0's emitted ID, either on every request
+ * (nondeterministic within one process) or once per restart (stable until restarted), and
+ * counts its restarts. */
+typedef struct {
+  cs_impl base;
+  cs_impl *inner;
+  bool per_request;
+  unsigned restarts, requests;
+} drifting_impl;
+
+static int drift_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, size_t n, cs_arena *a, cs_err *err) {
+  drifting_impl *d = (drifting_impl *)self;
+  if (cs_impl_exec(d->inner, reqs, replies, n, a, err))
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    d->requests++;
+    if (reqs[i].op != CS_OP_EMIT || replies[i].status != CS_REPLY_OK || !replies[i].answer.ncalls)
+      continue;
+    unsigned gen = d->per_request ? d->requests : d->restarts;
+    replies[i].answer.calls[0] = cs_arena_printf(a, "toolu_drift%u", gen);
+  }
+  return 0;
+}
+
+static int drift_restart(cs_impl *self, cs_err *err) {
+  drifting_impl *d = (drifting_impl *)self;
+  d->restarts++;
+  return d->inner->vt->restart(d->inner, err);
+}
+
+static cs_str drift_stderr(cs_impl *self) {
+  return cs_str_c("");
+}
+
+static void drift_destroy(cs_impl *self) {
+  (void)self; /* the test owns both */
+}
+
+static const cs_impl_vtable drift_vt = {drift_exec, drift_restart, drift_stderr, drift_destroy};
+
+/* Shrinking an emit.deterministic failure restarts the implementation per candidate only when the
+ * failure needs a restart to show: a process start can cost tens of milliseconds. */
+Test(runner, shrinking_restarts_only_when_the_failure_needs_it) {
+  for (int per_request = 1; per_request >= 0; per_request--) {
+    fixture f = open_impl("reference");
+    drifting_impl d = {.base = {&drift_vt, f.impl->info}, .inner = f.impl, .per_request = per_request};
+    static const char *const only[] = {"emit.deterministic"};
+    cs_run_config cfg = {.seed = 3, .cases = 50, .targets = 1u << CS_PROV_ANTHROPIC, .only = only, .nonly = 1};
+    cs_run_result r;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_run_impl(&d.base, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+    const cs_outcome *c = cell_of(&r, "emit.deterministic", CS_PROV_ANTHROPIC);
+    cr_assert(c->failed, "per_request %d: the drift must be found", per_request);
+    cr_assert_gt(c->shrink_steps, 0u, "per_request %d: the case must shrink", per_request);
+    cr_assert(strstr(c->message, per_request ? "repeated" : "restart"), "per_request %d: %s", per_request, c->message);
+    if (per_request)
+      cr_assert_leq(d.restarts, 3u, "%u restarts while shrinking a failure that shows without one", d.restarts);
+    else
+      cr_assert_gt(d.restarts, 3u, "a failure that needs a restart is shrunk with restarts");
+    cs_run_result_free(&r);
+    close_impl(&f);
+  }
+}
