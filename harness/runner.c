@@ -674,27 +674,19 @@ static void shrink(runner *r, cs_outcome *cell) {
   unsigned steps = 0;
   bool progress = true;
   case_size bs = {UINT32_MAX, UINT32_MAX};
-  r->shrink_without_restart = false;
-  if (budget && (cell->prop->needs & CS_NEED_EMIT_RESTART)) {
-    /* A restart per try costs a process start (tens of ms for an interpreter): when the failure
-     * shows without one (two answers of the same process differ), shrink without. */
-    budget--;
-    r->shrink_without_restart = true;
-    int rc = try_case(r, cell, best, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
-    if (rc < 0)
-      goto done;
-    if (rc == 1)
-      bs = size_of_last(r);
-    else
-      r->shrink_without_restart = false;
-  }
-  if (budget && bs.calls == UINT32_MAX) {
+  /* A restart per try costs a process start (tens of ms for an interpreter): first see whether the
+   * failure shows without one (two answers of the same process differ); if not, restart per try. */
+  r->shrink_without_restart = (cell->prop->needs & CS_NEED_EMIT_RESTART) != 0;
+  while (budget) {
     budget--;
     int rc = try_case(r, cell, best, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
     if (rc < 0)
       goto done;
     if (rc == 1)
       bs = size_of_last(r);
+    if (rc == 1 || !r->shrink_without_restart)
+      break;
+    r->shrink_without_restart = false;
   }
   while (progress && budget) {
     progress = false;
