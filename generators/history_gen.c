@@ -167,27 +167,38 @@ static void stray_tool_turn(gen *g) {
   t->results[0] = (cs_result){orphan_id(g, TOOL_NAMES[ni]), TOOL_NAMES[ni], TOOL_OUTPUT[ni]};
 }
 
-static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix) {
+/* How one call is answered, drawn with the call (inside its span): deleting a call then deletes
+ * its answer's draws too, and the draws of later calls and rounds keep their meaning. */
+typedef struct {
+  uint8_t mode;       /* RES_* */
+  cs_str call_id;     /* RES_POSITIONAL, RES_ORPHAN: the result's call_id */
+  cs_labelset labels; /* of call_id: they count only once the result is in the history */
+} result_plan;
+
+static result_plan draw_result_plan(gen *g, cs_str name) {
+  result_plan p = {(uint8_t)cs_draw_weighted(g->c, RESULT_WEIGHTS, RES_MODES), CS_NULL_STR, 0};
+  if (p.mode == RES_POSITIONAL) {
+    p.call_id = cs_draw_bool(g->c, 1, 2) ? cs_str_n("", 0) : CS_NULL_STR;
+  } else if (p.mode == RES_ORPHAN) {
+    cs_id_ctx x = id_ctx(g, g->npool, 0, name);
+    x.labels = &p.labels;
+    p.call_id = cs_id_native(&x, CS_PROV_UNKNOWN);
+  }
+  return p;
+}
+
+static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix, const result_plan *plans) {
   cs_choices *c = g->c;
   cs_turn *t = new_turn(g, CS_ROLE_TOOL);
   t->results = CS_ARENA_NEW(g->a, cs_result, at->ncalls + 1);
   for (uint32_t k = 0; k < at->ncalls; k++) {
     const cs_call *call = &at->calls[k];
-    if (call->server)
-      continue; /* the provider executed it: no result */
+    if (call->server || plans[k].mode == RES_SKIP)
+      continue; /* a server call: the provider executed it, no result */
     cs_result r = {call->id, call->name, TOOL_OUTPUT[name_ix[k]]};
-    switch (cs_draw_weighted(c, RESULT_WEIGHTS, RES_MODES)) {
-    case RES_SKIP:
-      continue;
-    case RES_POSITIONAL:
-      r.call_id = cs_draw_bool(c, 1, 2) ? cs_str_n("", 0) : CS_NULL_STR;
-      break;
-    case RES_ORPHAN:
-      r.call_id = orphan_id(g, call->name);
-      break;
-    default:
-      break;
-    }
+    if (plans[k].mode != RES_ANSWER)
+      r.call_id = plans[k].call_id;
+    g->labels |= plans[k].labels;
     t->results[t->nresults++] = r;
   }
   if (cs_draw_bool(c, 1, 25)) {
@@ -213,18 +224,24 @@ static void gen_round(gen *g, bool first) {
   unsigned num = first ? 0 : 1;
   if (cs_draw_bool(c, num, first ? 1 : 3))
     user_turn(g);
-  if (cs_draw_bool(c, num, first ? 1 : 40))
+  size_t stray_at = cs_choices_at(c);
+  if (cs_draw_bool(c, num, first ? 1 : 40)) {
+    /* A unit counted by its own draw: the shrinker deletes it by setting that draw to 0. */
     stray_tool_turn(g);
+    cs_choices_span(c, stray_at + 1, stray_at);
+  }
   if (cs_draw_bool(c, num, first ? 1 : 5))
     g->prov = draw_provider(c);
   size_t count_at = cs_choices_at(c);
   uint32_t n = 1 + (uint32_t)cs_draw(c, g->max_calls);
-  bool same_name = n > 1 && cs_draw_bool(c, 1, 8);
+  /* Drawn for one call too (never set then), so deleting a call keeps the draws after it aligned. */
+  bool same_name = cs_draw_bool(c, n > 1 ? 1 : 0, 8);
   cs_turn *t = new_turn(g, CS_ROLE_ASSISTANT);
   t->provider = g->prov;
   t->calls = CS_ARENA_NEW(g->a, cs_call, n);
   t->ncalls = n;
   uint8_t *name_ix = cs_arena_alloc(g->a, n);
+  result_plan *plans = CS_ARENA_NEW(g->a, result_plan, n);
   uint32_t turn_first = g->npool;
   for (uint32_t k = 0; k < n; k++) {
     cs_call *call = &t->calls[k];
@@ -245,10 +262,11 @@ static void gen_round(gen *g, bool first) {
     if (!cs_str_is_blank(call->id))
       g->pool[g->npool++] = call->id;
     g->ncalls++;
+    plans[k] = draw_result_plan(g, call->name); /* drawn for server calls too, which ignore it */
     cs_choices_span(c, call_start, count_at);
   }
   if (!cs_draw_bool(c, 1, 15))
-    tool_turn(g, t, name_ix);
+    tool_turn(g, t, name_ix, plans);
 }
 
 /* Structural and duplicate labels, read off the finished history and its pairing. */
@@ -332,8 +350,10 @@ static void plan_twins(gen *g, const cs_history_index *ix, cs_gen_case *out) {
   for (int k = 0; k < 2; k++) {
     if (k == 1 && !cs_draw_bool(g->c, 1, 4))
       break;
-    uint32_t from = (uint32_t)cs_draw(g->c, n - 1);
-    uint32_t to = from + 1 + (uint32_t)cs_draw(g->c, n - 1 - from);
+    /* Counted back (the last call, then the call just before it), so a plan keeps its calls
+     * when the shrinker deletes earlier ones. */
+    uint32_t to = n - 1 - (uint32_t)cs_draw(g->c, n - 1);
+    uint32_t from = to - 1 - (uint32_t)cs_draw(g->c, to);
     uint32_t target = (uint32_t)cs_draw(g->c, CS_PROVIDER_TARGETS);
     bool via_normalize = cs_draw_bool(g->c, 1, 3);
     uint32_t t = to;
@@ -360,10 +380,13 @@ void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen
   g.prov = draw_provider(c);
   gen_reserve(&g, rounds, 0, 0);
   if (cut) {
+    /* A unit counted by the cut draw: setting that draw to 0 deletes it. */
+    size_t cut_start = cs_choices_at(c);
     compression_cut_turn(&g);
     g.labels |= CS_LABEL_BIT(CS_LABEL_S_COMPRESSION_CUT);
     if (cs_draw_bool(c, 1, 2))
       user_turn(&g);
+    cs_choices_span(c, cut_start, count_at + 1);
   } else {
     user_turn(&g);
   }

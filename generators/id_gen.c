@@ -10,7 +10,6 @@ static const char B62[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopq
 static const char B64URL[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-";
 static const char B64STD[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
 static const char HEX[] = "0123456789abcdef";
-static const char DIGITS[] = "0123456789";
 #define ALEN(s) ((unsigned)(sizeof(s) - 1))
 
 /* The characters DESIGN.md calls illegal (outside every strict target's charset). */
@@ -359,10 +358,13 @@ static cs_str format_id(cs_id_ctx *x, int fmt) {
     *x->labels |= CS_LABEL_BIT(CS_LABEL_NATIVE_BEDROCK);
     break;
   case NF_GEMINI: { /* Vertex numbers its calls ("call_4162774") and sometimes repeats them */
+    /* The number itself is the draw (up to n digits), not a hash of one: the shrinker can lower it
+     * step by step onto the number of a plain ID it collides with. */
+    static const uint32_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
     size_t n = 1 + (size_t)cs_draw(c, 7);
     b = sb_new(x->a, 5 + n);
     sb_puts(&b, "call_");
-    sb_fill(&b, n, DIGITS, ALEN(DIGITS), draw_seed(c));
+    sb_u32(&b, (uint32_t)cs_draw(c, pow10[n]));
     break;
   }
   default: /* NF_AISDK: the AI SDK's own 16-character IDs */
@@ -515,12 +517,14 @@ static bool is_lookalike(cs_str s) {
   return s.len == 34 && cs_str_starts(s, "hist_tool_");
 }
 
-/* Index of the first pool entry at or after `start` (cyclically) that `ok` accepts, or -1. */
+/* Index of the first pool entry that `ok` accepts, or -1, searching back (cyclically) from the
+ * entry `start` places before the newest. Counting back from the newest keeps a reference when the
+ * shrinker deletes earlier calls, and start 0 (the simplest) is the nearest earlier ID. */
 static int64_t pool_find(const cs_id_ctx *x, uint32_t first, uint32_t start, bool (*ok)(cs_str, const void *),
                          const void *arg) {
   uint32_t n = x->npool - first;
   for (uint32_t k = 0; k < n; k++) {
-    uint32_t i = first + (start + k) % n;
+    uint32_t i = x->npool - 1 - (start + k) % n;
     if (!cs_str_is_blank(x->pool[i]) && (!ok || ok(x->pool[i], arg)))
       return i;
   }

@@ -285,12 +285,13 @@ Test(choices, spans_are_marked_and_reset) {
   cs_choices_free(&c);
 }
 
-/* The history generator marks its rounds (counted by the first draw), calls and IDs. */
+/* The history generator marks its rounds (counted by the first draw), calls, IDs, and the tool
+ * turns that its own draw counts (a stray tool turn, the compression cut). */
 Test(choices, generator_marks_rounds_calls_and_ids) {
   cs_choices c = {0};
   cs_arena a = {0};
   cs_gen_config gc = {0};
-  unsigned rounds_seen = 0, calls_seen = 0, ids_seen = 0;
+  unsigned rounds_seen = 0, calls_seen = 0, ids_seen = 0, tool_units_seen = 0;
   for (uint64_t seed = 1; seed <= 50; seed++) {
     cs_choices_record(&c, seed);
     cs_gen_case g;
@@ -298,28 +299,41 @@ Test(choices, generator_marks_rounds_calls_and_ids) {
     uint32_t ncalls = 0;
     for (uint32_t t = 0; t < g.h.nturns; t++)
       ncalls += g.h.turns[t].role == CS_ROLE_ASSISTANT ? g.h.turns[t].ncalls : 0;
-    unsigned rounds = 0, calls = 0, ids = 0;
+    uint32_t tool_turns = 0;
+    for (uint32_t t = 0; t < g.h.nturns; t++)
+      tool_turns += g.h.turns[t].role == CS_ROLE_TOOL;
+    unsigned rounds = 0, calls = 0, ids = 0, tool_units = 0, cut_units = 0;
     for (size_t i = 0; i < c.nspans; i++) {
       const cs_choice_span *sp = &c.spans[i];
       cr_assert_lt(sp->start, sp->end);
       cr_assert_leq(sp->end, c.n);
-      if (sp->count_at == 0)
+      if (sp->count_at == 0) {
         rounds++;
-      else if (sp->count_at == CS_SPAN_NO_COUNT)
+      } else if (sp->count_at == CS_SPAN_NO_COUNT) {
         ids++;
-      else
+      } else if (sp->count_at == 1 || sp->start == sp->count_at + 1) { /* the cut draw; a stray turn's */
+        cr_assert_eq(c.v[sp->count_at], 1, "seed %llu: a tool-turn unit whose draw is not set",
+                     (unsigned long long)seed);
+        tool_units++;
+        cut_units += sp->count_at == 1;
+      } else {
         calls++;
+      }
     }
     /* a compression cut adds an assistant turn of its own, outside the drawn rounds */
     bool cut = (g.labels & CS_LABEL_BIT(CS_LABEL_S_COMPRESSION_CUT)) != 0;
     cr_assert(cut ? rounds <= g.rounds : rounds == g.rounds, "seed %llu", (unsigned long long)seed);
     cr_assert(cut ? calls <= ncalls : calls == ncalls, "seed %llu", (unsigned long long)seed);
+    cr_assert_eq(cut_units, cut ? 1u : 0u, "seed %llu", (unsigned long long)seed);
+    cr_assert_leq(tool_units, tool_turns, "seed %llu", (unsigned long long)seed);
+    tool_units_seen += tool_units;
     rounds_seen += rounds;
     calls_seen += calls;
     ids_seen += ids;
     cs_arena_reset(&a);
   }
   cr_assert_gt(ids_seen, 0);
+  cr_assert_gt(tool_units_seen, 0);
   cr_assert_geq(calls_seen, rounds_seen);
   cs_choices_free(&c);
   cs_arena_free(&a);
