@@ -666,6 +666,93 @@ static int shrink_units(runner *r, const cs_outcome *cell, uint64_t *best, size_
   return steps;
 }
 
+/* Writes `best` without the unit `d` (and one fewer in its list) into `out`, with the draws of `a`
+ * replaced by those of `b` when `a` is given (a before d, b inside d). Returns the length. */
+static size_t without_unit(const uint64_t *best, size_t nbest, const cs_choice_span *d, const cs_choice_span *a,
+                           const cs_choice_span *b, uint64_t *out) {
+  size_t n = 0;
+  for (size_t i = 0; i < nbest; i++) {
+    if (a && i == a->start)
+      for (size_t k = b->start; k < b->end; k++)
+        out[n++] = best[k];
+    if ((a && i >= a->start && i < a->end) || (i >= d->start && i < d->end))
+      continue;
+    out[n++] = i == d->count_at ? best[i] - 1 : best[i];
+  }
+  return n;
+}
+
+static bool deletable(const cs_choice_span *u, const uint64_t *best, size_t nbest) {
+  return u->count_at < u->start && u->end <= nbest && best[u->count_at] > 0;
+}
+
+/* Pass 4, when the others are stuck: two places at once, which the history's structure couples.
+ * (a) Move a unit: a later list element's draws replace an earlier one's, and the later one (or a
+ * unit around it) is deleted, so an ID that needs a round's provider moves into the earlier round
+ * that set it. (b) Delete a unit and lower one later draw by one, so a number in an ID that matched
+ * a call's global index follows the index down. Returns the steps taken (0 or 1), -1 if fatal. */
+static int shrink_pairs(runner *r, const cs_outcome *cell, uint64_t *best, size_t *nbest, uint64_t *cand,
+                        unsigned *budget, case_size *bs) {
+  char why[600];
+  size_t consumed;
+  unsigned tries = 600; /* a bound of its own: pairs grow with the square of the units */
+  (*budget)--;
+  int rc = try_case(r, cell, best, *nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+  if (rc <= 0)
+    return rc < 0 ? -1 : 0;
+  size_t ns = r->ch[0].nspans;
+  cs_choice_span *spans = ns ? malloc(ns * sizeof *spans) : NULL;
+  if (!spans)
+    return 0; /* no unit was drawn before the sequence ran out */
+  memcpy(spans, r->ch[0].spans, ns * sizeof *spans);
+  int found = 0;
+  for (size_t di = 0; di < ns && !found && *budget && tries; di++) {
+    const cs_choice_span *d = &spans[di];
+    if (!deletable(d, best, *nbest))
+      continue;
+    /* (a): d holds b; a is an element of a list that ends before d starts. */
+    for (size_t bi = 0; bi < ns && !found && *budget && tries; bi++) {
+      const cs_choice_span *b = &spans[bi];
+      if (b->count_at == CS_SPAN_NO_COUNT || b->start < d->start || b->end > d->end)
+        continue;
+      for (size_t ai = 0; ai < ns && !found && *budget && tries; ai++) {
+        const cs_choice_span *a = &spans[ai];
+        if (a->count_at == CS_SPAN_NO_COUNT || a->end > d->start || (d->count_at >= a->start && d->count_at < a->end))
+          continue;
+        size_t nc = without_unit(best, *nbest, d, a, b, cand);
+        (*budget)--, tries--;
+        rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+        if (rc < 0)
+          goto fatal;
+        found = rc == 1 && smaller(r, cand, consumed, best, *nbest, bs);
+      }
+    }
+    /* (b): d deleted, one later draw lowered by one. */
+    size_t nd = found ? 0 : without_unit(best, *nbest, d, NULL, NULL, cand);
+    for (size_t j = d->start; j < nd && !found && *budget && tries; j++) {
+      if (!cand[j])
+        continue;
+      cand[j]--;
+      (*budget)--, tries--;
+      rc = try_case(r, cell, cand, nd, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+      if (rc < 0)
+        goto fatal;
+      found = rc == 1 && smaller(r, cand, consumed, best, *nbest, bs);
+      if (!found)
+        cand[j]++;
+    }
+    if (found) {
+      memcpy(best, cand, consumed * sizeof *best);
+      *nbest = consumed;
+    }
+  }
+  free(spans);
+  return found;
+fatal:
+  free(spans);
+  return -1;
+}
+
 static void shrink(runner *r, cs_outcome *cell) {
   unsigned budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000;
   uint64_t *best = cell->choices, *cand = malloc((cell->nchoices + 1) * sizeof *cand);
@@ -742,6 +829,13 @@ static void shrink(runner *r, cs_outcome *cell) {
       goto done;
     steps += (unsigned)unit_steps;
     progress = progress || unit_steps > 0;
+    if (!progress) { /* Pass 4: only when the passes above are stuck */
+      int pair_steps = shrink_pairs(r, cell, best, &nbest, cand, &budget, &bs);
+      if (pair_steps < 0)
+        goto done;
+      steps += (unsigned)pair_steps;
+      progress = pair_steps > 0;
+    }
   }
 done:
   free(cand);
