@@ -666,18 +666,30 @@ static int shrink_units(runner *r, const cs_outcome *cell, uint64_t *best, size_
   return steps;
 }
 
-/* Writes `best` without the unit `d` (and one fewer in its list) into `out`, with the draws of `a`
- * replaced by those of `b` when `a` is given (a before d, b inside d). Returns the length. */
-static size_t without_unit(const uint64_t *best, size_t nbest, const cs_choice_span *d, const cs_choice_span *a,
-                           const cs_choice_span *b, uint64_t *out) {
+/* How a later unit b comes into the list of an earlier unit a before b's unit d is deleted. */
+typedef enum { MOVE_NONE, MOVE_REPLACE, MOVE_INSERT } move_kind;
+
+/* Writes `best` without the unit `d` (and one fewer in its list) into `out`; with MOVE_REPLACE the
+ * draws of `a` are replaced by those of `b` (b inside d, a before d), with MOVE_INSERT b's draws
+ * follow a's (one more in a's list). Never longer than `best`. Returns the length. */
+static size_t edit_units(const uint64_t *best, size_t nbest, const cs_choice_span *d, const cs_choice_span *a,
+                         const cs_choice_span *b, move_kind kind, uint64_t *out) {
   size_t n = 0;
   for (size_t i = 0; i < nbest; i++) {
-    if (a && i == a->start)
+    if (kind == MOVE_REPLACE && i == a->start)
       for (size_t k = b->start; k < b->end; k++)
         out[n++] = best[k];
-    if ((a && i >= a->start && i < a->end) || (i >= d->start && i < d->end))
+    if ((kind == MOVE_REPLACE && i >= a->start && i < a->end) || (i >= d->start && i < d->end))
       continue;
-    out[n++] = i == d->count_at ? best[i] - 1 : best[i];
+    uint64_t v = best[i];
+    if (i == d->count_at)
+      v--;
+    if (kind == MOVE_INSERT && i == a->count_at)
+      v++;
+    out[n++] = v;
+    if (kind == MOVE_INSERT && i + 1 == a->end)
+      for (size_t k = b->start; k < b->end; k++)
+        out[n++] = best[k];
   }
   return n;
 }
@@ -687,10 +699,12 @@ static bool deletable(const cs_choice_span *u, const uint64_t *best, size_t nbes
 }
 
 /* Pass 4, when the others are stuck: two places at once, which the history's structure couples.
- * (a) Move a unit: a later list element's draws replace an earlier one's, and the later one (or a
- * unit around it) is deleted, so an ID that needs a round's provider moves into the earlier round
- * that set it. (b) Delete a unit and lower one later draw by one, so a number in an ID that matched
- * a call's global index follows the index down. Returns the steps taken (0 or 1), -1 if fatal. */
+ * (a) Move a unit: a later list element's draws replace an earlier one's or join its list, and the
+ * later one (or a unit around it) is deleted, so an ID that needs a round's provider moves into the
+ * earlier round that set it, and two rounds become one. (b) Delete a unit and lower one later draw
+ * by one, so a reference that counted back past the deleted unit still reaches its ID, and a number
+ * in an ID that matched a call's global index follows the index down. Returns the steps taken (0
+ * or 1), -1 if fatal. */
 static int shrink_pairs(runner *r, const cs_outcome *cell, uint64_t *best, size_t *nbest, uint64_t *cand,
                         unsigned *budget, case_size *bs) {
   char why[600];
@@ -719,16 +733,18 @@ static int shrink_pairs(runner *r, const cs_outcome *cell, uint64_t *best, size_
         const cs_choice_span *a = &spans[ai];
         if (a->count_at == CS_SPAN_NO_COUNT || a->end > d->start || (d->count_at >= a->start && d->count_at < a->end))
           continue;
-        size_t nc = without_unit(best, *nbest, d, a, b, cand);
-        (*budget)--, tries--;
-        rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
-        if (rc < 0)
-          goto fatal;
-        found = rc == 1 && smaller(r, cand, consumed, best, *nbest, bs);
+        for (move_kind k = MOVE_REPLACE; k <= MOVE_INSERT && !found && *budget && tries; k++) {
+          size_t nc = edit_units(best, *nbest, d, a, b, k, cand);
+          (*budget)--, tries--;
+          rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+          if (rc < 0)
+            goto fatal;
+          found = rc == 1 && smaller(r, cand, consumed, best, *nbest, bs);
+        }
       }
     }
     /* (b): d deleted, one later draw lowered by one. */
-    size_t nd = found ? 0 : without_unit(best, *nbest, d, NULL, NULL, cand);
+    size_t nd = found ? 0 : edit_units(best, *nbest, d, NULL, NULL, MOVE_NONE, cand);
     for (size_t j = d->start; j < nd && !found && *budget && tries; j++) {
       if (!cand[j])
         continue;

@@ -369,38 +369,57 @@ Test(runner, shrinking_restarts_only_when_the_failure_needs_it) {
   }
 }
 
-/* A case the deleting and lowering passes alone are stuck on (seed-literal-join, seed 21: five
- * rounds, nine calls; the last call repeats the look-alike ID of the first, drawn as a reference
- * eight calls back, so deleting any call between them changes which ID it repeats): the pass that
- * deletes a unit and lowers a later draw by one at once takes it to at most 2 turns and 3 calls. */
-Test(runner, stuck_cases_shrink_by_moving_units) {
-  static const char token[] =
-      "cs1.BAAAAAAAAAAAAAAMAAAAAAAAAAAAAAAAAAAAAAAAAAIAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABQc";
-  uint64_t *v = NULL;
-  size_t n = 0;
-  cs_err err = {{0}};
-  cr_assert_eq(cs_choices_parse_token(token, &v, &n, &err), 0, "%s", err.msg);
-  fixture f = open_impl("seed-literal-join");
-  static const char *const only[] = {"canon.unique"};
-  const uint64_t *const replay[] = {v};
-  cs_run_config cfg = {
-      .seed = 1, .only = only, .nonly = 1, .replay = replay, .replay_len = &n, .nreplay = 1, .corpus_only = true};
-  cs_run_result r;
-  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
-  const cs_outcome *c = cell_of(&r, "canon.unique", -1);
-  cr_assert(c->failed, "the case must fail canon.unique");
-  cs_arena a = {0};
-  cs_history h;
-  cr_assert_eq(cs_history_parse(cs_str_c(c->history_json), NULL, &a, &h, &err), 0, "%s", err.msg);
-  uint32_t assistants = 0, calls = 0;
-  for (uint32_t t = 0; t < h.nturns; t++)
-    if (h.turns[t].role == CS_ROLE_ASSISTANT) {
-      assistants++;
-      calls += h.turns[t].ncalls;
-    }
-  cr_assert(assistants <= 2 && calls <= 3, "%u assistant turns, %u calls: %s", assistants, calls, c->history_json);
-  cs_arena_free(&a);
-  cs_run_result_free(&r);
-  close_impl(&f);
-  free(v);
+/* Sequences the deleting, lowering and unit passes alone are stuck on (shrunk failures of seeds 10,
+ * 16 and 21 of the default run before the pass that changes two places at once), and where the
+ * bug allows a case of at most 2 assistant turns and 3 calls:
+ * - seed 21: five rounds, nine calls; the last call repeats the look-alike ID of the first, drawn as
+ *   a reference eight calls back, so deleting a call between them needs the reference lowered too;
+ * - seed 16: three Gemini rounds, two of them holding the same twin; the rounds must merge;
+ * - seed 10: a positional result that needs its call's ID to differ from call_0, three rounds. */
+static const struct {
+  const char *impl, *property;
+  int target;
+  const char *token;
+} STUCK[] = {
+    {"seed-literal-join", "canon.unique", -1,
+     "cs1.BAAAAAAAAAAAAAAMAAAAAAAAAAAAAAAAAAAAAAAAAAIAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABQc"},
+    {"seed-literal-join", "emit.unique", CS_PROV_GEMINI,
+     "cs1.AgAABQAAAAAAAAAAAAEAAAAAAAAAAAABAAAAAAAAAAAAAAABAAEAAAEB"},
+    {"prefix-swap", "emit.pair", CS_PROV_MISTRAL,
+     "cs1.AwAAAAAAAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAAAAAYAAAAAgAAAAAAAAAAAAAAAAEBAQ"},
+};
+
+Test(runner, stuck_cases_shrink_by_changing_two_places) {
+  for (size_t i = 0; i < sizeof STUCK / sizeof STUCK[0]; i++) {
+    uint64_t *v = NULL;
+    size_t n = 0;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_choices_parse_token(STUCK[i].token, &v, &n, &err), 0, "%s", err.msg);
+    fixture f = open_impl(STUCK[i].impl);
+    const char *const only[] = {STUCK[i].property};
+    const uint64_t *const replay[] = {v};
+    cs_run_config cfg = {
+        .seed = 1, .only = only, .nonly = 1, .replay = replay, .replay_len = &n, .nreplay = 1, .corpus_only = true};
+    if (STUCK[i].target >= 0)
+      cfg.targets = 1u << STUCK[i].target;
+    cs_run_result r;
+    cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+    const cs_outcome *c = cell_of(&r, STUCK[i].property, STUCK[i].target);
+    cr_assert(c->failed, "case %zu must fail %s", i, STUCK[i].property);
+    cs_arena a = {0};
+    cs_history h;
+    cr_assert_eq(cs_history_parse(cs_str_c(c->history_json), NULL, &a, &h, &err), 0, "%s", err.msg);
+    uint32_t assistants = 0, calls = 0;
+    for (uint32_t t = 0; t < h.nturns; t++)
+      if (h.turns[t].role == CS_ROLE_ASSISTANT) {
+        assistants++;
+        calls += h.turns[t].ncalls;
+      }
+    cr_expect(assistants <= 2 && calls <= 3, "case %zu: %u assistant turns, %u calls: %s", i, assistants, calls,
+              c->history_json);
+    cs_arena_free(&a);
+    cs_run_result_free(&r);
+    close_impl(&f);
+    free(v);
+  }
 }
