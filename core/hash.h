@@ -1,4 +1,4 @@
-/* core/hash.h: SHA-256 (OpenSSL EVP) and base64url, the primitives of canonical v1.
+/* core/hash.h: SHA-256 (OpenSSL) and base64url, the primitives of canonical v1.
  * A cs_hasher holds one prepared digest context so the hot loop does no per-hash allocation.
  * It is not thread-safe: one hasher per thread. */
 #ifndef CS_CORE_HASH_H
@@ -16,6 +16,8 @@ void cs_hasher_free(cs_hasher *h);
 void cs_hasher_begin(cs_hasher *h);
 void cs_hasher_add(cs_hasher *h, const void *data, size_t len);
 void cs_hasher_finish(cs_hasher *h, uint8_t out[32]);
+/* Which OpenSSL interface computes the digests (for benchmarks that compare against it). */
+const char *cs_hasher_engine(void);
 /* One shot. */
 void cs_sha256(cs_hasher *h, const void *data, size_t len, uint8_t out[32]);
 

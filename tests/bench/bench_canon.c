@@ -1,6 +1,8 @@
 /* tests/bench/bench_canon.c: the reference canonicalizer against raw OpenSSL SHA-256 on the same
  * messages. Generates histories, records the exact bytes canonical v1 hashes, then times (a) the
- * canonicalizer over the histories and (b) EVP SHA-256 alone over those bytes; prints one JSON line.
+ * canonicalizer over the histories and (b) SHA-256 alone over those bytes, through EVP and through
+ * the interface core/hash.c uses; the ratio is taken against the faster of the two, so a cheaper
+ * digest call makes the budget harder to meet, not easier. Prints one JSON line.
  * Both loops pass over the same working set several times per round, so neither measures cold
  * memory: the histories and the recorded messages both stay in cache.
  * Usage: bench_canon [HISTORIES] [ROUNDS] [PASSES] */
@@ -75,7 +77,7 @@ int main(int argc, char **argv) {
     msgl[m] = strlen(msgs.data + off);
     off += msgl[m] + 1;
   }
-  double canon_t[99], sha_t[99];
+  double canon_t[99], sha_t[99], evp_t[99];
   EVP_MD *md = EVP_MD_fetch(NULL, "SHA256", NULL);
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
   unsigned char out[32];
@@ -99,14 +101,26 @@ int main(int argc, char **argv) {
         sink += out[0];
       }
     }
+    evp_t[r] = now() - t0;
+    t0 = now();
+    for (int k = 0; k < passes; k++) {
+      for (size_t m = 0; m < nm; m++) {
+        cs_sha256(hasher, msgp[m], msgl[m], out);
+        sink += out[0];
+      }
+    }
     sha_t[r] = now() - t0;
   }
   qsort(canon_t, (size_t)rounds, sizeof *canon_t, cmp);
   qsort(sha_t, (size_t)rounds, sizeof *sha_t, cmp);
-  double c = canon_t[rounds / 2], s = sha_t[rounds / 2];
+  qsort(evp_t, (size_t)rounds, sizeof *evp_t, cmp);
+  double c = canon_t[rounds / 2], l = sha_t[rounds / 2], e = evp_t[rounds / 2];
+  double s = l < e ? l : e; /* the faster raw rate */
   printf("{\"histories\":%zu,\"messages\":%zu,\"canon_messages_per_s\":%.0f,\"sha256_messages_per_s\":%.0f,"
+         "\"sha256_evp_messages_per_s\":%.0f,\"sha256_callsign_messages_per_s\":%.0f,\"sha256_interface\":\"%s\","
          "\"ratio\":%.3f}\n",
-         n, nm, (double)nm * passes / c, (double)nm * passes / s, s / c);
+         n, nm, (double)nm * passes / c, (double)nm * passes / s, (double)nm * passes / e, (double)nm * passes / l,
+         cs_hasher_engine(), s / c);
   (void)sink;
   EVP_MD_CTX_free(ctx);
   EVP_MD_free(md);
