@@ -44,12 +44,19 @@ static cs_arena_chunk *take_spare(cs_arena *a, size_t size) {
   return NULL;
 }
 
-void *cs_arena_alloc(cs_arena *a, size_t size) {
+/* The head chunk's `used` is kept in a->next while it is the head; written back when it is not. */
+static void sync_head(cs_arena *a) {
+  if (a->head)
+    a->head->used = (size_t)(a->next - a->head->data);
+}
+
+void *cs_arena_alloc_slow(cs_arena *a, size_t size) {
   if (size > SIZE_MAX - 15u)
     out_of_memory(); /* rounding up would wrap to a tiny block */
   size = (size + 15u) & ~(size_t)15u;
   if (size == 0)
     size = 16;
+  sync_head(a);
   if (!a->head || a->head->cap - a->head->used < size) {
     size_t base = a->chunk_size ? a->chunk_size : 65536;
     cs_arena_chunk *c = take_spare(a, size);
@@ -60,12 +67,8 @@ void *cs_arena_alloc(cs_arena *a, size_t size) {
   }
   void *p = a->head->data + a->head->used;
   a->head->used += size;
-  return p;
-}
-
-void *cs_arena_zalloc(cs_arena *a, size_t size) {
-  void *p = cs_arena_alloc(a, size);
-  memset(p, 0, size);
+  a->next = a->head->data + a->head->used;
+  a->end = a->head->data + a->head->cap;
   return p;
 }
 
@@ -101,6 +104,7 @@ void cs_arena_reset(cs_arena *a) {
   /* Every chunk goes to the spare list; cs_arena_alloc takes them back by first fit. */
   cs_arena_chunk *c = a->head;
   a->head = NULL;
+  a->next = a->end = NULL;
   while (c) {
     cs_arena_chunk *next = c->next;
     c->used = 0;
