@@ -77,8 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cs_subprocess_parse_hello(line, &info, &name, &version, why, sizeof why);
   free(name);
   free(version);
-  cs_request emit = {CS_OP_EMIT, CS_PROV_ANTHROPIC, &st->emit_history, NULL, 0};
-  cs_request norm = {CS_OP_NORMALIZE, CS_PROV_MISTRAL, NULL, st->ids, 3};
+  cs_request emit = {.op = CS_OP_EMIT, .target = CS_PROV_ANTHROPIC, .history = &st->emit_history};
+  cs_request norm = {.op = CS_OP_NORMALIZE, .target = CS_PROV_MISTRAL, .ids = st->ids, .nids = 3};
   cs_reply reply;
   memset(&reply, 0, sizeof reply);
   cs_subprocess_parse_answer((size_t)1 << 20, &emit, 1, line, &reply, &st->arena, why, sizeof why);

@@ -116,11 +116,13 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
   size_t nreq = 0;
   if (ev->emit) {
     for (size_t i = 0; i < n; i++)
-      ev->reqs[nreq++] = (cs_request){CS_OP_EMIT, ev->target, single_call(ev, in[i]), NULL, 0};
+      ev->reqs[nreq++] = (cs_request){.op = CS_OP_EMIT, .target = ev->target, .history = single_call(ev, in[i])};
   } else {
     for (size_t i = 0; i < n; i += MAX_REQUEST_IDS)
-      ev->reqs[nreq++] = (cs_request){CS_OP_NORMALIZE, ev->target, NULL, in + i,
-                                      (uint32_t)(n - i < MAX_REQUEST_IDS ? n - i : MAX_REQUEST_IDS)};
+      ev->reqs[nreq++] = (cs_request){.op = CS_OP_NORMALIZE,
+                                      .target = ev->target,
+                                      .ids = in + i,
+                                      .nids = (uint32_t)(n - i < MAX_REQUEST_IDS ? n - i : MAX_REQUEST_IDS)};
   }
   memset(ev->replies, 0, nreq * sizeof *ev->replies);
   if (cs_impl_exec(ev->impl, ev->reqs, ev->replies, nreq, &ev->arena, err))

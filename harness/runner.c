@@ -240,9 +240,10 @@ static void queue_twins(runner *r, cs_caserun *run, cs_reply *twin_replies) {
     if (tp->via_normalize && twin_supported(r, CS_OP_NORMALIZE, tp->target) && ix.calls[tp->from_call]->id.ptr) {
       cs_str *one = CS_ARENA_NEW(&r->arena, cs_str, 1);
       one[0] = ix.calls[tp->from_call]->id;
-      enqueue(r, (cs_request){CS_OP_NORMALIZE, tp->target, NULL, one, 1}, &twin_replies[i]);
+      enqueue(r, (cs_request){.op = CS_OP_NORMALIZE, .target = tp->target, .ids = one, .nids = 1}, &twin_replies[i]);
     } else if (twin_supported(r, CS_OP_EMIT, tp->target)) {
-      enqueue(r, (cs_request){CS_OP_EMIT, tp->target, &run->gen.h, NULL, 0}, &twin_replies[i]);
+      enqueue(r, (cs_request){.op = CS_OP_EMIT, .target = tp->target, .history = &run->gen.h, .index = &run->gen.ix},
+              &twin_replies[i]);
     }
   }
 }
@@ -297,25 +298,35 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
     cs_history *kh = cs_arena_alloc(a, sizeof *kh);
     *kh = kimi_native(h, &run->main.ix, a);
     index_of(&run->kimi, kh, a);
-    enqueue(r, (cs_request){CS_OP_EMIT, CS_PROV_KIMI, kh, NULL, 0}, &run->emit_kimi);
+    enqueue(r, (cs_request){.op = CS_OP_EMIT, .target = CS_PROV_KIMI, .history = kh, .index = &run->kimi.ix},
+            &run->emit_kimi);
   }
   for (int t = 0; t < CS_TARGET_COUNT; t++) {
     if (!supports(r, CS_OP_EMIT, t))
       continue;
     if (needs & (CS_NEED_EMIT | CS_NEED_EMIT_AGAIN | CS_NEED_APPEND | CS_NEED_COMPRESS))
-      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, h, NULL, 0}, &run->emit[t]);
+      enqueue(r, (cs_request){.op = CS_OP_EMIT, .target = (cs_target_id)t, .history = h, .index = &run->main.ix},
+              &run->emit[t]);
     if (needs & CS_NEED_EMIT_AGAIN)
-      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, h, NULL, 0}, &run->emit_again[t]);
+      enqueue(r, (cs_request){.op = CS_OP_EMIT, .target = (cs_target_id)t, .history = h, .index = &run->main.ix},
+              &run->emit_again[t]);
     if ((needs & CS_NEED_APPEND))
-      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, run->appended.h, NULL, 0}, &run->emit_appended[t]);
+      enqueue(r,
+              (cs_request){
+                  .op = CS_OP_EMIT, .target = (cs_target_id)t, .history = run->appended.h, .index = &run->appended.ix},
+              &run->emit_appended[t]);
     if ((needs & CS_NEED_COMPRESS) && plan->drop)
-      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, run->compressed.h, NULL, 0}, &run->emit_compressed[t]);
+      enqueue(
+          r,
+          (cs_request){
+              .op = CS_OP_EMIT, .target = (cs_target_id)t, .history = run->compressed.h, .index = &run->compressed.ix},
+          &run->emit_compressed[t]);
   }
   if (supports(r, CS_OP_CANONICALIZE, -1)) {
     if (needs & (CS_NEED_CANON | CS_NEED_CANON_AGAIN | CS_NEED_REINGEST))
-      enqueue(r, (cs_request){CS_OP_CANONICALIZE, 0, h, NULL, 0}, &run->canon);
+      enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = h, .index = &run->main.ix}, &run->canon);
     if (needs & CS_NEED_CANON_AGAIN)
-      enqueue(r, (cs_request){CS_OP_CANONICALIZE, 0, h, NULL, 0}, &run->canon_again);
+      enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = h, .index = &run->main.ix}, &run->canon_again);
   }
   if (needs & (CS_NEED_NORM | CS_NEED_NORM_AGAIN | CS_NEED_NORM_TWICE)) {
     const cs_history_index *ix = &run->main.ix;
@@ -329,9 +340,13 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
     for (int t = 0; t < CS_TARGET_COUNT; t++) {
       if (!supports(r, CS_OP_NORMALIZE, t))
         continue;
-      enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, run->norm_in, run->nnorm}, &run->norm[t]);
+      enqueue(r,
+              (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = run->norm_in, .nids = run->nnorm},
+              &run->norm[t]);
       if (needs & CS_NEED_NORM_AGAIN)
-        enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, run->norm_in, run->nnorm}, &run->norm_again[t]);
+        enqueue(r,
+                (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = run->norm_in, .nids = run->nnorm},
+                &run->norm_again[t]);
     }
   }
 }
@@ -342,7 +357,8 @@ static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
     cs_history *rh = cs_arena_alloc(a, sizeof *rh);
     *rh = cs_transform_reingest(run->main.h, &run->canon.answer, a);
     index_of(&run->reingested, rh, a);
-    enqueue(r, (cs_request){CS_OP_CANONICALIZE, 0, rh, NULL, 0}, &run->canon_reingest);
+    enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = rh, .index = &run->reingested.ix},
+            &run->canon_reingest);
   }
   if (needs & CS_NEED_NORM_TWICE) {
     for (int t = 0; t < CS_TARGET_COUNT; t++) {
@@ -351,7 +367,8 @@ static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
       cs_str *in = CS_ARENA_NEW(a, cs_str, run->norm[t].nids + 1);
       for (uint32_t i = 0; i < run->norm[t].nids; i++)
         in[i] = run->norm[t].ids[i].ptr ? run->norm[t].ids[i] : cs_str_c("");
-      enqueue(r, (cs_request){CS_OP_NORMALIZE, (cs_target_id)t, NULL, in, run->norm[t].nids}, &run->norm_twice[t]);
+      enqueue(r, (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = in, .nids = run->norm[t].nids},
+              &run->norm_twice[t]);
     }
   }
 }
@@ -362,7 +379,9 @@ static int run_restart(runner *r, cs_caserun *run) {
     return 0; /* a failed restart shows up as faults of the next requests */
   for (int t = 0; t < CS_TARGET_COUNT; t++)
     if (supports(r, CS_OP_EMIT, t))
-      enqueue(r, (cs_request){CS_OP_EMIT, (cs_target_id)t, run->main.h, NULL, 0}, &run->emit_restart[t]);
+      enqueue(r,
+              (cs_request){.op = CS_OP_EMIT, .target = (cs_target_id)t, .history = run->main.h, .index = &run->main.ix},
+              &run->emit_restart[t]);
   run->have_restart = true;
   return flush(r);
 }

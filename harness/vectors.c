@@ -73,7 +73,7 @@ int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, char *why, size_t wh
         break;
       }
       const cJSON *canon = cJSON_GetObjectItemCaseSensitive(t, "canonical");
-      cs_request req = {CS_OP_CANONICALIZE, 0, &h, NULL, 0};
+      cs_request req = {.op = CS_OP_CANONICALIZE, .history = &h};
       cs_reply rep;
       memset(&rep, 0, sizeof rep);
       if (cs_impl_exec(impl, &req, &rep, 1, &a, err)) {

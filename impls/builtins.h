@@ -25,8 +25,9 @@ static inline cs_digest cs_inproc_digest(const cs_inproc_impl *p) {
   return (cs_digest){p->hasher, NULL, NULL};
 }
 
-/* The batch memo entry of `h` (index built on first use), and its canonical v1 answer. */
-cs_inproc_memo *cs_inproc_memo_of(cs_inproc_impl *p, const cs_history *h, cs_arena *a);
+/* The batch memo entry of `h` (its index: `ix` when given, else built on first use), and its
+ * canonical v1 answer. */
+cs_inproc_memo *cs_inproc_memo_of(cs_inproc_impl *p, const cs_history *h, const cs_history_index *ix, cs_arena *a);
 const cs_answer *cs_inproc_canonical(cs_inproc_impl *p, const cs_history *h, cs_arena *a);
 
 /* results[r] = calls[pair[r]] for paired results, null for orphans (PROTOCOL.md pairing rule). */

@@ -23,6 +23,9 @@ typedef struct {
   const cs_history *history; /* emit, canonicalize */
   const cs_str *ids;         /* normalize */
   uint32_t nids;
+  /* Optional: the index of `history` (cs_history_index_build), which the harness builds anyway.
+   * In-process implementations use it instead of building their own; NULL: build one. */
+  const cs_history_index *index;
 } cs_request;
 
 typedef enum {

@@ -72,7 +72,7 @@ cs_inproc_impl *cs_inproc_new(size_t size, const cs_impl_env *env, cs_err *err) 
   return p;
 }
 
-cs_inproc_memo *cs_inproc_memo_of(cs_inproc_impl *p, const cs_history *h, cs_arena *a) {
+cs_inproc_memo *cs_inproc_memo_of(cs_inproc_impl *p, const cs_history *h, const cs_history_index *ix, cs_arena *a) {
   for (unsigned i = 0; i < p->nmemo; i++)
     if (p->memo[i].h == h)
       return &p->memo[i];
@@ -83,12 +83,15 @@ cs_inproc_memo *cs_inproc_memo_of(cs_inproc_impl *p, const cs_history *h, cs_are
     p->nmemo++;
   m->h = h;
   m->has_canon = false;
-  cs_history_index_build(h, a, &m->ix);
+  if (ix)
+    m->ix = *ix;
+  else
+    cs_history_index_build(h, a, &m->ix);
   return m;
 }
 
 const cs_answer *cs_inproc_canonical(cs_inproc_impl *p, const cs_history *h, cs_arena *a) {
-  cs_inproc_memo *m = cs_inproc_memo_of(p, h, a);
+  cs_inproc_memo *m = cs_inproc_memo_of(p, h, NULL, a);
   if (!m->has_canon) {
     cs_digest d = cs_inproc_digest(p);
     m->canon = cs_canonicalize(h, &m->ix, &d, a);
@@ -170,7 +173,7 @@ static cs_reply answer_one(cs_inproc_impl *p, const cs_request *rq, cs_arena *a)
       return rejected(a, "%s: emit does not support target %s", name, target_label(rq->target));
     if (!rq->history)
       return rejected(a, "%s: emit request without a history", name);
-    ix = &cs_inproc_memo_of(p, rq->history, a)->ix;
+    ix = &cs_inproc_memo_of(p, rq->history, rq->index, a)->ix;
     r.answer = p->emit(p, rq->history, ix, rq->target, a);
     return checked(r, ix, a, name);
   case CS_OP_CANONICALIZE:
@@ -178,7 +181,7 @@ static cs_reply answer_one(cs_inproc_impl *p, const cs_request *rq, cs_arena *a)
       return rejected(a, "%s does not support op canonicalize", name);
     if (!rq->history)
       return rejected(a, "%s: canonicalize request without a history", name);
-    ix = &cs_inproc_memo_of(p, rq->history, a)->ix;
+    ix = &cs_inproc_memo_of(p, rq->history, rq->index, a)->ix;
     r.answer = p->canonicalize(p, rq->history, ix, a);
     return checked(r, ix, a, name);
   case CS_OP_NORMALIZE:

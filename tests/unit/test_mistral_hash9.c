@@ -36,7 +36,7 @@ Test(mistral_hash9, normalize_is_nine_base62_of_sha256) {
   cs_impl *impl = open_hash9(&rs);
   cr_assert_eq(impl->info.normalize_targets, 1u << CS_PROV_MISTRAL);
   cs_str ids[3] = {cs_str_c("call_abc"), cs_str_c("toolu_01|x"), cs_str_c("abcDEF123")};
-  cs_request rq = {CS_OP_NORMALIZE, CS_PROV_MISTRAL, NULL, ids, 3};
+  cs_request rq = {.op = CS_OP_NORMALIZE, .target = CS_PROV_MISTRAL, .ids = ids, .nids = 3};
   cs_reply rp;
   cs_arena a = {0};
   cs_err err = {{0}};
@@ -48,7 +48,7 @@ Test(mistral_hash9, normalize_is_nine_base62_of_sha256) {
     cr_assert_eq(rp.ids[i].len, 9);
     cr_assert_str_eq(rp.ids[i].ptr, want);
   }
-  cs_request other = {CS_OP_NORMALIZE, CS_PROV_ANTHROPIC, NULL, ids, 1};
+  cs_request other = {.op = CS_OP_NORMALIZE, .target = CS_PROV_ANTHROPIC, .ids = ids, .nids = 1};
   cr_assert_eq(cs_impl_exec(impl, &other, &rp, 1, &a, &err), 0);
   cr_assert_eq(rp.status, CS_REPLY_REJECTED, "only mistral");
   cs_arena_free(&a);
@@ -67,7 +67,7 @@ Test(mistral_hash9, emit_has_no_collision_handling) {
       "{\"id\":\"dup\",\"name\":\"a\"},{\"id\":\"dup\",\"name\":\"b\"},{\"id\":null,\"name\":\"c\"}]},"
       "{\"role\":\"tool\",\"results\":[{\"call_id\":\"dup\",\"name\":\"a\"},{\"call_id\":null,\"name\":\"c\"}]}]}";
   cr_assert_eq(cs_history_parse(cs_str_c(json), NULL, &a, &h, &err), 0, "%s", err.msg);
-  cs_request rq = {CS_OP_EMIT, CS_PROV_MISTRAL, &h, NULL, 0};
+  cs_request rq = {.op = CS_OP_EMIT, .target = CS_PROV_MISTRAL, .history = &h};
   cs_reply rp;
   cr_assert_eq(cs_impl_exec(impl, &rq, &rp, 1, &a, &err), 0);
   cr_assert_eq(rp.status, CS_REPLY_OK);
