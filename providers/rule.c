@@ -1,8 +1,11 @@
-/* providers/rule.c: compiling and checking target rules with PCRE2. */
+/* providers/rule.c: compiling and checking target rules with PCRE2. A pattern of the simple form
+ * of providers/simple_pattern.h is also compiled to byte tables, which prove a match without PCRE2;
+ * every ID they do not accept takes the PCRE2 path, so verdicts and messages are the same. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "providers/rule.h"
 
 #include "core/utf8.h"
+#include "providers/simple_pattern.h"
 
 #include <errno.h>
 #include <pcre2.h>
@@ -14,6 +17,8 @@ typedef struct {
   cs_rule rule;
   char *pattern_own, *server_own; /* owned copies after an override */
   pcre2_code *re, *server_re;
+  bool has_simple, has_server_simple; /* the patterns' byte-table forms are usable */
+  cs_simple_pattern simple, server_simple;
 } compiled_rule;
 
 struct cs_ruleset {
@@ -45,6 +50,8 @@ static int compile_rule(compiled_rule *c, const char *tname, cs_err *err) {
     return -1;
   if (c->rule.server_pattern && !(c->server_re = compile(c->rule.server_pattern, tname, err)))
     return -1;
+  c->has_simple = c->re && cs_simple_pattern_compile(c->rule.pattern, &c->simple);
+  c->has_server_simple = c->server_re && cs_simple_pattern_compile(c->rule.server_pattern, &c->server_simple);
   return 0;
 }
 
@@ -192,10 +199,34 @@ static bool matches(cs_ruleset *rs, pcre2_code *re, cs_str id) {
 
 bool cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id) {
   compiled_rule *c = &rs->r[t];
+  if (c->has_server_simple && id.ptr && cs_simple_pattern_match(&c->server_simple, id.ptr, id.len))
+    return true;
   return c->server_re && id.ptr && cs_utf8_valid(id.ptr, id.len, NULL) && matches(rs, c->server_re, id);
 }
 
 #define WHY(...) (why ? (void)snprintf(why, why_len, __VA_ARGS__) : (void)0)
+
+/* Kimi: the number after the last ':' is the call's global index. */
+static bool index_ok(cs_str id, uint32_t global_index, char *why, size_t why_len) {
+  const char *colon = NULL;
+  for (size_t i = id.len; i > 0; i--)
+    if (id.ptr[i - 1] == ':') {
+      colon = id.ptr + i - 1;
+      break;
+    }
+  unsigned long long v = 0;
+  size_t digits = 0;
+  bool all_digits = true; /* an overridden pattern may let other characters through */
+  for (const char *p = colon ? colon + 1 : id.ptr + id.len; p < id.ptr + id.len; p++, digits++) {
+    all_digits = all_digits && *p >= '0' && *p <= '9';
+    v = v * 10 + (unsigned)(*p - '0');
+  }
+  if (!colon || digits == 0 || digits > 10 || !all_digits || v != global_index) {
+    WHY("index is not the call's global index %u", global_index);
+    return false;
+  }
+  return true;
+}
 
 bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_index, bool server, char *why,
                    size_t why_len) {
@@ -204,6 +235,10 @@ bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_in
     WHY("is null");
     return false;
   }
+  /* A byte-table match is all ASCII, so its byte count is its character count. */
+  if (c->has_simple && !(server && c->server_re) && id.len >= c->rule.min_len &&
+      (!c->rule.max_len || id.len <= c->rule.max_len) && cs_simple_pattern_match(&c->simple, id.ptr, id.len))
+    return !c->rule.global_index || global_index == CS_RULE_ANY_INDEX || index_ok(id, global_index, why, why_len);
   /* A code point takes at most 4 bytes: a long ID fails here without a pass over its bytes. */
   if (!(server && c->server_re) && c->rule.max_len && id.len / 4 > c->rule.max_len) {
     WHY("is at least %zu characters, the maximum is %u", id.len / 4, c->rule.max_len);
@@ -232,24 +267,7 @@ bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_in
     WHY("does not match %s", c->rule.pattern);
     return false;
   }
-  if (c->rule.global_index && global_index != CS_RULE_ANY_INDEX) {
-    const char *colon = NULL;
-    for (size_t i = id.len; i > 0; i--)
-      if (id.ptr[i - 1] == ':') {
-        colon = id.ptr + i - 1;
-        break;
-      }
-    unsigned long long v = 0;
-    size_t digits = 0;
-    bool all_digits = true; /* an overridden pattern may let other characters through */
-    for (const char *p = colon ? colon + 1 : id.ptr + id.len; p < id.ptr + id.len; p++, digits++) {
-      all_digits = all_digits && *p >= '0' && *p <= '9';
-      v = v * 10 + (unsigned)(*p - '0');
-    }
-    if (!colon || digits == 0 || digits > 10 || !all_digits || v != global_index) {
-      WHY("index is not the call's global index %u", global_index);
-      return false;
-    }
-  }
+  if (c->rule.global_index && global_index != CS_RULE_ANY_INDEX)
+    return index_ok(id, global_index, why, why_len);
   return true;
 }
