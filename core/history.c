@@ -1,6 +1,8 @@
 /* core/history.c: provider and role names, totals, the document-order index and pairing. */
 #include "core/history.h"
 
+#include <string.h>
+
 static const char *const provider_names[CS_PROVIDER_COUNT] = {
     "anthropic", "openai_chat", "openai_responses", "mistral", "kimi", "gemini", "bedrock", "adk", "aisdk", "unknown",
 };
@@ -36,16 +38,30 @@ uint32_t cs_history_nresults(const cs_history *h) {
 }
 
 void cs_history_index_build(const cs_history *h, cs_arena *a, cs_history_index *ix) {
-  uint32_t nc = cs_history_ncalls(h), nr = cs_history_nresults(h);
+  uint32_t nc = 0, nr = 0;
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    nc += h->turns[t].ncalls;
+    nr += h->turns[t].nresults;
+  }
   ix->ncalls = nc;
   ix->nresults = nr;
-  ix->calls = CS_ARENA_NEW(a, const cs_call *, nc + 1);
-  ix->call_turn = CS_ARENA_NEW(a, uint32_t, nc + 1);
-  ix->call_pos = CS_ARENA_NEW(a, uint32_t, nc + 1);
-  ix->answers = CS_ARENA_NEW(a, uint32_t, nc + 1);
-  ix->results = CS_ARENA_NEW(a, const cs_result *, nr + 1);
-  ix->result_turn = CS_ARENA_NEW(a, uint32_t, nr + 1);
-  ix->pair = CS_ARENA_NEW(a, int32_t, nr + 1);
+  /* One block for every array (pointers first, for alignment); each array is written in full
+   * below except `answers`, which counts up from zero. Built at least twice per case. */
+  size_t np = (size_t)nc + 1 + nr + 1, nu = 3 * ((size_t)nc + 1) + 2 * ((size_t)nr + 1);
+  void **ptrs = cs_arena_alloc(a, np * sizeof(void *) + nu * sizeof(uint32_t));
+  uint32_t *u32 = (uint32_t *)(ptrs + np);
+  ix->calls = (const cs_call **)ptrs;
+  ix->results = (const cs_result **)(ptrs + nc + 1);
+  ix->call_turn = u32;
+  ix->call_pos = u32 + (nc + 1);
+  ix->answers = u32 + 2 * ((size_t)nc + 1);
+  ix->result_turn = u32 + 3 * ((size_t)nc + 1);
+  ix->pair = (int32_t *)(u32 + 3 * ((size_t)nc + 1) + nr + 1);
+  memset(ix->answers, 0, ((size_t)nc + 1) * sizeof *ix->answers);
+  ix->calls[nc] = NULL; /* the spare last entries read as zero, as they always have */
+  ix->results[nr] = NULL;
+  ix->call_turn[nc] = ix->call_pos[nc] = ix->result_turn[nr] = 0;
+  ix->pair[nr] = 0;
 
   uint32_t ci = 0, ri = 0;
   int64_t last_assistant_first = -1, last_assistant_end = -1; /* global call range of that turn */
