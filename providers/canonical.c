@@ -6,17 +6,24 @@
 
 #include "core/strset.h"
 
-static bool b64url_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-}
+/* The base64url alphabet as a byte table: the check runs on every call of every canonicalization. */
+static const unsigned char B64URL_CHAR[256] = {
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+    ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
+    ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1,
+    ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+    ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+    ['y'] = 1, ['z'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['-'] = 1, ['_'] = 1,
+};
 
 bool cs_is_canonical(cs_str id) {
   if (id.len != CS_CANONICAL_LEN || !cs_str_starts(id, CS_CANONICAL_PREFIX))
     return false;
+  unsigned char bad = 0;
   for (size_t i = 10; i < CS_CANONICAL_LEN; i++)
-    if (!b64url_char(id.ptr[i]))
-      return false;
-  return true;
+    bad |= (unsigned char)!B64URL_CHAR[(unsigned char)id.ptr[i]];
+  return !bad;
 }
 
 /* Decimal digits of v into out (no NUL); returns the count. printf is too slow for the hot loop. */

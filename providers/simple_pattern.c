@@ -175,12 +175,10 @@ bool cs_simple_pattern_match(const cs_simple_pattern *p, const char *s, size_t n
   size_t pos = 0;
   for (uint32_t i = 0; i < p->n; i++) {
     const cs_simple_item *it = &p->item[i];
-    uint32_t count = 0;
-    while (count < it->max && pos < n && set_has(it->set, (unsigned char)s[pos])) {
+    size_t start = pos, stop = n - pos > it->max ? pos + it->max : n; /* the run may not pass `stop` */
+    while (pos < stop && set_has(it->set, (unsigned char)s[pos]))
       pos++;
-      count++;
-    }
-    if (count < it->min)
+    if (pos - start < it->min)
       return false;
   }
   return pos == n;
