@@ -1,5 +1,6 @@
-/* generators/choices.c: the choice sequence: xoshiro256** recording, replay of recorded values or
- * of raw fuzzer bytes, and the "cs1." replay token (base64url of LEB128 varints). */
+/* generators/choices.c: the out-of-line part of the choice sequence: seeding the xoshiro256**
+ * recording, replay of recorded values or of raw fuzzer bytes, spans, and the "cs1." replay token
+ * (base64url of LEB128 varints). The draws themselves are inline in choices.h. */
 #include "generators/choices.h"
 
 #include <stdio.h>
@@ -8,7 +9,6 @@
 
 #include "core/hash.h"
 
-#define DEFAULT_MAX_DRAWS ((size_t)1 << 20)
 #define TOKEN_PREFIX "cs1."
 #define VARINT_MAX 10 /* 64 bits in 7-bit groups */
 
@@ -19,47 +19,7 @@ uint64_t cs_seed_mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-static inline uint64_t rotl(uint64_t x, int k) {
-  return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t xoshiro_next(uint64_t s[4]) {
-  uint64_t result = rotl(s[1] * 5, 7) * 9;
-  uint64_t t = s[1] << 17;
-  s[2] ^= s[0];
-  s[3] ^= s[1];
-  s[1] ^= s[2];
-  s[0] ^= s[3];
-  s[2] ^= t;
-  s[3] = rotl(s[3], 45);
-  return result;
-}
-
-/* Unbiased value in [0, bound) for bound >= 2 (Lemire's multiply-and-reject). */
-static uint64_t uniform(uint64_t s[4], uint64_t bound) {
-#if defined(__SIZEOF_INT128__)
-  __extension__ typedef unsigned __int128 u128;
-  u128 m = (u128)xoshiro_next(s) * bound;
-  uint64_t lo = (uint64_t)m;
-  if (lo < bound) {
-    uint64_t threshold = -bound % bound;
-    while (lo < threshold) {
-      m = (u128)xoshiro_next(s) * bound;
-      lo = (uint64_t)m;
-    }
-  }
-  return (uint64_t)(m >> 64);
-#else
-  uint64_t threshold = -bound % bound;
-  for (;;) {
-    uint64_t x = xoshiro_next(s);
-    if (x >= threshold)
-      return x % bound;
-  }
-#endif
-}
-
-static void grow(cs_choices *c, size_t need) {
+void cs_choices_grow(cs_choices *c, size_t need) {
   if (need <= c->cap)
     return;
   size_t cap = c->cap ? c->cap : 256;
@@ -88,7 +48,7 @@ void cs_choices_record(cs_choices *c, uint64_t seed) {
 }
 
 void cs_choices_replay(cs_choices *c, const uint64_t *v, size_t n) {
-  grow(c, n);
+  cs_choices_grow(c, n);
   if (n)
     memmove(c->v, v, n * sizeof *v); /* v may be c->v itself */
   c->n = n;
@@ -110,7 +70,7 @@ void cs_choices_replay_bytes(cs_choices *c, const uint8_t *data, size_t size) {
       if (!(b & 0x80))
         break;
     }
-    grow(c, c->n + 1);
+    cs_choices_grow(c, c->n + 1);
     c->v[c->n++] = value;
   }
   c->pos = 0;
@@ -128,10 +88,6 @@ void cs_choices_free(cs_choices *c) {
   c->nspans = c->capspans = 0;
 }
 
-size_t cs_choices_at(const cs_choices *c) {
-  return c->replay ? c->pos : c->n;
-}
-
 void cs_choices_span(cs_choices *c, size_t start, size_t count_at) {
   size_t end = cs_choices_at(c);
   if (end <= start)
@@ -147,69 +103,6 @@ void cs_choices_span(cs_choices *c, size_t start, size_t count_at) {
     c->capspans = cap;
   }
   c->spans[c->nspans++] = (cs_choice_span){start, end, count_at};
-}
-
-static inline bool over_budget(const cs_choices *c) {
-  size_t max = c->max_draws ? c->max_draws : DEFAULT_MAX_DRAWS;
-  return (c->replay ? c->pos : c->n) >= max;
-}
-
-/* Replay: the next stored value, or 0 (and `exhausted`) past the end. */
-static inline uint64_t replay_next(cs_choices *c) {
-  if (c->pos < c->n)
-    return c->v[c->pos++];
-  c->exhausted = true;
-  return 0;
-}
-
-static inline void record_push(cs_choices *c, uint64_t v) {
-  if (c->n == c->cap)
-    grow(c, c->n + 1);
-  c->v[c->n++] = v;
-}
-
-uint64_t cs_draw(cs_choices *c, uint64_t bound) {
-  if (over_budget(c))
-    return 0;
-  if (c->replay) {
-    uint64_t v = replay_next(c);
-    return bound > 1 ? v % bound : 0;
-  }
-  uint64_t v = bound > 1 ? uniform(c->s, bound) : 0;
-  record_push(c, v);
-  return v;
-}
-
-bool cs_draw_bool(cs_choices *c, unsigned num, unsigned den) {
-  if (over_budget(c))
-    return false;
-  if (c->replay)
-    return replay_next(c) != 0;
-  bool b = den > 1 ? uniform(c->s, den) < num : num >= den && num > 0;
-  record_push(c, b ? 1 : 0);
-  return b;
-}
-
-size_t cs_draw_weighted(cs_choices *c, const unsigned *w, size_t n) {
-  if (over_budget(c))
-    return 0;
-  if (c->replay) {
-    uint64_t v = replay_next(c);
-    return n > 1 ? (size_t)(v % n) : 0;
-  }
-  size_t idx = 0;
-  if (n > 1) {
-    uint64_t total = 0;
-    for (size_t i = 0; i < n; i++)
-      total += w[i];
-    if (total > 0) {
-      uint64_t u = total > 1 ? uniform(c->s, total) : 0;
-      while (idx + 1 < n && u >= w[idx])
-        u -= w[idx++];
-    }
-  }
-  record_push(c, idx);
-  return idx;
 }
 
 void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out) {

@@ -41,15 +41,123 @@ void cs_choices_replay(cs_choices *c, const uint64_t *v, size_t n);
 void cs_choices_replay_bytes(cs_choices *c, const uint8_t *data, size_t size);
 void cs_choices_free(cs_choices *c);
 
+/* The draws below are inline: a case makes about ninety of them. */
+#define CS_CHOICES_MAX_DRAWS ((size_t)1 << 20) /* the default of max_draws */
+/* Grows the value buffer to hold `need` values (out of line; aborts when memory runs out). */
+void cs_choices_grow(cs_choices *c, size_t need);
+
+/* xoshiro256** */
+static inline uint64_t cs_choices_rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
+
+static inline uint64_t cs_choices_prng(uint64_t s[4]) {
+  uint64_t result = cs_choices_rotl(s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = cs_choices_rotl(s[3], 45);
+  return result;
+}
+
+/* Unbiased value in [0, bound) for bound >= 2 (Lemire's multiply-and-reject). */
+static inline uint64_t cs_choices_uniform(uint64_t s[4], uint64_t bound) {
+#if defined(__SIZEOF_INT128__)
+  __extension__ typedef unsigned __int128 u128;
+  u128 m = (u128)cs_choices_prng(s) * bound;
+  uint64_t lo = (uint64_t)m;
+  if (lo < bound) {
+    uint64_t threshold = -bound % bound;
+    while (lo < threshold) {
+      m = (u128)cs_choices_prng(s) * bound;
+      lo = (uint64_t)m;
+    }
+  }
+  return (uint64_t)(m >> 64);
+#else
+  uint64_t threshold = -bound % bound;
+  for (;;) {
+    uint64_t x = cs_choices_prng(s);
+    if (x >= threshold)
+      return x % bound;
+  }
+#endif
+}
+
+static inline bool cs_choices_over_budget(const cs_choices *c) {
+  size_t max = c->max_draws ? c->max_draws : CS_CHOICES_MAX_DRAWS;
+  return (c->replay ? c->pos : c->n) >= max;
+}
+
+/* Replay: the next stored value, or 0 (and `exhausted`) past the end. */
+static inline uint64_t cs_choices_replay_next(cs_choices *c) {
+  if (c->pos < c->n)
+    return c->v[c->pos++];
+  c->exhausted = true;
+  return 0;
+}
+
+static inline void cs_choices_push(cs_choices *c, uint64_t v) {
+  if (c->n == c->cap)
+    cs_choices_grow(c, c->n + 1);
+  c->v[c->n++] = v;
+}
+
 /* A value in [0, bound); bound 0 or 1 gives 0 (and still records it). */
-uint64_t cs_draw(cs_choices *c, uint64_t bound);
+static inline uint64_t cs_draw(cs_choices *c, uint64_t bound) {
+  if (cs_choices_over_budget(c))
+    return 0;
+  if (c->replay) {
+    uint64_t v = cs_choices_replay_next(c);
+    return bound > 1 ? v % bound : 0;
+  }
+  uint64_t v = bound > 1 ? cs_choices_uniform(c->s, bound) : 0;
+  cs_choices_push(c, v);
+  return v;
+}
+
 /* True with probability num/den in record mode; in replay, value != 0. */
-bool cs_draw_bool(cs_choices *c, unsigned num, unsigned den);
+static inline bool cs_draw_bool(cs_choices *c, unsigned num, unsigned den) {
+  if (cs_choices_over_budget(c))
+    return false;
+  if (c->replay)
+    return cs_choices_replay_next(c) != 0;
+  bool b = den > 1 ? cs_choices_uniform(c->s, den) < num : num >= den && num > 0;
+  cs_choices_push(c, b ? 1 : 0);
+  return b;
+}
+
 /* Picks index i with weight w[i] (record mode); value 0 is index 0, the simplest. */
-size_t cs_draw_weighted(cs_choices *c, const unsigned *w, size_t n);
+static inline size_t cs_draw_weighted(cs_choices *c, const unsigned *w, size_t n) {
+  if (cs_choices_over_budget(c))
+    return 0;
+  if (c->replay) {
+    uint64_t v = cs_choices_replay_next(c);
+    return n > 1 ? (size_t)(v % n) : 0;
+  }
+  size_t idx = 0;
+  if (n > 1) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+      total += w[i];
+    if (total > 0) {
+      uint64_t u = total > 1 ? cs_choices_uniform(c->s, total) : 0;
+      while (idx + 1 < n && u >= w[idx])
+        u -= w[idx++];
+    }
+  }
+  cs_choices_push(c, idx);
+  return idx;
+}
 
 /* The index of the next draw. */
-size_t cs_choices_at(const cs_choices *c);
+static inline size_t cs_choices_at(const cs_choices *c) {
+  return c->replay ? c->pos : c->n;
+}
+
 /* Marks the draws from `start` to here as one unit (see cs_choice_span). */
 void cs_choices_span(cs_choices *c, size_t start, size_t count_at);
 
