@@ -140,6 +140,17 @@ static void fill(char *dst, size_t n, const char *alpha, unsigned alen, uint64_t
   }
   uint64_t s = seed;
   size_t i = 0;
+  if (n >= 2048) { /* huge IDs: a byte-to-character table, one load per character */
+    char map[256];
+    for (unsigned b = 0; b < 256; b++)
+      map[b] = alpha[(b * alen) >> 8];
+    for (; i + 8 <= n; i += 8) {
+      s += 0x9E3779B97F4A7C15ULL;
+      uint64_t x = mix64(s);
+      for (int k = 0; k < 8; k++)
+        dst[i + k] = map[(x >> (8 * k)) & 0xFF];
+    }
+  }
   for (; i + 8 <= n; i += 8) { /* whole blocks: one mix per 8 characters, unrolled */
     s += 0x9E3779B97F4A7C15ULL;
     uint64_t x = mix64(s);
