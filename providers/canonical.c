@@ -26,8 +26,28 @@ bool cs_is_canonical(cs_str id) {
   return !bad;
 }
 
+/* Copies n bytes. Fields are mostly a few bytes to a few dozen: two overlapping fixed-size moves
+ * (which compile to plain loads and stores) cost less than a call to memcpy, five times a message. */
+static inline void put_bytes(char *out, const char *src, size_t n) {
+  if (n > 32) {
+    memcpy(out, src, n);
+  } else if (n >= 16) {
+    memcpy(out, src, 16);
+    memcpy(out + n - 16, src + n - 16, 16);
+  } else if (n >= 8) {
+    memcpy(out, src, 8);
+    memcpy(out + n - 8, src + n - 8, 8);
+  } else if (n >= 4) {
+    memcpy(out, src, 4);
+    memcpy(out + n - 4, src + n - 4, 4);
+  } else {
+    for (size_t i = 0; i < n; i++)
+      out[i] = src[i];
+  }
+}
+
 /* Decimal digits of v into out (no NUL); returns the count. printf is too slow for the hot loop. */
-static size_t put_dec(char *out, uint64_t v) {
+static inline size_t put_dec(char *out, uint64_t v) {
   if (v < 10) { /* call indexes, attempts and short lengths: the common case */
     out[0] = (char)('0' + v);
     return 1;
@@ -41,42 +61,71 @@ static size_t put_dec(char *out, uint64_t v) {
   return n;
 }
 
-static size_t put_field(char *out, cs_str s) {
+static inline size_t put_field(char *out, cs_str s) {
   if (!s.ptr) {
-    memcpy(out, "~,", 2);
+    out[0] = '~';
+    out[1] = ',';
     return 2;
   }
   size_t n = put_dec(out, s.len);
   out[n++] = ':';
-  memcpy(out + n, s.ptr, s.len);
+  put_bytes(out + n, s.ptr, s.len);
   out[n + s.len] = ',';
   return n + s.len + 1;
 }
 
-cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, cs_str tool_name, cs_str turn_key,
-                       uint32_t call_index, uint32_t attempt, cs_arena *a) {
-  char stackbuf[1024];
-  cs_str pname = cs_str_c(cs_provider_name(provider));
-  char idx[24], att[24];
-  cs_str sidx = {idx, put_dec(idx, call_index)};
-  cs_str satt = {att, put_dec(att, attempt)};
-  size_t need = 32 + pname.len + raw_id.len + tool_name.len + turn_key.len + 5 * 24;
-  char *msg = need <= sizeof stackbuf ? stackbuf : cs_arena_alloc(a, need);
+/* A decimal number as a field: the length of its digits, ':', the digits, ','. */
+static inline size_t put_number_field(char *out, uint32_t v) {
+  char digits[16];
+  size_t nd = put_dec(digits, v);
+  out[0] = (char)('0' + nd); /* at most 10 digits */
+  if (nd == 10) {
+    out[0] = '1';
+    out[1] = '0';
+  }
+  size_t n = nd == 10 ? 2 : 1;
+  out[n++] = ':';
+  memcpy(out + n, digits, nd);
+  out[n + nd] = ',';
+  return n + nd + 1;
+}
+
+/* The part of every message that depends only on the provider: the scheme and the provider field.
+ * At most 64 bytes (provider names are short). */
+static size_t put_prefix(char *out, cs_provider provider) {
   size_t n = sizeof CS_CANONICAL_SCHEME; /* includes the NUL: replaced by ',' */
-  memcpy(msg, CS_CANONICAL_SCHEME ",", n);
-  n += put_field(msg + n, pname);
+  memcpy(out, CS_CANONICAL_SCHEME ",", n);
+  return n + put_field(out + n, cs_str_c(cs_provider_name(provider)));
+}
+
+/* canonical v1 after a prefix from put_prefix: the canonicalizer builds the prefix once per
+ * provider, not once per call. */
+static cs_str canonical_id_after(const cs_digest *d, const char *prefix, size_t plen, cs_str raw_id, cs_str tool_name,
+                                 cs_str turn_key, uint32_t call_index, uint32_t attempt, cs_arena *a) {
+  char stackbuf[1024];
+  size_t need = plen + raw_id.len + tool_name.len + turn_key.len + 5 * 24;
+  char *msg = need <= sizeof stackbuf ? stackbuf : cs_arena_alloc(a, need);
+  memcpy(msg, prefix, plen);
+  size_t n = plen;
   n += put_field(msg + n, raw_id);
   n += put_field(msg + n, tool_name);
   n += put_field(msg + n, turn_key);
-  n += put_field(msg + n, sidx);
+  n += put_number_field(msg + n, call_index);
   if (attempt)
-    n += put_field(msg + n, satt);
+    n += put_number_field(msg + n, attempt);
   uint8_t h[32];
   cs_digest_run(d, msg, n, h);
   char *out = cs_arena_alloc(a, CS_CANONICAL_LEN + 1);
   memcpy(out, CS_CANONICAL_PREFIX, 10);
   cs_base64url(h, 18, out + 10); /* 18 bytes -> exactly 24 characters, then the NUL */
   return (cs_str){out, CS_CANONICAL_LEN};
+}
+
+cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, cs_str tool_name, cs_str turn_key,
+                       uint32_t call_index, uint32_t attempt, cs_arena *a) {
+  char prefix[64];
+  size_t plen = put_prefix(prefix, provider);
+  return canonical_id_after(d, prefix, plen, raw_id, tool_name, turn_key, call_index, attempt, a);
 }
 
 static void pair_results(const cs_history_index *ix, cs_answer *ans) {
@@ -88,6 +137,9 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
   cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, a);
   cs_strset used;
   cs_strset_init(&used, ix->ncalls, a);
+  char prefix[64];
+  size_t plen = 0;
+  cs_provider prefix_of = CS_PROVIDER_COUNT; /* none yet */
   for (uint32_t c = 0; c < ix->ncalls; c++) {
     const cs_call *call = ix->calls[c];
     const cs_turn *turn = &h->turns[ix->call_turn[c]];
@@ -96,9 +148,13 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
     if (cs_is_canonical(call->id) && cs_strset_add(&used, call->id)) {
       id = call->id;
     } else {
+      if (turn->provider != prefix_of) {
+        plen = put_prefix(prefix, turn->provider);
+        prefix_of = turn->provider;
+      }
       uint32_t attempt = 0;
       do
-        id = cs_canonical_id(d, turn->provider, call->id, call->name, turn->turn_key, ix->call_pos[c], attempt++, a);
+        id = canonical_id_after(d, prefix, plen, call->id, call->name, turn->turn_key, ix->call_pos[c], attempt++, a);
       while (!cs_strset_add(&used, id));
     }
     ans.calls[c] = id;

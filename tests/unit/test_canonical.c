@@ -55,6 +55,13 @@ Test(canonical, golden_values) {
   /* Multi-digit index, attempt and lengths (the one-digit fast path does not cover these). */
   cr_assert(cs_str_eq_c(canon_id(CS_PROV_GEMINI, S("call_123456789"), "edit", S("t10"), 12, 305),
                         "hist_tool_nvmOSp1KdaMqC7F1wkoVm-Gy"));
+  /* Ten-digit index and attempt (their length field has two digits), and the 9/10 boundary. */
+  cr_assert(cs_str_eq_c(canon_id(CS_PROV_BEDROCK, S("tooluse_x"), "glob", S("t2"), 4294967295u, 1000000000u),
+                        "hist_tool_H4W-9O0ePl0O90mrgdkeArL5"));
+  cr_assert(cs_str_eq_c(canon_id(CS_PROV_ANTHROPIC, S("call_9"), "read_file", S("t1"), 9, 0),
+                        "hist_tool_rLwgTaWJps5xTQUqTgXijNGP"));
+  cr_assert(cs_str_eq_c(canon_id(CS_PROV_ANTHROPIC, S("call_9"), "read_file", S("t1"), 10, 0),
+                        "hist_tool_o-13NauWftBS3jizKiHDZ1xw"));
   /* A raw ID too long for the stack buffer goes through the arena. */
   char *big = malloc(5001);
   memset(big, 'x', 5000);
