@@ -76,6 +76,14 @@ Test(hash, base64url_rfc4648_vectors_without_padding) {
   cr_assert_str_eq(b64("foob", 4), "Zm9vYg");
   cr_assert_str_eq(b64("fooba", 5), "Zm9vYmE");
   cr_assert_str_eq(b64("foobar", 6), "Zm9vYmFy");
+  /* Past the six-byte steps: every remainder (values from python3's base64.urlsafe_b64encode). */
+  cr_assert_str_eq(b64("foobarb", 7), "Zm9vYmFyYg");
+  cr_assert_str_eq(b64("foobarba", 8), "Zm9vYmFyYmE");
+  cr_assert_str_eq(b64("foobarbaz", 9), "Zm9vYmFyYmF6");
+  cr_assert_str_eq(b64("foobarbazq", 10), "Zm9vYmFyYmF6cQ");
+  cr_assert_str_eq(b64("foobarbazqu", 11), "Zm9vYmFyYmF6cXU");
+  cr_assert_str_eq(b64("foobarbazqux", 12), "Zm9vYmFyYmF6cXV4");
+  cr_assert_str_eq(b64("foobarbazquxq", 13), "Zm9vYmFyYmF6cXV4cQ");
 }
 
 Test(hash, base64url_uses_the_url_alphabet) {
