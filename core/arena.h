@@ -6,6 +6,7 @@
 #define CS_CORE_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/str.h"
 
@@ -19,14 +20,16 @@ typedef struct {
   unsigned char *next, *end;
 } cs_arena;
 
-/* Takes a new chunk and allocates from it (the slow path of cs_arena_alloc). */
+/* The slow path of cs_arena_alloc: a size it does not take inline (0, or one that would wrap), or
+ * no room left in the head chunk (then a spare or new chunk becomes the head). */
 void *cs_arena_alloc_slow(cs_arena *a, size_t size);
 
 /* Aligned to 16 bytes. Aborts the process only if the system is out of memory. Inline: the hot
  * loop allocates every ID, answer and index from an arena. */
 static inline void *cs_arena_alloc(cs_arena *a, size_t size) {
   size_t rounded = (size + 15u) & ~(size_t)15u;
-  if (rounded >= size && rounded && (size_t)(a->end - a->next) >= rounded) {
+  /* As integers: before the first chunk both pointers are null, and null - null is undefined. */
+  if (rounded >= size && rounded && (uintptr_t)a->end - (uintptr_t)a->next >= rounded) {
     void *p = a->next;
     a->next += rounded;
     return p;
