@@ -63,6 +63,11 @@ void cs_history_index_build(const cs_history *h, cs_arena *a, cs_history_index *
   ix->call_turn[nc] = ix->call_pos[nc] = ix->result_turn[nr] = 0;
   ix->pair[nr] = 0;
 
+  /* Open calls (neither answered nor server calls) in document order, with their IDs beside
+   * them: the pairing scans read one contiguous array instead of following a pointer per call. */
+  uint32_t *open_idx = cs_arena_alloc(a, ((size_t)nc + 1) * sizeof *open_idx);
+  cs_str *open_id = cs_arena_alloc(a, ((size_t)nc + 1) * sizeof *open_id);
+  uint32_t nopen = 0;
   uint32_t ci = 0, ri = 0;
   int64_t last_assistant_first = -1, last_assistant_end = -1; /* global call range of that turn */
   for (uint32_t t = 0; t < h->nturns; t++) {
@@ -75,6 +80,10 @@ void cs_history_index_build(const cs_history *h, cs_arena *a, cs_history_index *
         ix->calls[ci] = &turn->calls[k];
         ix->call_turn[ci] = t;
         ix->call_pos[ci] = k;
+        if (!turn->calls[k].server) {
+          open_idx[nopen] = ci;
+          open_id[nopen++] = turn->calls[k].id;
+        }
       }
       last_assistant_end = ci;
     }
@@ -82,29 +91,32 @@ void cs_history_index_build(const cs_history *h, cs_arena *a, cs_history_index *
       const cs_result *r = &turn->results[k];
       ix->results[ri] = r;
       ix->result_turn[ri] = t;
-      int32_t match = -1;
+      uint32_t j = 0;
       if (!cs_str_is_blank(r->call_id)) {
-        for (uint32_t c = 0; c < ci; c++) {
-          if (ix->answers[c] || ix->calls[c]->server)
-            continue;
-          if (cs_str_eq(ix->calls[c]->id, r->call_id)) {
-            match = (int32_t)c;
-            break;
-          }
-        }
+        /* the earliest open call with a byte-identical ID */
+        while (j < nopen && !cs_str_eq(open_id[j], r->call_id))
+          j++;
       } else if (last_assistant_first >= 0) {
-        for (int64_t c = last_assistant_first; c < last_assistant_end; c++) {
-          if (ix->answers[c] || ix->calls[c]->server)
-            continue;
-          if (cs_str_eq(ix->calls[c]->name, r->name)) {
-            match = (int32_t)c;
-            break;
-          }
-        }
+        /* positional: the earliest open call of the most recent assistant turn with the same name */
+        while (j < nopen && open_idx[j] < (uint64_t)last_assistant_first)
+          j++;
+        while (j < nopen && open_idx[j] < (uint64_t)last_assistant_end &&
+               !cs_str_eq(ix->calls[open_idx[j]]->name, r->name))
+          j++;
+        if (j < nopen && open_idx[j] >= (uint64_t)last_assistant_end)
+          j = nopen;
+      } else {
+        j = nopen;
       }
-      ix->pair[ri] = match;
-      if (match >= 0)
-        ix->answers[match] = 1;
+      if (j == nopen) {
+        ix->pair[ri] = -1; /* an orphan */
+        continue;
+      }
+      ix->pair[ri] = (int32_t)open_idx[j];
+      ix->answers[open_idx[j]] = 1;
+      nopen--;
+      memmove(open_idx + j, open_idx + j + 1, (nopen - j) * sizeof *open_idx);
+      memmove(open_id + j, open_id + j + 1, (nopen - j) * sizeof *open_id);
     }
   }
 }

@@ -1,9 +1,13 @@
 /* tests/unit/test_history.c: core/history.c: names, totals, the document-order index and
- * PROTOCOL.md's pairing rule, on hand-built histories. */
+ * PROTOCOL.md's pairing rule, on hand-built histories and, against the rule written out plainly,
+ * on generated ones. */
 #include <criterion/criterion.h>
 #include <string.h>
 
 #include "core/history.h"
+#include "generators/history_gen.h"
+
+#include <stdlib.h>
 
 #define N(arr) ((uint32_t)(sizeof(arr) / sizeof((arr)[0])))
 #define S(s) cs_str_c(s) /* S(NULL) is a null string */
@@ -316,4 +320,68 @@ Test(history, answers) {
   cr_assert(cs_answer_eq(&x, &y));
   cs_answer z = cs_answer_new(2, 0, &A);
   cr_assert_not(cs_answer_eq(&x, &z), "different shapes differ");
+}
+
+/* PROTOCOL.md's pairing rule written out plainly, call by call (no lists kept): the index's
+ * pairing must agree with it on generated histories, which mix every structural pathology. */
+static void pairing_by_the_rule(const cs_history *h, int32_t *pair, uint32_t nr, uint32_t nc) {
+  uint8_t *answered = calloc(nc + 1, 1);
+  const cs_call **calls = calloc(nc + 1, sizeof *calls);
+  uint32_t ci = 0, ri = 0;
+  int64_t first = -1, end = -1;
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    const cs_turn *turn = &h->turns[t];
+    if (turn->role == CS_ROLE_ASSISTANT || turn->ncalls) {
+      first = ci;
+      for (uint32_t k = 0; k < turn->ncalls; k++)
+        calls[ci++] = &turn->calls[k];
+      end = ci;
+    }
+    for (uint32_t k = 0; k < turn->nresults && ri < nr; k++, ri++) {
+      const cs_result *r = &turn->results[k];
+      int32_t match = -1;
+      bool blank = !r->call_id.ptr || r->call_id.len == 0;
+      for (int64_t c = blank ? first : 0; c >= 0 && c < (blank ? end : (int64_t)ci) && match < 0; c++) {
+        if (answered[c] || calls[c]->server)
+          continue;
+        cs_str mine = blank ? calls[c]->name : calls[c]->id, theirs = blank ? r->name : r->call_id;
+        if (mine.ptr && theirs.ptr && mine.len == theirs.len && memcmp(mine.ptr, theirs.ptr, mine.len) == 0)
+          match = (int32_t)c;
+      }
+      pair[ri] = match;
+      if (match >= 0)
+        answered[match] = 1;
+    }
+  }
+  free(answered);
+  free(calls);
+}
+
+Test(history, pairing_agrees_with_the_rule_on_generated_histories) {
+  cs_choices ch = {0};
+  cs_gen_config gc = {.max_id_len = 200};
+  uint32_t paired = 0, orphans = 0, positional = 0;
+  for (uint64_t seed = 1; seed <= 20000; seed++) {
+    cs_choices_record(&ch, seed);
+    cs_gen_case g;
+    cs_gen_history(&ch, &gc, &A, &g);
+    cs_history_index ix;
+    cs_history_index_build(&g.h, &A, &ix);
+    int32_t *want = calloc(ix.nresults + 1, sizeof *want);
+    pairing_by_the_rule(&g.h, want, ix.nresults, ix.ncalls);
+    for (uint32_t r = 0; r < ix.nresults; r++) {
+      cr_assert_eq(ix.pair[r], want[r], "seed %llu, result %u: index pairs it with %d, the rule with %d",
+                   (unsigned long long)seed, r, ix.pair[r], want[r]);
+      paired += want[r] >= 0;
+      orphans += want[r] < 0;
+      positional += want[r] >= 0 && cs_str_is_blank(ix.results[r]->call_id);
+    }
+    free(want);
+    cs_arena_reset(&A);
+  }
+  cs_choices_free(&ch);
+  /* The histories must exercise every branch of the rule. */
+  cr_assert_gt(paired, 10000);
+  cr_assert_gt(orphans, 1000);
+  cr_assert_gt(positional, 1000);
 }
