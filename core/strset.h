@@ -1,7 +1,9 @@
-/* core/strset.h: a set of byte strings in an arena (open addressing), for "already used" checks
- * in per-request uniqueness. Sized once for the expected count; it never reallocates beyond that
- * count, so callers pass an upper bound. Add and init are inline: every request and every
- * uniqueness check builds one, and a case makes about a hundred insertions. */
+/* core/strset.h: a set of byte strings in an arena, for "already used" checks in per-request
+ * uniqueness. Sized once for the expected count; it never reallocates beyond that count, so
+ * callers pass an upper bound. Nearly every set holds a request's calls, a handful of IDs: up to
+ * CS_STRSET_SMALL items the keys sit in a list with a fingerprint each (nothing to clear, no hash
+ * over the whole key, a scan of a few words); larger sets use open addressing. Add and init are
+ * inline: a case makes about a hundred insertions. */
 #ifndef CS_CORE_STRSET_H
 #define CS_CORE_STRSET_H
 
@@ -11,30 +13,56 @@
 #include "core/arena.h"
 #include "core/str.h"
 
+#define CS_STRSET_SMALL 16
+
 typedef struct {
-  cs_str *slot;
-  uint32_t mask, count, limit;
+  cs_str *slot;  /* small: the keys in insertion order; otherwise open-addressing slots */
+  uint64_t *fp;  /* small: each key's fingerprint; NULL otherwise */
+  uint32_t mask; /* otherwise: slots - 1 */
+  uint32_t count, limit;
 } cs_strset;
 
 /* Aborts with a message: a bound too large at init, or an insertion past it (programming errors). */
 void cs_strset_fail(const char *what);
 
+/* Equal strings have equal fingerprints: the length with the first and last (up to) eight bytes.
+ * Different strings may share one; the bytes decide. */
+static inline uint64_t cs_str_fingerprint(cs_str s) {
+  if (!s.ptr)
+    return 0;
+  uint64_t head = 0, tail = 0;
+  if (s.len >= 8) {
+    head = cs_load64(s.ptr);
+    tail = cs_load64(s.ptr + s.len - 8);
+  } else {
+    for (size_t i = 0; i < s.len; i++)
+      head = head << 8 | (unsigned char)s.ptr[i];
+  }
+  return (head ^ (tail << 29 | tail >> 35) ^ (uint64_t)s.len << 56) | 1u; /* never 0: 0 is null's */
+}
+
 /* Room for at most `max_items` insertions. */
 static inline void cs_strset_init(cs_strset *s, uint32_t max_items, cs_arena *a) {
   if (max_items > (1u << 29))
     cs_strset_fail("string set bound too large"); /* the doubling below would overflow 32 bits */
+  s->count = 0;
+  s->limit = max_items;
+  if (max_items <= CS_STRSET_SMALL) {
+    s->slot = (cs_str *)cs_arena_alloc(a, ((size_t)max_items + 1) * sizeof(cs_str));
+    s->fp = (uint64_t *)cs_arena_alloc(a, ((size_t)max_items + 1) * sizeof(uint64_t));
+    s->mask = 0;
+    return;
+  }
   uint32_t cap = 8;
   while (cap < max_items * 2u + 2u)
     cap *= 2;
   /* Only the pointers mark empty slots. Scalar stores, not memset: the probes that follow read
-   * these slots at once, and a load from a wide vector store still in flight stalls (measured: a
-   * fifth of the cost of an insertion). */
+   * these slots at once, and a load from a wide vector store still in flight stalls. */
   s->slot = (cs_str *)cs_arena_alloc(a, cap * sizeof(cs_str));
   for (uint32_t i = 0; i < cap; i++)
     s->slot[i].ptr = NULL;
+  s->fp = NULL;
   s->mask = cap - 1;
-  s->count = 0;
-  s->limit = max_items;
 }
 
 bool cs_strset_has(const cs_strset *s, cs_str key);
@@ -44,6 +72,17 @@ bool cs_strset_has(const cs_strset *s, cs_str key);
 static inline bool cs_strset_add(cs_strset *s, cs_str key) {
   if (!key.ptr)
     return true; /* null is never "used": it is not an ID */
+  if (s->fp) {
+    uint64_t f = cs_str_fingerprint(key);
+    for (uint32_t i = 0; i < s->count; i++)
+      if (s->fp[i] == f && cs_str_eq(s->slot[i], key))
+        return false;
+    if (s->count >= s->limit)
+      cs_strset_fail("string set over its bound");
+    s->fp[s->count] = f;
+    s->slot[s->count++] = key;
+    return true;
+  }
   uint32_t i = (uint32_t)cs_str_hash(key) & s->mask;
   while (s->slot[i].ptr) {
     if (cs_str_eq(s->slot[i], key))

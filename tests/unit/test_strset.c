@@ -1,4 +1,5 @@
-/* tests/unit/test_strset.c: core/strset.c: add/has, byte-exact keys, "" versus null, bound. */
+/* tests/unit/test_strset.c: core/strset.c: add/has, byte-exact keys, "" versus null, bound, and the
+ * small (fingerprint list) and hashed forms agreeing on both sides of the size that separates them. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -104,4 +105,52 @@ Test(strset, absurd_bound_aborts_instead_of_looping, .signal = SIGABRT, .timeout
   cs_arena a = {0};
   cs_strset s;
   cs_strset_init(&s, 1u << 31, &a);
+}
+
+/* Both representations, at the size where one gives way to the other: the same answers. */
+static void exercise(uint32_t bound) {
+  cs_arena a = {0};
+  cs_strset s;
+  cs_strset_init(&s, bound, &a);
+  char keys[64][32];
+  for (uint32_t i = 0; i < bound; i++) {
+    snprintf(keys[i], sizeof keys[i], "toolu_%020u", i * 7919u);
+    cr_assert_not(cs_strset_has(&s, cs_str_c(keys[i])), "bound %u, key %u before insertion", bound, i);
+    cr_assert(cs_strset_add(&s, cs_str_c(keys[i])), "bound %u, key %u is new", bound, i);
+  }
+  for (uint32_t i = 0; i < bound; i++) {
+    char again[32];
+    memcpy(again, keys[i], sizeof again);
+    cr_assert(cs_strset_has(&s, cs_str_c(again)), "bound %u, key %u after insertion", bound, i);
+    cr_assert_not(cs_strset_add(&s, cs_str_c(again)), "bound %u, key %u is not new", bound, i);
+  }
+  cr_assert_eq(s.count, bound);
+  cr_assert_not(cs_strset_has(&s, cs_str_c("toolu_")));
+  cs_arena_free(&a);
+}
+
+Test(strset, small_and_hashed_sets_agree) {
+  uint32_t bounds[] = {1, CS_STRSET_SMALL - 1, CS_STRSET_SMALL, CS_STRSET_SMALL + 1, 40, 64};
+  for (size_t i = 0; i < sizeof bounds / sizeof *bounds; i++)
+    exercise(bounds[i]);
+}
+
+Test(strset, equal_fingerprints_still_compare_the_bytes) {
+  /* Same length, same first and last eight bytes, different middle: one fingerprint, two keys. */
+  const char *x = "hist_tool_AAAAAAAAAAAAAAAAAAxxxxxxxx", *y = "hist_tool_AAAAAAABAAAAAAAAAAxxxxxxxx";
+  cr_assert_eq(cs_str_fingerprint(cs_str_c(x)), cs_str_fingerprint(cs_str_c(y)));
+  uint32_t bounds[] = {2, CS_STRSET_SMALL + 4};
+  for (size_t i = 0; i < 2; i++) {
+    cs_arena a = {0};
+    cs_strset s;
+    cs_strset_init(&s, bounds[i], &a);
+    cr_assert(cs_strset_add(&s, cs_str_c(x)));
+    cr_assert_not(cs_strset_has(&s, cs_str_c(y)));
+    cr_assert(cs_strset_add(&s, cs_str_c(y)));
+    cr_assert_eq(s.count, 2);
+    cs_arena_free(&a);
+  }
+  /* Short keys: the fingerprint holds them whole, with their length ("a" is not "\0a"). */
+  cr_assert_neq(cs_str_fingerprint(cs_str_n("a", 1)), cs_str_fingerprint(cs_str_n("\0a", 2)));
+  cr_assert_neq(cs_str_fingerprint(cs_str_c("")), cs_str_fingerprint(CS_NULL_STR));
 }
