@@ -167,6 +167,10 @@ bool cs_simple_pattern_compile(const char *pattern, cs_simple_pattern *out) {
   }
   if (p[1] != 0 || !greedy_is_exact(&sp))
     return false; /* '$' must be the last character */
+  for (uint32_t i = 0; i < sp.n; i++)
+    for (unsigned ch = 0; ch < 128; ch++)
+      if (set_has(sp.item[i].set, (unsigned char)ch))
+        sp.member[ch] |= (uint16_t)(1u << i);
   *out = sp;
   return true;
 }
@@ -176,7 +180,8 @@ bool cs_simple_pattern_match(const cs_simple_pattern *p, const char *s, size_t n
   for (uint32_t i = 0; i < p->n; i++) {
     const cs_simple_item *it = &p->item[i];
     size_t start = pos, stop = n - pos > it->max ? pos + it->max : n; /* the run may not pass `stop` */
-    while (pos < stop && set_has(it->set, (unsigned char)s[pos]))
+    unsigned bit = 1u << i;
+    while (pos < stop && (p->member[(unsigned char)s[pos]] & bit))
       pos++;
     if (pos - start < it->min)
       return false;

@@ -23,6 +23,7 @@ typedef struct {
 typedef struct {
   cs_simple_item item[CS_SIMPLE_MAX_ITEMS];
   uint32_t n;
+  uint16_t member[256]; /* bit i of member[c]: item i matches byte c (one load per byte matched) */
 } cs_simple_pattern;
 
 /* Compiles `pattern` (PCRE2 syntax, as the rule uses it: UTF, '$' only at the very end). Returns
