@@ -38,11 +38,7 @@ uint32_t cs_history_nresults(const cs_history *h) {
 }
 
 void cs_history_index_build(const cs_history *h, cs_arena *a, cs_history_index *ix) {
-  uint32_t nc = 0, nr = 0;
-  for (uint32_t t = 0; t < h->nturns; t++) {
-    nc += h->turns[t].ncalls;
-    nr += h->turns[t].nresults;
-  }
+  uint32_t nc = cs_history_ncalls(h), nr = cs_history_nresults(h);
   ix->ncalls = nc;
   ix->nresults = nr;
   /* One block for every array (pointers first, for alignment); each array is written in full

@@ -89,4 +89,20 @@ static inline unsigned long long cs_str_hash(cs_str s) {
   return h ^ (h >> 29);
 }
 
+/* Equal strings have equal fingerprints: the length with the first and last (up to) eight bytes.
+ * Different strings may share one; the bytes decide. */
+static inline uint64_t cs_str_fingerprint(cs_str s) {
+  if (!s.ptr)
+    return 0;
+  uint64_t head = 0, tail = 0;
+  if (s.len >= 8) {
+    head = cs_load64(s.ptr);
+    tail = cs_load64(s.ptr + s.len - 8);
+  } else {
+    for (size_t i = 0; i < s.len; i++)
+      head = head << 8 | (unsigned char)s.ptr[i];
+  }
+  return (head ^ (tail << 29 | tail >> 35) ^ (uint64_t)s.len << 56) | 1u; /* never 0: 0 is null's */
+}
+
 #endif

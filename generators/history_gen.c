@@ -269,21 +269,6 @@ static void gen_round(gen *g, bool first) {
     tool_turn(g, t, name_ix, plans);
 }
 
-/* Equal IDs have equal fingerprints: the length with the first and last (up to) four bytes. */
-static uint64_t id_fingerprint(cs_str id) {
-  if (!id.ptr)
-    return UINT64_MAX;
-  uint32_t head = 0, tail = 0;
-  if (id.len >= 4) {
-    memcpy(&head, id.ptr, 4);
-    memcpy(&tail, id.ptr + id.len - 4, 4);
-  } else {
-    for (size_t k = 0; k < id.len; k++)
-      head = head << 8 | (unsigned char)id.ptr[k];
-  }
-  return ((uint64_t)id.len << 40) ^ ((uint64_t)head << 20) ^ tail;
-}
-
 /* Structural and duplicate labels, read off the finished history and its pairing. */
 static void structure_labels(const cs_history *h, const cs_history_index *ix, cs_labelset *labels) {
   cs_labelset l = 0;
@@ -311,7 +296,7 @@ static void structure_labels(const cs_history *h, const cs_history_index *ix, cs
   uint64_t fp[64];
   bool use_fp = ix->ncalls <= 64;
   for (uint32_t i = 0; use_fp && i < ix->ncalls; i++)
-    fp[i] = id_fingerprint(ix->calls[i]->id);
+    fp[i] = cs_str_fingerprint(ix->calls[i]->id);
   for (uint32_t i = 0; i < ix->ncalls; i++) {
     const cs_call *ci = ix->calls[i];
     if (ci->server)

@@ -78,12 +78,7 @@ static inline size_t put_field(char *out, cs_str s) {
 static inline size_t put_number_field(char *out, uint32_t v) {
   char digits[16];
   size_t nd = put_dec(digits, v);
-  out[0] = (char)('0' + nd); /* at most 10 digits */
-  if (nd == 10) {
-    out[0] = '1';
-    out[1] = '0';
-  }
-  size_t n = nd == 10 ? 2 : 1;
+  size_t n = put_dec(out, nd);
   out[n++] = ':';
   memcpy(out + n, digits, nd);
   out[n + nd] = ',';
