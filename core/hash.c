@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct cs_hasher {
 #if CS_HASH_LOW_LEVEL
@@ -84,16 +85,28 @@ void cs_sha256(cs_hasher *h, const void *data, size_t len, uint8_t out[32]) {
   cs_hasher_finish(h, out);
 }
 
+/* Eight characters of six input bytes, in output order in a little-endian word, stored at once:
+ * byte stores one by one cost more than the lookups. */
+static inline void b64url_6(const char *tab, const uint8_t *in, char *out) {
+  uint64_t v = (uint64_t)in[0] << 40 | (uint64_t)in[1] << 32 | (uint64_t)in[2] << 24 | (uint64_t)in[3] << 16 |
+               (uint64_t)in[4] << 8 | in[5];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t w = (uint64_t)(uint8_t)tab[(v >> 42) & 63] | (uint64_t)(uint8_t)tab[(v >> 36) & 63] << 8 |
+               (uint64_t)(uint8_t)tab[(v >> 30) & 63] << 16 | (uint64_t)(uint8_t)tab[(v >> 24) & 63] << 24 |
+               (uint64_t)(uint8_t)tab[(v >> 18) & 63] << 32 | (uint64_t)(uint8_t)tab[(v >> 12) & 63] << 40 |
+               (uint64_t)(uint8_t)tab[(v >> 6) & 63] << 48 | (uint64_t)(uint8_t)tab[v & 63] << 56;
+  memcpy(out, &w, 8);
+#else
+  for (int k = 0; k < 8; k++)
+    out[k] = tab[(v >> (42 - 6 * k)) & 63];
+#endif
+}
+
 size_t cs_base64url(const uint8_t *in, size_t n, char *out) {
   static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   size_t o = 0, i = 0;
-  for (; i + 6 <= n; i += 6) { /* six bytes, eight characters: canonical IDs take three of these */
-    uint64_t v = (uint64_t)in[i] << 40 | (uint64_t)in[i + 1] << 32 | (uint64_t)in[i + 2] << 24 |
-                 (uint64_t)in[i + 3] << 16 | (uint64_t)in[i + 4] << 8 | in[i + 5];
-    for (int k = 0; k < 8; k++)
-      out[o + (size_t)k] = tab[(v >> (42 - 6 * k)) & 63];
-    o += 8;
-  }
+  for (; i + 6 <= n; i += 6, o += 8) /* canonical IDs take three of these */
+    b64url_6(tab, in + i, out + o);
   for (; i + 3 <= n; i += 3) {
     uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
     out[o++] = tab[v >> 18];
