@@ -52,12 +52,11 @@ static inline size_t put_dec(char *out, uint64_t v) {
     out[0] = (char)('0' + v);
     return 1;
   }
-  char tmp[24], *p = tmp + sizeof tmp;
-  do
-    *--p = (char)('0' + v % 10);
-  while (v /= 10);
-  size_t n = (size_t)(tmp + sizeof tmp - p);
-  memcpy(out, p, n);
+  size_t n = 0;
+  for (uint64_t x = v; x; x /= 10)
+    n++;
+  for (size_t i = n; i-- > 0; v /= 10) /* written from the end: no copy, no call to memcpy */
+    out[i] = (char)('0' + v % 10);
   return n;
 }
 
@@ -76,18 +75,29 @@ static inline size_t put_field(char *out, cs_str s) {
 
 /* A decimal number as a field: the length of its digits, ':', the digits, ','. */
 static inline size_t put_number_field(char *out, uint32_t v) {
+  if (v < 10) { /* "1:<digit>," for most call indexes */
+    out[0] = '1';
+    out[1] = ':';
+    out[2] = (char)('0' + v);
+    out[3] = ',';
+    return 4;
+  }
   char digits[16];
   size_t nd = put_dec(digits, v);
   size_t n = put_dec(out, nd);
   out[n++] = ':';
-  memcpy(out + n, digits, nd);
+  for (size_t i = 0; i < nd; i++)
+    out[n + i] = digits[i];
   out[n + nd] = ',';
   return n + nd + 1;
 }
 
 /* The part of every message that depends only on the provider: the scheme and the provider field.
- * At most 64 bytes (provider names are short). */
+ * At most CS_PREFIX_MAX bytes (provider names are short); `out` holds CS_PREFIX_MAX bytes, all
+ * written, so that the prefix is copied as one fixed-size block. */
+#define CS_PREFIX_MAX 64
 static size_t put_prefix(char *out, cs_provider provider) {
+  memset(out, 0, CS_PREFIX_MAX);
   size_t n = sizeof CS_CANONICAL_SCHEME; /* includes the NUL: replaced by ',' */
   memcpy(out, CS_CANONICAL_SCHEME ",", n);
   return n + put_field(out + n, cs_str_c(cs_provider_name(provider)));
@@ -98,9 +108,9 @@ static size_t put_prefix(char *out, cs_provider provider) {
 static cs_str canonical_id_after(const cs_digest *d, const char *prefix, size_t plen, cs_str raw_id, cs_str tool_name,
                                  cs_str turn_key, uint32_t call_index, uint32_t attempt, cs_arena *a) {
   char stackbuf[1024];
-  size_t need = plen + raw_id.len + tool_name.len + turn_key.len + 5 * 24;
+  size_t need = CS_PREFIX_MAX + raw_id.len + tool_name.len + turn_key.len + 5 * 24;
   char *msg = need <= sizeof stackbuf ? stackbuf : cs_arena_alloc(a, need);
-  memcpy(msg, prefix, plen);
+  memcpy(msg, prefix, CS_PREFIX_MAX); /* the whole buffer: a constant size needs no call */
   size_t n = plen;
   n += put_field(msg + n, raw_id);
   n += put_field(msg + n, tool_name);
@@ -118,7 +128,7 @@ static cs_str canonical_id_after(const cs_digest *d, const char *prefix, size_t 
 
 cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, cs_str tool_name, cs_str turn_key,
                        uint32_t call_index, uint32_t attempt, cs_arena *a) {
-  char prefix[64];
+  char prefix[CS_PREFIX_MAX];
   size_t plen = put_prefix(prefix, provider);
   return canonical_id_after(d, prefix, plen, raw_id, tool_name, turn_key, call_index, attempt, a);
 }
@@ -132,7 +142,7 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
   cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, a);
   cs_strset used;
   cs_strset_init(&used, ix->ncalls, a);
-  char prefix[64];
+  char prefix[CS_PREFIX_MAX];
   size_t plen = 0;
   cs_provider prefix_of = CS_PROVIDER_COUNT; /* none yet */
   for (uint32_t c = 0; c < ix->ncalls; c++) {
