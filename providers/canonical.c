@@ -47,14 +47,17 @@ static inline void put_bytes(char *out, const char *src, size_t n) {
 }
 
 /* Decimal digits of v into out (no NUL); returns the count. printf is too slow for the hot loop. */
-static inline size_t put_dec(char *out, uint64_t v) {
-  if (v < 10) { /* call indexes, attempts and short lengths: the common case */
-    out[0] = (char)('0' + v);
-    return 1;
-  }
-  size_t n = 0;
-  for (uint64_t x = v; x; x /= 10)
+static inline size_t dec_len(uint64_t v) {
+  size_t n = 1;
+  while (v >= 10) {
+    v /= 10;
     n++;
+  }
+  return n;
+}
+
+static inline size_t put_dec(char *out, uint64_t v) {
+  size_t n = dec_len(v);
   for (size_t i = n; i-- > 0; v /= 10) /* written from the end: no copy, no call to memcpy */
     out[i] = (char)('0' + v % 10);
   return n;
@@ -75,21 +78,11 @@ static inline size_t put_field(char *out, cs_str s) {
 
 /* A decimal number as a field: the length of its digits, ':', the digits, ','. */
 static inline size_t put_number_field(char *out, uint32_t v) {
-  if (v < 10) { /* "1:<digit>," for most call indexes */
-    out[0] = '1';
-    out[1] = ':';
-    out[2] = (char)('0' + v);
-    out[3] = ',';
-    return 4;
-  }
-  char digits[16];
-  size_t nd = put_dec(digits, v);
-  size_t n = put_dec(out, nd);
+  size_t n = put_dec(out, dec_len(v));
   out[n++] = ':';
-  for (size_t i = 0; i < nd; i++)
-    out[n + i] = digits[i];
-  out[n + nd] = ',';
-  return n + nd + 1;
+  n += put_dec(out + n, v);
+  out[n++] = ',';
+  return n;
 }
 
 /* The part of every message that depends only on the provider: the scheme and the provider field.
