@@ -40,6 +40,12 @@ static int cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Sorts v. */
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp);
+  return v[n / 2];
+}
+
 int main(int argc, char **argv) {
   size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
   int rounds = argc > 2 ? atoi(argv[2]) : 5;
@@ -115,17 +121,13 @@ int main(int argc, char **argv) {
     double fastest = sha_t[r] < evp_t[r] ? sha_t[r] : evp_t[r]; /* the faster raw rate */
     ratio[r] = fastest / canon_t[r];
   }
-  qsort(canon_t, (size_t)rounds, sizeof *canon_t, cmp);
-  qsort(sha_t, (size_t)rounds, sizeof *sha_t, cmp);
-  qsort(evp_t, (size_t)rounds, sizeof *evp_t, cmp);
-  qsort(ratio, (size_t)rounds, sizeof *ratio, cmp);
-  double c = canon_t[rounds / 2], l = sha_t[rounds / 2], e = evp_t[rounds / 2];
+  double c = median(canon_t, rounds), l = median(sha_t, rounds), e = median(evp_t, rounds);
   double s = l < e ? l : e;
   printf("{\"histories\":%zu,\"messages\":%zu,\"canon_messages_per_s\":%.0f,\"sha256_messages_per_s\":%.0f,"
          "\"sha256_evp_messages_per_s\":%.0f,\"sha256_callsign_messages_per_s\":%.0f,\"sha256_interface\":\"%s\","
          "\"ratio\":%.3f}\n",
          n, nm, (double)nm * passes / c, (double)nm * passes / s, (double)nm * passes / e, (double)nm * passes / l,
-         cs_hasher_engine(), ratio[rounds / 2]);
+         cs_hasher_engine(), median(ratio, rounds));
   (void)sink;
   EVP_MD_CTX_free(ctx);
   EVP_MD_free(md);
