@@ -294,6 +294,14 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
     *cp = cs_transform_drop_leading(h, plan->drop, a, &run->call_off, &run->result_off);
     index_of(&run->compressed, cp, a);
   }
+  /* Canonicalize before emit: an implementation that canonicalizes once per history for its emits
+   * can take the first stored IDs it answered rather than compute them once more. */
+  if (supports(r, CS_OP_CANONICALIZE, -1)) {
+    if (needs & (CS_NEED_CANON | CS_NEED_CANON_AGAIN | CS_NEED_REINGEST))
+      enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = h, .index = &run->main.ix}, &run->canon);
+    if (needs & CS_NEED_CANON_AGAIN)
+      enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = h, .index = &run->main.ix}, &run->canon_again);
+  }
   if ((needs & CS_NEED_KIMI) && supports(r, CS_OP_EMIT, CS_PROV_KIMI)) {
     cs_history *kh = cs_arena_alloc(a, sizeof *kh);
     *kh = kimi_native(h, &run->main.ix, a);
@@ -321,12 +329,6 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
           (cs_request){
               .op = CS_OP_EMIT, .target = (cs_target_id)t, .history = run->compressed.h, .index = &run->compressed.ix},
           &run->emit_compressed[t]);
-  }
-  if (supports(r, CS_OP_CANONICALIZE, -1)) {
-    if (needs & (CS_NEED_CANON | CS_NEED_CANON_AGAIN | CS_NEED_REINGEST))
-      enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = h, .index = &run->main.ix}, &run->canon);
-    if (needs & CS_NEED_CANON_AGAIN)
-      enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = h, .index = &run->main.ix}, &run->canon_again);
   }
   if (needs & (CS_NEED_NORM | CS_NEED_NORM_AGAIN | CS_NEED_NORM_TWICE)) {
     const cs_history_index *ix = &run->main.ix;

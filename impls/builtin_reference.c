@@ -1,19 +1,21 @@
 /* impls/builtin_reference.c: built-in `reference`: callsign canonical v1 (an injective,
  * length-prefixed encoding of the call tuple, SHA-256, collisions resolved in document order) and
- * the reference mappers of providers/. It gives up nothing required; its stateless normalize always
+ * the reference mappers of providers/. Emits of one batch share one canonical answer per history;
+ * canonicalize requests are computed every time. It gives up nothing required; its stateless normalize always
  * derives, so it gives up normalize.idempotent (it keeps injectivity), and it has no stateless
  * form for kimi, whose IDs depend on the call's index. */
 #include "impls/builtins.h"
-#include <string.h>
 
 #include "providers/canonical.h"
 
 static cs_answer reference_canonicalize(void *self, const cs_history *h, const cs_history_index *ix, cs_arena *a) {
-  /* The stored IDs are the memoized canonical answer itself (copied: callers own their answers). */
-  const cs_answer *c = cs_inproc_canonical(self, h, a);
-  cs_answer out = cs_answer_new(c->ncalls, c->nresults, a);
-  memcpy(out.calls, c->calls, c->ncalls * sizeof *out.calls);
-  memcpy(out.results, c->results, c->nresults * sizeof *out.results);
+  /* Computed anew for every request, never answered from the memo: canon.deterministic compares
+   * two requests, and a memoized answer would make that comparison vacuous. The first answer of
+   * the batch is kept for the emits that follow. */
+  cs_inproc_impl *p = self;
+  cs_digest d = cs_inproc_digest(p);
+  cs_answer out = cs_canonicalize(h, ix, &d, a);
+  cs_inproc_keep_canonical(p, h, ix, &out, a);
   return out;
 }
 

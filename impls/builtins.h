@@ -26,9 +26,12 @@ static inline cs_digest cs_inproc_digest(const cs_inproc_impl *p) {
 }
 
 /* The batch memo entry of `h` (its index: `ix` when given, else built on first use), and its
- * canonical v1 answer. */
+ * canonical v1 answer: the one kept by cs_inproc_keep_canonical, else computed on first use. */
 cs_inproc_memo *cs_inproc_memo_of(cs_inproc_impl *p, const cs_history *h, const cs_history_index *ix, cs_arena *a);
 const cs_answer *cs_inproc_canonical(cs_inproc_impl *p, const cs_history *h, cs_arena *a);
+/* Keeps a copy of `canon` as the memo's canonical answer of `h`, unless the memo has one already. */
+void cs_inproc_keep_canonical(cs_inproc_impl *p, const cs_history *h, const cs_history_index *ix,
+                              const cs_answer *canon, cs_arena *a);
 
 /* results[r] = calls[pair[r]] for paired results, null for orphans (PROTOCOL.md pairing rule). */
 void cs_inproc_pair_results(const cs_history_index *ix, cs_answer *ans);

@@ -100,6 +100,18 @@ const cs_answer *cs_inproc_canonical(cs_inproc_impl *p, const cs_history *h, cs_
   return &m->canon;
 }
 
+void cs_inproc_keep_canonical(cs_inproc_impl *p, const cs_history *h, const cs_history_index *ix,
+                              const cs_answer *canon, cs_arena *a) {
+  cs_inproc_memo *m = cs_inproc_memo_of(p, h, ix, a);
+  if (m->has_canon)
+    return;
+  /* A copy: the caller owns the answer it was given. */
+  m->canon = cs_answer_new(canon->ncalls, canon->nresults, a);
+  memcpy(m->canon.calls, canon->calls, canon->ncalls * sizeof *canon->calls);
+  memcpy(m->canon.results, canon->results, canon->nresults * sizeof *canon->results);
+  m->has_canon = true;
+}
+
 void cs_inproc_pair_results(const cs_history_index *ix, cs_answer *ans) {
   for (uint32_t r = 0; r < ix->nresults; r++)
     ans->results[r] = ix->pair[r] >= 0 ? ans->calls[ix->pair[r]] : CS_NULL_STR;

@@ -14,7 +14,8 @@ status=0
 echo "== 1. in-process run against the reference vs the fast-check peer (budget: >= 20x, per core)"
 # The peer canonicalizes twice (determinism), re-canonicalizes each stored ID (idempotence), and
 # emits once per target, checking the rule, pairing and uniqueness, on five targets. The same
-# property suite here: the five properties below on the same five targets. Histories keep
+# property suite here: the five properties below on the same five targets, with the same hashing:
+# the reference computes both canonicalize requests and its emits share the first answer. Histories keep
 # callsign's own shape (IDs up to 64 KiB, twins, server calls). The peer's histories are no
 # smaller in calls (up to 8 rounds of 1-4 calls; callsign's average 8.7 calls), only in ID bytes.
 # Per core, in pairs: callsign and then the peer run on the same core (taskset), the cores taking

@@ -286,6 +286,48 @@ Test(builtins, a_batch_gets_one_reply_per_request) {
   cs_impl_destroy(san);
 }
 
+/* canon.deterministic compares two canonicalize requests of one batch: the reference must compute
+ * each of them, not answer the second from its batch memo (the comparison would prove nothing). */
+Test(builtins, reference_computes_every_canonicalize_request_of_a_batch) {
+  cs_history h = hostile();
+  cs_impl *ref = make("reference");
+  cs_request rq[3] = {
+      {.op = CS_OP_CANONICALIZE, .history = &h},
+      {.op = CS_OP_CANONICALIZE, .history = &h},
+      {.op = CS_OP_EMIT, .target = CS_PROV_OPENAI_CHAT, .history = &h},
+  };
+  cs_reply rep[3];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(ref, rq, rep, 3, &arena, &err), 0, "%s", err.msg);
+  for (int i = 0; i < 3; i++)
+    cr_assert_eq(rep[i].status, CS_REPLY_OK);
+  uint32_t n = cs_history_ncalls(&h);
+  cr_assert_eq(rep[0].answer.ncalls, n);
+  cr_assert_eq(rep[1].answer.ncalls, n);
+  cr_assert(cs_answer_eq(&rep[0].answer, &rep[1].answer));
+  cs_history_index ix;
+  cs_history_index_build(&h, &arena, &ix);
+  uint32_t derived = 0;
+  for (uint32_t c = 0; c < n; c++) {
+    cs_str a = rep[0].answer.calls[c], b = rep[1].answer.calls[c];
+    if (a.ptr == ix.calls[c]->id.ptr) /* a raw ID kept as it was (already canonical) */
+      continue;
+    /* a derived stored ID is new bytes in each answer */
+    cr_assert_neq(a.ptr, b.ptr, "call %u: the second answer reuses the first one's stored ID", c);
+    derived++;
+  }
+  cr_assert_gt(derived, 10);
+  /* the emit after them maps the same stored IDs: call_ + the canonical suffix */
+  for (uint32_t c = 0; c < n; c++) {
+    cs_str stored = rep[0].answer.calls[c], wire = rep[2].answer.calls[c];
+    if (!wire.ptr || !cs_str_starts(wire, "call_") || !cs_is_canonical(stored))
+      continue;
+    cr_assert(wire.len == 5 + stored.len - 10 && memcmp(wire.ptr + 5, stored.ptr + 10, stored.len - 10) == 0,
+              "call %u: emit and canonicalize disagree", c);
+  }
+  cs_impl_destroy(ref);
+}
+
 /* ---- every built-in on the hostile history ---- */
 
 static bool deterministic(const cs_impl *im) {
