@@ -1,9 +1,9 @@
 /* impls/builtin_reference.c: built-in `reference`: callsign canonical v1 (an injective,
  * length-prefixed encoding of the call tuple, SHA-256, collisions resolved in document order) and
- * the reference mappers of providers/. Emits of one batch share one canonical answer per history;
- * canonicalize requests are computed every time. It gives up nothing required; its stateless normalize always
- * derives, so it gives up normalize.idempotent (it keeps injectivity), and it has no stateless
- * form for kimi, whose IDs depend on the call's index. */
+ * the reference mappers of providers/. Every canonicalize request is computed; the emits of a batch
+ * share one canonical answer per history. It gives up nothing required; its stateless normalize
+ * always derives, so it gives up normalize.idempotent (it keeps injectivity), and it has no
+ * stateless form for kimi, whose IDs depend on the call's index. */
 #include "impls/builtins.h"
 
 #include "providers/canonical.h"

@@ -100,9 +100,10 @@ const cs_builtin *cs_builtins(size_t *count);
 const cs_builtin *cs_builtin_find(const char *name);
 
 /* Per-batch memo of an in-process implementation: the harness sends many requests over one history
- * in a batch (every target, repeats, transforms); the index and the canonical answer of a history
- * are computed once per batch. Cleared at the start of every exec, so it holds no state between
- * batches (the harness may reuse the memory of a history in the next batch). */
+ * in a batch (every target, repeats, transforms); the index of a history is built once per batch,
+ * and its canonical answer is computed once for all of the batch's emits. Cleared at the start of
+ * every exec, so it holds no state between batches (the harness may reuse the memory of a history
+ * in the next batch). */
 #define CS_INPROC_MEMO 16
 typedef struct {
   const cs_history *h;

@@ -1,7 +1,8 @@
-/* impls/inproc.c: the vtable shared by built-ins that answer in-process. exec builds each
- * request's history index in the case arena and calls the built-in's answer function; an op or
- * target the built-in does not support is answered CS_REPLY_REJECTED, like an {"error":...} line
- * from a subprocess. Also the helpers of impls/builtins.h. */
+/* impls/inproc.c: the vtable shared by built-ins that answer in-process. exec takes each
+ * request's history index (the harness's, or one built in the case arena) from the batch memo and
+ * calls the built-in's answer function; an op or target the built-in does not support is answered
+ * CS_REPLY_REJECTED, like an {"error":...} line from a subprocess. Also the helpers of
+ * impls/builtins.h. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
