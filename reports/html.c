@@ -138,10 +138,10 @@ static void failure(cs_buf *b, const cs_impl_result *impl, size_t k, size_t i, b
   }
   cs_buf_printf(b, "<li>tier: %s%s</li>\n", c->required ? "required" : "recommended",
                 c->required || strict ? "" : " (does not fail the run without --strict)");
-  char where[48];
-  cs_buf_printf(b, "<li>seed %llu, %s; shrunk to %u turns, %u calls in %u steps</li>\n</ul>\n",
-                (unsigned long long)c->seed, cs_cell_case_label(c, where, sizeof where), (unsigned)c->shrunk_turns,
-                (unsigned)c->shrunk_calls, (unsigned)c->shrink_steps);
+  char where[48], size[48];
+  cs_buf_printf(b, "<li>seed %llu, %s; shrunk to %s in %u steps</li>\n</ul>\n", (unsigned long long)c->seed,
+                cs_cell_case_label(c, where, sizeof where), cs_cell_shrunk_size(c, size, sizeof size),
+                (unsigned)c->shrink_steps);
   pre(b, "Shrunk history", c->history_json);
   pre(b, "Answer", c->answer_json);
   if (c->replay)

@@ -108,9 +108,9 @@ static void failure(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, boo
   }
   cs_buf_printf(b, "- tier: %s%s\n", c->required ? "required" : "recommended",
                 c->required || strict ? "" : " (does not fail the run without \\-\\-strict)");
-  char where[48];
-  cs_buf_printf(b, "- seed %llu, %s; shrunk to %u turns, %u calls in %u steps\n\n", (unsigned long long)c->seed,
-                cs_cell_case_label(c, where, sizeof where), (unsigned)c->shrunk_turns, (unsigned)c->shrunk_calls,
+  char where[48], size[48];
+  cs_buf_printf(b, "- seed %llu, %s; shrunk to %s in %u steps\n\n", (unsigned long long)c->seed,
+                cs_cell_case_label(c, where, sizeof where), cs_cell_shrunk_size(c, size, sizeof size),
                 (unsigned)c->shrink_steps);
   if (c->history_json) {
     cs_buf_puts(b, "Shrunk history:\n\n");

@@ -1,6 +1,8 @@
 /* reports/result.c: verdict names, the run's exit status, and the table of report file formats. */
 #include "reports/result.h"
 
+#include <stdio.h>
+
 const char *cs_verdict_name(cs_verdict v) {
   switch (v) {
   case CS_VERDICT_PASS:
@@ -28,6 +30,12 @@ const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len) {
     snprintf(buf, len, "a corpus case");
   else
     snprintf(buf, len, "case %llu", (unsigned long long)c->case_index);
+  return buf;
+}
+
+const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len) {
+  snprintf(buf, len, "%u turn%s, %u call%s", (unsigned)c->shrunk_turns, c->shrunk_turns == 1 ? "" : "s",
+           (unsigned)c->shrunk_calls, c->shrunk_calls == 1 ? "" : "s");
   return buf;
 }
 

@@ -79,6 +79,8 @@ bool cs_cell_fails_run(const cs_cell *c, bool strict);
 /* Where the failing case came from, for people: "case 12", or "a corpus case" (CS_CASE_CORPUS). */
 #define CS_CASE_CORPUS UINT64_MAX
 const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len);
+/* The shrunk case's size, for people: "3 turns, 1 call" (singular and plural as the counts need). */
+const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len);
 /* Exit status per DESIGN.md: 0 pass, 1 a property failed, 3 an implementation could not be run. */
 int cs_report_exit_status(const cs_report *r);
 

@@ -200,9 +200,9 @@ static void put_failure(term *t, const cs_cell *c, bool strict) {
   cs_buf_puts(t->b, "    ");
   put_text(t, str_or(c->message, "(no message)"));
   cs_buf_putc(t->b, '\n');
-  char where[48];
-  cs_buf_printf(t->b, "    seed %llu, %s; shrunk to %u turns, %u calls in %u steps\n", (unsigned long long)c->seed,
-                cs_cell_case_label(c, where, sizeof where), (unsigned)c->shrunk_turns, (unsigned)c->shrunk_calls,
+  char where[48], size[48];
+  cs_buf_printf(t->b, "    seed %llu, %s; shrunk to %s in %u steps\n", (unsigned long long)c->seed,
+                cs_cell_case_label(c, where, sizeof where), cs_cell_shrunk_size(c, size, sizeof size),
                 (unsigned)c->shrink_steps);
   put_long(t, "history: ", c->history_json);
   put_long(t, "answer:  ", c->answer_json);

@@ -217,6 +217,17 @@ Test(result, case_label_names_corpus_cases) {
   cr_assert_str_eq(cs_cell_case_label(&c, buf, sizeof buf), "a corpus case");
 }
 
+Test(result, shrunk_size_says_call_and_turn_in_the_singular_when_one) {
+  char buf[48];
+  cs_cell c = fail_cell("emit.unique", "mistral", true, "{}");
+  c.shrunk_turns = 3;
+  c.shrunk_calls = 1;
+  cr_assert_str_eq(cs_cell_shrunk_size(&c, buf, sizeof buf), "3 turns, 1 call");
+  c.shrunk_turns = 1;
+  c.shrunk_calls = 2;
+  cr_assert_str_eq(cs_cell_shrunk_size(&c, buf, sizeof buf), "1 turn, 2 calls");
+}
+
 Test(json, corpus_case_index_is_null) {
   fixture f;
   fixture_init(&f);
