@@ -51,8 +51,9 @@ build/adapter-c: examples/adapters/c/normalizer.c
 deps:
 	@sh mk/deps.sh
 
+# The built-ins fail on purpose: the run passes when they fail exactly the listed cells.
 run: deps all
-	build/callsign run
+	build/callsign run --expect corpus/expected/builtins.txt
 
 unit: $(UNIT_BIN)
 	@sh mk/run-unit.sh $(UNIT_BIN)

@@ -279,6 +279,7 @@ int cs_cmd_run(int argc, char **argv) {
   c.report.tool_version = CS_VERSION;
   c.report.seed = c.o.seed;
   c.report.strict = c.o.strict;
+  c.report.brief = c.o.quiet;
   for (int t = 0; t < CS_TARGET_COUNT; t++)
     if (!c.o.targets || (c.o.targets >> t & 1u))
       c.report.targets[c.report.ntargets++] = cs_target_get((cs_target_id)t)->name;
@@ -359,6 +360,7 @@ int cs_cmd_replay(int argc, char **argv) {
   c.report.tool_version = CS_VERSION;
   c.report.seed = c.o.seed;
   c.report.strict = c.o.strict;
+  c.report.brief = c.o.quiet;
   c.report.command = "callsign replay";
   for (int t = 0; t < CS_TARGET_COUNT; t++)
     if (!c.o.targets || (c.o.targets >> t & 1u))

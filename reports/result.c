@@ -45,8 +45,8 @@ int cs_report_exit_status(const cs_report *r) {
   for (size_t k = 0; k < r->nimpls; k++)
     if (r->impls[k].could_not_run)
       return 3;
-  /* EXPECTED_FAIL and FIXED never fail the run: the writers report FIXED cells prominently so the
-   * --expect list gets shortened, but a fix is not a regression. */
+  /* EXPECTED_FAIL never fails the run; FIXED does (cs_cell_fails_run), so a listed failure that
+   * now holds gets the --expect list shortened. */
   for (size_t k = 0; k < r->nimpls; k++)
     for (size_t i = 0; i < r->impls[k].ncells; i++)
       if (cs_cell_fails_run(&r->impls[k].cells[i], r->strict))
@@ -60,6 +60,7 @@ static const cs_report_format formats[] = {
     {"json", cs_report_json, "JSON, schema callsign-report/1 (docs/report-schema.md)"},
     {"markdown", cs_report_markdown, "Markdown for CI job summaries ($GITHUB_STEP_SUMMARY)"},
     {"html", cs_report_html, "self-contained HTML page with the matrix, failures and statistics"},
+    {"failures", cs_report_failures, "the failing cells as a known-failures list, the format --expect reads"},
 };
 
 const cs_report_format *cs_report_formats(size_t *count) {

@@ -64,6 +64,7 @@ typedef struct {
   const char *command; /* the command line that produced it */
   uint64_t seed;
   bool strict;
+  bool brief; /* terminal: no matrices or expected failures; failures, fixed entries, summary stay */
   cs_impl_result *impls;
   size_t nimpls;
   cs_stat *stats; /* generation statistics, over all implementations */
@@ -90,6 +91,8 @@ int cs_report_junit(const cs_report *r, FILE *out, cs_err *err);
 int cs_report_json(const cs_report *r, FILE *out, cs_err *err);
 int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err);
 int cs_report_html(const cs_report *r, FILE *out, cs_err *err);
+/* The failing cells as a known-failures list that --expect reads back (reports/failures.c). */
+int cs_report_failures(const cs_report *r, FILE *out, cs_err *err);
 
 /* The writer table: name (also the CLI flag --NAME FILE), writer. */
 typedef struct {

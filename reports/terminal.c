@@ -265,7 +265,7 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
     cs_buf_putc(t->b, '\n');
   }
 
-  if (impl->ncells) {
+  if (impl->ncells && !r->brief) {
     cs_matrix m;
     cs_matrix_impl(&m, r, impl, a);
     put_matrix(t, &m, "property", a);
@@ -275,7 +275,8 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
   bool first = true, after_block = false;
   for (size_t i = 0; i < impl->ncells; i++) {
     const cs_cell *c = &impl->cells[i];
-    if (c->verdict != CS_VERDICT_FAIL && c->verdict != CS_VERDICT_FIXED && c->verdict != CS_VERDICT_EXPECTED_FAIL)
+    if (c->verdict != CS_VERDICT_FAIL && c->verdict != CS_VERDICT_FIXED &&
+        (c->verdict != CS_VERDICT_EXPECTED_FAIL || r->brief))
       continue;
     if (first || after_block || c->verdict == CS_VERDICT_FAIL)
       cs_buf_putc(t->b, '\n');
@@ -334,7 +335,7 @@ int cs_report_terminal(const cs_report *r, FILE *out, bool color, cs_err *err) {
   cs_buf_puts(&b, "  (req: required, fails the run; rec: recommended, fails it only with --strict; "
                   "\xC2\xB7 not applicable)\n");
 
-  if (r->nimpls > 1) {
+  if (r->nimpls > 1 && !r->brief) {
     cs_matrix m;
     cs_matrix_overview(&m, r, &a);
     cs_buf_puts(&b, "\noverview (FAIL: failed on at least one target)\n");

@@ -110,6 +110,27 @@ echo "no.such.property x" >"$T/badexpect"
 "$CS" run --impl reference --cases 10 --no-corpus --expect "$T/badexpect" >"$T/o" 2>"$T/e"
 check "unknown property in --expect: exit 2, names the line" "[ $? -eq 2 ] && grep -q ':1:' '$T/e'"
 
+# The default job (make run): every built-in fails exactly the cells corpus/expected/builtins.txt
+# lists, found by generation and the committed corpus (a copy: the run saves new cases into it).
+ROOT="$(dirname "${BASH_SOURCE[0]}")/../.."
+cp -r "$ROOT/corpus/regressions" "$T/default-corpus"
+"$CS" run --quiet --corpus "$T/default-corpus" --expect "$ROOT/corpus/expected/builtins.txt" \
+  --failures "$T/builtins.txt" >"$T/o" 2>"$T/e"
+check "default job with the built-ins' list: exit 0, no failure, nothing fixed" \
+  "[ $? -eq 0 ] && grep -q ', 0 failed, .* expected failures' '$T/o' && ! grep -q FIXED '$T/o'"
+check "--failures writes back exactly the committed list" \
+  "diff <(grep -v '^#' '$ROOT/corpus/expected/builtins.txt') <(grep -v '^#' '$T/builtins.txt')"
+check "every built-in but reference fails a required property by design" "python3 - '$T/builtins.txt' <<'P'
+import subprocess,sys
+req={l.split()[2] for l in open(sys.argv[1]) if l.strip() and not l.startswith('#') and 'recommended' not in l}
+names=[l.split()[0] for l in subprocess.run(['$CS','list'],capture_output=True,text=True).stdout.split('IMPLEMENTATIONS')[1].split('LABELS')[0].splitlines() if l.strip()]
+assert 'reference' not in req and set(names)-{'reference'} <= req, (names, req)
+P"
+check "--quiet leaves out the matrices and the expected failures" "! grep -q 'overview' '$T/o' && ! grep -q xfail '$T/o'"
+"$CS" run --impl reference --cases 50 --no-corpus --expect "$ROOT/corpus/expected/builtins.txt" >"$T/o" 2>"$T/e"
+check "the list names implementations: reference alone is held to its own lines" \
+  "[ $? -eq 0 ] && grep -q 'expected failure' '$T/o' && ! grep -q 'FIXED' '$T/o'"
+
 # Corpus: a saved failure is replayed first on the next run.
 "$CS" run --impl prefix-swap --cases 200 --corpus "$T/corpus" --property emit.regex --target anthropic >"$T/o" 2>"$T/e"
 check "failures are saved to the corpus" "ls '$T/corpus/prefix-swap/'*.json >/dev/null 2>&1"

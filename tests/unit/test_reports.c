@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/expect.h"
 #include "reports/escape.h"
 #include "reports/result.h"
 
@@ -247,9 +248,9 @@ Test(json, corpus_case_index_is_null) {
 Test(result, format_table) {
   size_t n = 0;
   const cs_report_format *fm = cs_report_formats(&n);
-  const char *want[] = {"junit", "json", "markdown", "html"};
-  writer_fn fns[] = {cs_report_junit, cs_report_json, cs_report_markdown, cs_report_html};
-  cr_assert_eq(n, 4u);
+  const char *want[] = {"junit", "json", "markdown", "html", "failures"};
+  writer_fn fns[] = {cs_report_junit, cs_report_json, cs_report_markdown, cs_report_html, cs_report_failures};
+  cr_assert_eq(n, 5u);
   for (size_t i = 0; i < n; i++) {
     cr_assert_str_eq(fm[i].name, want[i]);
     cr_assert_eq(fm[i].write, fns[i]);
@@ -524,6 +525,24 @@ Test(terminal, matrix_failures_and_summary) {
   unlink(path);
 }
 
+/* --quiet: the failures a person must act on and the summary, without the matrices. */
+Test(terminal, brief_keeps_failures_fixed_entries_and_the_summary) {
+  fixture f;
+  fixture_init(&f);
+  f.r.brief = true;
+  char path[64];
+  char *doc = write_tmp(&f.r, write_terminal_plain, path, ".txt");
+  cr_assert_null(strstr(doc, "overview"), "%s", doc);
+  cr_assert_null(strstr(doc, "property "), "no matrix header: %s", doc);
+  cr_assert_null(strstr(doc, "xfail"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "FAIL emit.regex on mistral"));
+  cr_assert_not_null(strstr(doc, "replay:  callsign replay AAECAwQ --impl 'x<y>'"));
+  cr_assert_not_null(strstr(doc, "FIXED emit.unique on mistral"));
+  cr_assert_not_null(strstr(doc, "callsign: 2 implementations, 3 failed,"));
+  free(doc);
+  unlink(path);
+}
+
 Test(terminal, color_and_truncation) {
   fixture f;
   fixture_init(&f);
@@ -539,12 +558,54 @@ Test(terminal, color_and_truncation) {
   unlink(path);
 }
 
+/* ---- the known-failures list ---- */
+
+/* What --failures writes, --expect reads back: the cells still failing (listed or not), none that
+ * passes or is fixed; a name --expect could not read as one word matches any implementation. */
+Test(failures, the_list_reads_back_as_exactly_the_failing_cells) {
+  fixture f;
+  fixture_init(&f);
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_failures, path, ".txt");
+  assert_clean_bytes(doc, false);
+  cr_assert_not_null(strstr(doc, "\nemit.regex mistral alpha<&>\n"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "\nemit.pair anthropic alpha<&>\n"), "an expected failure stays listed: %s", doc);
+  cr_assert_not_null(strstr(doc, "\nnormalize.idempotent anthropic alpha<&>  # recommended\n"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "\nemit.pair anthropic\n"), "beta's name holds a newline: %s", doc);
+  cr_assert_not_null(strstr(doc, "# beta|x\\ny (not one word"), "%s", doc);
+  cr_assert_null(strstr(doc, "emit.unique"), "a fixed cell is left out: %s", doc);
+  cr_assert_null(strstr(doc, "emit.regex anthropic"), "a passing cell is left out: %s", doc);
+
+  cs_expect x;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
+  cr_assert_eq(x.n, 4u);
+  cr_assert_not_null(cs_expect_find(&x, "alpha<&>", "emit.regex", "mistral"));
+  cr_assert_not_null(cs_expect_find(&x, "alpha<&>", "normalize.idempotent", "anthropic"));
+  cr_assert_not_null(cs_expect_find(&x, "beta|x\ny", "emit.pair", "anthropic"));
+  cr_assert_null(cs_expect_find(&x, "alpha<&>", "emit.unique", "mistral"));
+  cr_assert_null(cs_expect_find(&x, "alpha<&>", "emit.regex", "anthropic"));
+  cs_expect_free(&x);
+  free(doc);
+  unlink(path);
+
+  cs_report empty = {0};
+  doc = write_tmp(&empty, cs_report_failures, path, ".txt");
+  cr_assert_not_null(strstr(doc, "# no failures\n"), "%s", doc);
+  cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
+  cr_assert_eq(x.n, 0u);
+  cs_expect_free(&x);
+  free(doc);
+  unlink(path);
+}
+
 /* ---- I/O errors ---- */
 
 Test(output, write_errors_are_reported) {
   fixture f;
   fixture_init(&f);
-  writer_fn fns[] = {cs_report_junit, cs_report_json, cs_report_markdown, cs_report_html, write_terminal_plain};
+  writer_fn fns[] = {cs_report_junit, cs_report_json,       cs_report_markdown,
+                     cs_report_html,  write_terminal_plain, cs_report_failures};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     FILE *full = fopen("/dev/full", "w");
     cr_assert_not_null(full);

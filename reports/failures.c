@@ -1,0 +1,75 @@
+/* reports/failures.c: the failing cells as a known-failures list, the plain-text format --expect
+ * reads (harness/expect.h): one `property target implementation` per line, '#' comments. A run
+ * given its own list passes when it fails exactly as before, so the list is how a project pins
+ * the failures it knows of (and how `make run` checks the built-ins fail as designed).
+ * Written: FAIL and EXPECTED_FAIL cells, both tiers (a recommended one is marked in a comment).
+ * Left out: FIXED cells (the list shrinks) and implementations that could not run. A name that
+ * --expect could not read back as one word (whitespace, '#', control bytes, over 95 bytes) is
+ * left out of the line, which then matches any implementation, and shown escaped in a comment. */
+#include <string.h>
+
+#include "reports/escape.h"
+#include "reports/output.h"
+#include "reports/result.h"
+
+#define EXPECT_WORD_MAX 95 /* harness/expect.c reads each field with %95s */
+
+static bool one_word(const char *s) {
+  size_t n = strlen(s);
+  if (!n || n > EXPECT_WORD_MAX)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch <= ' ' || ch == '#' || ch == 0x7F)
+      return false;
+  }
+  return true;
+}
+
+static bool still_failing(const cs_cell *c) {
+  return c->verdict == CS_VERDICT_FAIL || c->verdict == CS_VERDICT_EXPECTED_FAIL;
+}
+
+int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
+  if (!r || !out)
+    return cs_err_set(err, "failures report: no %s", r ? "output stream" : "report");
+  cs_buf b = {0};
+  cs_buf_puts(&b, "# callsign known failures: 'property target implementation' per line (target - for properties\n"
+                  "# without one). Give it to --expect: the run passes while it fails exactly as listed.\n");
+  cs_buf_printf(&b, "# Written by callsign %s, seed %llu, from:", r->tool_version ? r->tool_version : "",
+                (unsigned long long)r->seed);
+  if (r->command) {
+    cs_buf_putc(&b, ' ');
+    cs_esc_plain(&b, r->command, strlen(r->command), false);
+  }
+  cs_buf_putc(&b, '\n');
+  size_t listed = 0;
+  for (size_t k = 0; k < r->nimpls; k++) {
+    const cs_impl_result *ir = &r->impls[k];
+    const char *name = ir->name ? ir->name : "";
+    bool named = one_word(name);
+    size_t failing = 0;
+    for (size_t i = 0; i < ir->ncells; i++)
+      failing += still_failing(&ir->cells[i]);
+    if (!failing)
+      continue;
+    cs_buf_puts(&b, "\n# ");
+    cs_esc_plain(&b, name, strlen(name), false);
+    cs_buf_puts(&b, named ? "\n" : " (not one word: these lines match any implementation)\n");
+    for (size_t i = 0; i < ir->ncells; i++) {
+      const cs_cell *c = &ir->cells[i];
+      if (!still_failing(c))
+        continue;
+      cs_buf_printf(&b, "%s %s", c->property, c->target);
+      if (named)
+        cs_buf_printf(&b, " %s", name);
+      cs_buf_puts(&b, c->required ? "\n" : "  # recommended\n");
+      listed++;
+    }
+  }
+  if (!listed)
+    cs_buf_puts(&b, "\n# no failures\n");
+  int rc = cs_report_output(&b, out, "failures", err);
+  cs_buf_free(&b);
+  return rc;
+}
