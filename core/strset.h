@@ -49,6 +49,33 @@ static inline void cs_strset_init(cs_strset *s, uint32_t max_items, cs_arena *a)
   s->mask = cap - 1;
 }
 
+/* Where `key` (not null) is: true when it is in the set, with *at its position; false with *at
+ * where cs_strset_add puts it (small: the end of the list; hashed: the empty slot ending the probe).
+ * In the small form *fp receives the key's fingerprint. Shared by add and has. */
+static inline bool cs_strset_find(const cs_strset *s, cs_str key, uint32_t *at, uint64_t *fp) {
+  if (s->fp) {
+    uint64_t f = cs_str_fingerprint(key);
+    *fp = f;
+    for (uint32_t i = 0; i < s->count; i++)
+      if (s->fp[i] == f && cs_str_eq(s->slot[i], key)) {
+        *at = i;
+        return true;
+      }
+    *at = s->count;
+    return false;
+  }
+  uint32_t i = (uint32_t)cs_str_hash(key) & s->mask;
+  while (s->slot[i].ptr) {
+    if (cs_str_eq(s->slot[i], key)) {
+      *at = i;
+      return true;
+    }
+    i = (i + 1) & s->mask;
+  }
+  *at = i;
+  return false;
+}
+
 bool cs_strset_has(const cs_strset *s, cs_str key);
 
 /* Inserts (the bytes are not copied: keep them alive); returns false if it was already there.
@@ -56,26 +83,15 @@ bool cs_strset_has(const cs_strset *s, cs_str key);
 static inline bool cs_strset_add(cs_strset *s, cs_str key) {
   if (!key.ptr)
     return true; /* null is never "used": it is not an ID */
-  if (s->fp) {
-    uint64_t f = cs_str_fingerprint(key);
-    for (uint32_t i = 0; i < s->count; i++)
-      if (s->fp[i] == f && cs_str_eq(s->slot[i], key))
-        return false;
-    if (s->count >= s->limit)
-      cs_strset_fail("string set over its bound");
-    s->fp[s->count] = f;
-    s->slot[s->count++] = key;
-    return true;
-  }
-  uint32_t i = (uint32_t)cs_str_hash(key) & s->mask;
-  while (s->slot[i].ptr) {
-    if (cs_str_eq(s->slot[i], key))
-      return false;
-    i = (i + 1) & s->mask;
-  }
+  uint32_t at;
+  uint64_t f = 0;
+  if (cs_strset_find(s, key, &at, &f))
+    return false;
   if (s->count >= s->limit)
     cs_strset_fail("string set over its bound");
-  s->slot[i] = key;
+  if (s->fp)
+    s->fp[at] = f;
+  s->slot[at] = key;
   s->count++;
   return true;
 }
