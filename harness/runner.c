@@ -179,6 +179,16 @@ static void index_of(cs_indexed *x, const cs_history *h, cs_arena *a) {
   cs_history_index_build(h, a, &x->ix);
 }
 
+/* Requests over an indexed history carry its index, so an in-process implementation need not
+ * build its own. */
+static cs_request emit_of(int target, const cs_indexed *x) {
+  return (cs_request){.op = CS_OP_EMIT, .target = (cs_target_id)target, .history = x->h, .index = &x->ix};
+}
+
+static cs_request canonicalize_of(const cs_indexed *x) {
+  return (cs_request){.op = CS_OP_CANONICALIZE, .history = x->h, .index = &x->ix};
+}
+
 typedef struct {
   uint32_t drop; /* rounds to drop for compression (0: not applicable) */
 } case_plan;
@@ -298,37 +308,27 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
    * can take the first stored IDs it answered rather than compute them once more. */
   if (supports(r, CS_OP_CANONICALIZE, -1)) {
     if (needs & (CS_NEED_CANON | CS_NEED_CANON_AGAIN | CS_NEED_REINGEST))
-      enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = h, .index = &run->main.ix}, &run->canon);
+      enqueue(r, canonicalize_of(&run->main), &run->canon);
     if (needs & CS_NEED_CANON_AGAIN)
-      enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = h, .index = &run->main.ix}, &run->canon_again);
+      enqueue(r, canonicalize_of(&run->main), &run->canon_again);
   }
   if ((needs & CS_NEED_KIMI) && supports(r, CS_OP_EMIT, CS_PROV_KIMI)) {
     cs_history *kh = cs_arena_alloc(a, sizeof *kh);
     *kh = kimi_native(h, &run->main.ix, a);
     index_of(&run->kimi, kh, a);
-    enqueue(r, (cs_request){.op = CS_OP_EMIT, .target = CS_PROV_KIMI, .history = kh, .index = &run->kimi.ix},
-            &run->emit_kimi);
+    enqueue(r, emit_of(CS_PROV_KIMI, &run->kimi), &run->emit_kimi);
   }
   for (int t = 0; t < CS_TARGET_COUNT; t++) {
     if (!supports(r, CS_OP_EMIT, t))
       continue;
     if (needs & (CS_NEED_EMIT | CS_NEED_EMIT_AGAIN | CS_NEED_APPEND | CS_NEED_COMPRESS))
-      enqueue(r, (cs_request){.op = CS_OP_EMIT, .target = (cs_target_id)t, .history = h, .index = &run->main.ix},
-              &run->emit[t]);
+      enqueue(r, emit_of(t, &run->main), &run->emit[t]);
     if (needs & CS_NEED_EMIT_AGAIN)
-      enqueue(r, (cs_request){.op = CS_OP_EMIT, .target = (cs_target_id)t, .history = h, .index = &run->main.ix},
-              &run->emit_again[t]);
+      enqueue(r, emit_of(t, &run->main), &run->emit_again[t]);
     if ((needs & CS_NEED_APPEND))
-      enqueue(r,
-              (cs_request){
-                  .op = CS_OP_EMIT, .target = (cs_target_id)t, .history = run->appended.h, .index = &run->appended.ix},
-              &run->emit_appended[t]);
+      enqueue(r, emit_of(t, &run->appended), &run->emit_appended[t]);
     if ((needs & CS_NEED_COMPRESS) && plan->drop)
-      enqueue(
-          r,
-          (cs_request){
-              .op = CS_OP_EMIT, .target = (cs_target_id)t, .history = run->compressed.h, .index = &run->compressed.ix},
-          &run->emit_compressed[t]);
+      enqueue(r, emit_of(t, &run->compressed), &run->emit_compressed[t]);
   }
   if (needs & (CS_NEED_NORM | CS_NEED_NORM_AGAIN | CS_NEED_NORM_TWICE)) {
     const cs_history_index *ix = &run->main.ix;
@@ -359,8 +359,7 @@ static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
     cs_history *rh = cs_arena_alloc(a, sizeof *rh);
     *rh = cs_transform_reingest(run->main.h, &run->canon.answer, a);
     index_of(&run->reingested, rh, a);
-    enqueue(r, (cs_request){.op = CS_OP_CANONICALIZE, .history = rh, .index = &run->reingested.ix},
-            &run->canon_reingest);
+    enqueue(r, canonicalize_of(&run->reingested), &run->canon_reingest);
   }
   if (needs & CS_NEED_NORM_TWICE) {
     for (int t = 0; t < CS_TARGET_COUNT; t++) {
@@ -381,9 +380,7 @@ static int run_restart(runner *r, cs_caserun *run) {
     return 0; /* a failed restart shows up as faults of the next requests */
   for (int t = 0; t < CS_TARGET_COUNT; t++)
     if (supports(r, CS_OP_EMIT, t))
-      enqueue(r,
-              (cs_request){.op = CS_OP_EMIT, .target = (cs_target_id)t, .history = run->main.h, .index = &run->main.ix},
-              &run->emit_restart[t]);
+      enqueue(r, emit_of(t, &run->main), &run->emit_restart[t]);
   run->have_restart = true;
   return flush(r);
 }
