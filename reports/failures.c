@@ -47,19 +47,17 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
   for (size_t k = 0; k < r->nimpls; k++) {
     const cs_impl_result *ir = &r->impls[k];
     const char *name = ir->name ? ir->name : "";
-    bool named = one_word(name);
-    size_t failing = 0;
-    for (size_t i = 0; i < ir->ncells; i++)
-      failing += still_failing(&ir->cells[i]);
-    if (!failing)
-      continue;
-    cs_buf_puts(&b, "\n# ");
-    cs_esc_plain(&b, name, strlen(name), false);
-    cs_buf_puts(&b, named ? "\n" : " (not one word: these lines match any implementation)\n");
+    bool named = one_word(name), headed = false;
     for (size_t i = 0; i < ir->ncells; i++) {
       const cs_cell *c = &ir->cells[i];
       if (!still_failing(c))
         continue;
+      if (!headed) { /* a heading only for implementations with lines under it */
+        cs_buf_puts(&b, "\n# ");
+        cs_esc_plain(&b, name, strlen(name), false);
+        cs_buf_puts(&b, named ? "\n" : " (not one word: these lines match any implementation)\n");
+        headed = true;
+      }
       cs_buf_printf(&b, "%s %s", c->property, c->target);
       if (named)
         cs_buf_printf(&b, " %s", name);
