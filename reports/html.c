@@ -48,40 +48,19 @@ static void esc(cs_buf *b, const char *s) {
   cs_esc_markup(b, s, strlen(s), CS_ESC_LINE);
 }
 
+/* The CSS class of a matrix cell (see the style sheet above). */
+static const char *const CELL_CLASS[CS_VERDICT_COUNT] = {
+    [CS_VERDICT_PASS] = "ok",     [CS_VERDICT_FAIL] = "fail",         [CS_VERDICT_EXPECTED_FAIL] = "xfail",
+    [CS_VERDICT_FIXED] = "fixed", [CS_VERDICT_NOT_APPLICABLE] = "na",
+};
+
+/* v < 0: no cell (the implementation did not check that property on that target). */
 static const char *cell_class(int v) {
-  if (v < 0)
-    return "none";
-  switch ((cs_verdict)v) {
-  case CS_VERDICT_PASS:
-    return "ok";
-  case CS_VERDICT_FAIL:
-    return "fail";
-  case CS_VERDICT_EXPECTED_FAIL:
-    return "xfail";
-  case CS_VERDICT_FIXED:
-    return "fixed";
-  case CS_VERDICT_NOT_APPLICABLE:
-    return "na";
-  }
-  return "none";
+  return v >= 0 && v < CS_VERDICT_COUNT ? CELL_CLASS[v] : "none";
 }
 
 static const char *cell_text(int v) {
-  if (v < 0)
-    return "";
-  switch ((cs_verdict)v) {
-  case CS_VERDICT_PASS:
-    return "ok";
-  case CS_VERDICT_FAIL:
-    return "FAIL";
-  case CS_VERDICT_EXPECTED_FAIL:
-    return "xfail";
-  case CS_VERDICT_FIXED:
-    return "fixed";
-  case CS_VERDICT_NOT_APPLICABLE:
-    return "n/a";
-  }
-  return "";
+  return v >= 0 ? cs_verdict_of((cs_verdict)v)->word : "";
 }
 
 /* impl_index < 0: the overview, whose cells do not link to a failure. */

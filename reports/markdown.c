@@ -32,22 +32,20 @@ static void html_line(cs_buf *b, const char *s) {
   cs_esc_markup(b, s, strlen(s), CS_ESC_LINE);
 }
 
+/* A matrix cell as GitHub renders it: a symbol, and a word where the symbol alone is unclear. */
+static const char *const CELL_MARK[CS_VERDICT_COUNT] = {
+    [CS_VERDICT_PASS] = "\xE2\x9C\x85",                            /* check mark */
+    [CS_VERDICT_FAIL] = "\xE2\x9D\x8C",                            /* cross mark */
+    [CS_VERDICT_EXPECTED_FAIL] = "\xE2\x9A\xA0\xEF\xB8\x8F xfail", /* warning sign */
+    [CS_VERDICT_FIXED] = "\xF0\x9F\x94\xA7 fixed",                 /* wrench */
+    [CS_VERDICT_NOT_APPLICABLE] = "\xE2\x80\x94",                  /* em dash */
+};
+
+/* v < 0: no cell (the implementation did not check that property on that target). */
 static const char *cell_mark(int v) {
   if (v < 0)
     return " ";
-  switch ((cs_verdict)v) {
-  case CS_VERDICT_PASS:
-    return "\xE2\x9C\x85"; /* check mark */
-  case CS_VERDICT_FAIL:
-    return "\xE2\x9D\x8C"; /* cross mark */
-  case CS_VERDICT_EXPECTED_FAIL:
-    return "\xE2\x9A\xA0\xEF\xB8\x8F xfail"; /* warning sign */
-  case CS_VERDICT_FIXED:
-    return "\xF0\x9F\x94\xA7 fixed"; /* wrench */
-  case CS_VERDICT_NOT_APPLICABLE:
-    return "\xE2\x80\x94"; /* em dash */
-  }
-  return "?";
+  return v < CS_VERDICT_COUNT ? CELL_MARK[v] : "?";
 }
 
 static void table(cs_buf *b, const cs_matrix *m) {

@@ -4,19 +4,7 @@
 #include <string.h>
 
 int cs_verdict_rank(cs_verdict v) {
-  switch (v) {
-  case CS_VERDICT_FAIL:
-    return 4;
-  case CS_VERDICT_FIXED:
-    return 3;
-  case CS_VERDICT_EXPECTED_FAIL:
-    return 2;
-  case CS_VERDICT_PASS:
-    return 1;
-  case CS_VERDICT_NOT_APPLICABLE:
-    return 0;
-  }
-  return 0;
+  return cs_verdict_of(v)->rank;
 }
 
 static const char *str_or_empty(const char *s) {

@@ -3,20 +3,21 @@
 
 #include <stdio.h>
 
+static const cs_verdict_row VERDICTS[CS_VERDICT_COUNT] = {
+    [CS_VERDICT_PASS] = {"pass", "ok", 1},
+    [CS_VERDICT_FAIL] = {"fail", "FAIL", 4},
+    [CS_VERDICT_EXPECTED_FAIL] = {"expected_fail", "xfail", 2},
+    [CS_VERDICT_FIXED] = {"fixed", "fixed", 3},
+    [CS_VERDICT_NOT_APPLICABLE] = {"not_applicable", "n/a", 0},
+};
+
+const cs_verdict_row *cs_verdict_of(cs_verdict v) {
+  static const cs_verdict_row unknown = {"unknown", "?", 0};
+  return (unsigned)v < CS_VERDICT_COUNT ? &VERDICTS[v] : &unknown;
+}
+
 const char *cs_verdict_name(cs_verdict v) {
-  switch (v) {
-  case CS_VERDICT_PASS:
-    return "pass";
-  case CS_VERDICT_FAIL:
-    return "fail";
-  case CS_VERDICT_EXPECTED_FAIL:
-    return "expected_fail";
-  case CS_VERDICT_FIXED:
-    return "fixed";
-  case CS_VERDICT_NOT_APPLICABLE:
-    return "not_applicable";
-  }
-  return "unknown";
+  return cs_verdict_of(v)->name;
 }
 
 /* A listed failure that now holds fails the run too: the run passes only when the failures are

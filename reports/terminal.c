@@ -77,40 +77,21 @@ static void pad(term *t, size_t used, size_t width) {
     cs_buf_putc(t->b, ' ');
 }
 
+/* A matrix cell's SGR colour; n/a shows as a middle dot (U+00B7), quieter than a word. */
+static const char *const CELL_SGR[CS_VERDICT_COUNT] = {
+    [CS_VERDICT_PASS] = "32",    [CS_VERDICT_FAIL] = "1;31",        [CS_VERDICT_EXPECTED_FAIL] = "33",
+    [CS_VERDICT_FIXED] = "1;35", [CS_VERDICT_NOT_APPLICABLE] = "2",
+};
+
+/* v < 0: no cell (the implementation did not check that property on that target). */
 static const char *cell_label(int v) {
   if (v < 0)
     return "";
-  switch ((cs_verdict)v) {
-  case CS_VERDICT_PASS:
-    return "ok";
-  case CS_VERDICT_FAIL:
-    return "FAIL";
-  case CS_VERDICT_EXPECTED_FAIL:
-    return "xfail";
-  case CS_VERDICT_FIXED:
-    return "fixed";
-  case CS_VERDICT_NOT_APPLICABLE:
-    return "\xC2\xB7"; /* U+00B7 middle dot */
-  }
-  return "?";
+  return v == CS_VERDICT_NOT_APPLICABLE ? "\xC2\xB7" : cs_verdict_of((cs_verdict)v)->word;
 }
 
 static const char *cell_sgr(int v) {
-  if (v < 0)
-    return NULL;
-  switch ((cs_verdict)v) {
-  case CS_VERDICT_PASS:
-    return "32";
-  case CS_VERDICT_FAIL:
-    return "1;31";
-  case CS_VERDICT_EXPECTED_FAIL:
-    return "33";
-  case CS_VERDICT_FIXED:
-    return "1;35";
-  case CS_VERDICT_NOT_APPLICABLE:
-    return "2";
-  }
-  return NULL;
+  return v >= 0 && v < CS_VERDICT_COUNT ? CELL_SGR[v] : NULL;
 }
 
 static void put_matrix(term *t, const cs_matrix *m, const char *corner, cs_arena *a) {

@@ -169,6 +169,24 @@ Test(result, verdict_names) {
   cr_assert_str_eq(cs_verdict_name(CS_VERDICT_EXPECTED_FAIL), "expected_fail");
   cr_assert_str_eq(cs_verdict_name(CS_VERDICT_FIXED), "fixed");
   cr_assert_str_eq(cs_verdict_name(CS_VERDICT_NOT_APPLICABLE), "not_applicable");
+  cr_assert_str_eq(cs_verdict_name((cs_verdict)CS_VERDICT_COUNT), "unknown", "out of range: a row, not a crash");
+  cr_assert_str_eq(cs_verdict_name((cs_verdict)-1), "unknown");
+}
+
+/* Every verdict has a distinct name and word; a merged matrix cell shows the worst verdict. */
+Test(result, verdict_table) {
+  for (int i = 0; i < CS_VERDICT_COUNT; i++)
+    for (int j = i + 1; j < CS_VERDICT_COUNT; j++) {
+      cr_assert_str_neq(cs_verdict_of(i)->name, cs_verdict_of(j)->name);
+      cr_assert_str_neq(cs_verdict_of(i)->word, cs_verdict_of(j)->word);
+      cr_assert_neq(cs_verdict_of(i)->rank, cs_verdict_of(j)->rank);
+    }
+  cr_assert_str_eq(cs_verdict_of(CS_VERDICT_NOT_APPLICABLE)->word, "n/a");
+  cs_verdict worst_first[] = {CS_VERDICT_FAIL, CS_VERDICT_FIXED, CS_VERDICT_EXPECTED_FAIL, CS_VERDICT_PASS,
+                              CS_VERDICT_NOT_APPLICABLE};
+  for (size_t i = 1; i < sizeof worst_first / sizeof *worst_first; i++)
+    cr_assert_gt(cs_verdict_of(worst_first[i - 1])->rank, cs_verdict_of(worst_first[i])->rank, "%s",
+                 cs_verdict_name(worst_first[i]));
 }
 
 Test(result, cell_fails_run) {
