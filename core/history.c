@@ -147,6 +147,11 @@ cs_answer cs_answer_new(uint32_t ncalls, uint32_t nresults, cs_arena *a) {
   return x;
 }
 
+void cs_answer_pair_results(cs_answer *ans, const cs_history_index *ix) {
+  for (uint32_t r = 0; r < ix->nresults; r++)
+    ans->results[r] = ix->pair[r] >= 0 ? ans->calls[ix->pair[r]] : CS_NULL_STR;
+}
+
 bool cs_answer_eq(const cs_answer *x, const cs_answer *y) {
   if (x->ncalls != y->ncalls || x->nresults != y->nresults)
     return false;

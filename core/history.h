@@ -100,6 +100,9 @@ typedef struct {
 /* An answer with every entry null, sized for `ix`. */
 cs_answer cs_answer_new(uint32_t ncalls, uint32_t nresults, cs_arena *a);
 bool cs_answer_eq(const cs_answer *x, const cs_answer *y);
+/* Gives each result the answer of the call it answers by ix->pair, and null to an orphan: the
+ * results of any implementation that pairs as PROTOCOL.md says. */
+void cs_answer_pair_results(cs_answer *ans, const cs_history_index *ix);
 
 /* Deep copy into `a` (all strings copied). */
 cs_history cs_history_clone(const cs_history *h, cs_arena *a);

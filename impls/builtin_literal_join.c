@@ -50,7 +50,7 @@ static cs_answer literal_join_canonicalize(void *self, const cs_history *h, cons
       ans.calls[c] =
           literal_join_id(p->hasher, turn->provider, call->id, call->name, turn->turn_key, ix->call_pos[c], a);
   }
-  cs_inproc_pair_results(ix, &ans);
+  cs_answer_pair_results(&ans, ix);
   return ans;
 }
 
@@ -77,7 +77,7 @@ static cs_answer literal_join_emit(void *self, const cs_history *h, const cs_his
       ans.calls[c] = tg->mapper(rule, &d, &in, a);
     }
   }
-  cs_inproc_pair_results(ix, &ans);
+  cs_answer_pair_results(&ans, ix);
   return ans;
 }
 

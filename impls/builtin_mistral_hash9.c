@@ -40,7 +40,7 @@ static cs_answer mistral_hash9_emit(void *self, const cs_history *h, const cs_hi
   cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, a);
   for (uint32_t c = 0; c < ix->ncalls; c++)
     ans.calls[c] = hash9_id(p->hasher, ix->calls[c]->id, ix->call_turn[c], ix->call_pos[c], a);
-  cs_inproc_pair_results(ix, &ans);
+  cs_answer_pair_results(&ans, ix);
   return ans;
 }
 

@@ -52,7 +52,7 @@ static cs_answer tool_id_strategy_emit(void *self, const cs_history *h, const cs
       cs_map_input in = {CS_NULL_STR, ix->calls[c], c, 0};
       ans.calls[c] = kimi->mapper(rule, &d, &in, a);
     }
-    cs_inproc_pair_results(ix, &ans);
+    cs_answer_pair_results(&ans, ix);
     return ans;
   }
   for (uint32_t c = 0; c < ix->ncalls; c++)

@@ -33,9 +33,6 @@ const cs_answer *cs_inproc_canonical(cs_inproc_impl *p, const cs_history *h, cs_
 void cs_inproc_keep_canonical(cs_inproc_impl *p, const cs_history *h, const cs_history_index *ix,
                               const cs_answer *canon, cs_arena *a);
 
-/* results[r] = calls[pair[r]] for paired results, null for orphans (PROTOCOL.md pairing rule). */
-void cs_inproc_pair_results(const cs_history_index *ix, cs_answer *ans);
-
 /* Position of every result inside its own tool turn, in document order ([ix->nresults]). */
 uint32_t *cs_inproc_result_pos(const cs_history *h, const cs_history_index *ix, cs_arena *a);
 

@@ -113,11 +113,6 @@ void cs_inproc_keep_canonical(cs_inproc_impl *p, const cs_history *h, const cs_h
   m->has_canon = true;
 }
 
-void cs_inproc_pair_results(const cs_history_index *ix, cs_answer *ans) {
-  for (uint32_t r = 0; r < ix->nresults; r++)
-    ans->results[r] = ix->pair[r] >= 0 ? ans->calls[ix->pair[r]] : CS_NULL_STR;
-}
-
 uint32_t *cs_inproc_result_pos(const cs_history *h, const cs_history_index *ix, cs_arena *a) {
   uint32_t *pos = CS_ARENA_NEW(a, uint32_t, ix->nresults + 1);
   uint32_t r = 0;

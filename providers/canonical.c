@@ -126,11 +126,6 @@ cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, 
   return canonical_id_after(d, prefix, plen, raw_id, tool_name, turn_key, call_index, attempt, a);
 }
 
-static void pair_results(const cs_history_index *ix, cs_answer *ans) {
-  for (uint32_t r = 0; r < ix->nresults; r++)
-    ans->results[r] = ix->pair[r] >= 0 ? ans->calls[ix->pair[r]] : CS_NULL_STR;
-}
-
 cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const cs_digest *d, cs_arena *a) {
   cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, a);
   cs_strset used;
@@ -157,7 +152,7 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
     }
     ans.calls[c] = id;
   }
-  pair_results(ix, &ans);
+  cs_answer_pair_results(&ans, ix);
   return ans;
 }
 
@@ -187,7 +182,7 @@ cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, con
     }
     ans.calls[c] = id;
   }
-  pair_results(ix, &ans);
+  cs_answer_pair_results(&ans, ix);
   return ans;
 }
 

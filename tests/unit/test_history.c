@@ -322,6 +322,22 @@ Test(history, answers) {
   cr_assert_not(cs_answer_eq(&x, &z), "different shapes differ");
 }
 
+/* Results take their call's answer; an orphan gets null, even when calls have answers. */
+Test(history, answer_pair_results) {
+  cs_call c1[] = {CALL("a", "glob"), CALL("b", "glob")};
+  cs_result r1[] = {RES("b", "glob"), RES("zz", "glob"), RES("a", "glob")};
+  cs_turn turns[] = {ASSIST(c1), TOOL(r1)};
+  cs_history_index ix = index_of(turns, N(turns));
+  cs_answer ans = cs_answer_new(ix.ncalls, ix.nresults, &A);
+  ans.calls[0] = S("wire_a");
+  ans.calls[1] = S("wire_b");
+  ans.results[1] = S("stale");
+  cs_answer_pair_results(&ans, &ix);
+  cr_assert(cs_str_eq_c(ans.results[0], "wire_b"));
+  cr_assert(cs_str_is_null(ans.results[1]), "an orphan's answer is null");
+  cr_assert(cs_str_eq_c(ans.results[2], "wire_a"));
+}
+
 /* PROTOCOL.md's pairing rule written out plainly, call by call (no lists kept): the index's
  * pairing must agree with it on generated histories, which mix every structural pathology. */
 static void pairing_by_the_rule(const cs_history *h, int32_t *pair, uint32_t nr, uint32_t nc) {
