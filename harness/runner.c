@@ -605,6 +605,36 @@ static bool smaller(const runner *r, const uint64_t *cand, size_t nc, const uint
   return less;
 }
 
+/* One shrink in progress: the smallest failing choices so far, a scratch candidate, the tries left. */
+typedef struct {
+  runner *r;
+  const cs_outcome *cell;
+  uint64_t *best, *cand; /* cand holds as many draws as best did at the start */
+  size_t nbest;
+  size_t consumed; /* draws the last try read */
+  unsigned budget;
+  case_size bs; /* size of the case `best` makes */
+  char why[600];
+} shrinking;
+
+/* Runs `best` again, so that r->ch[0] holds the spans it marks. 1 fails, 0 holds, -1 fatal. */
+static int rerun_best(shrinking *s) {
+  s->budget--;
+  return try_case(s->r, s->cell, s->best, s->nbest, &s->consumed, s->why, sizeof s->why, NULL, NULL, NULL, NULL);
+}
+
+/* Tries the first nc draws of s->cand: if the cell fails on them and the case is smaller, the
+ * draws it read become `best`. 1 taken, 0 not, -1 fatal. */
+static int attempt(shrinking *s, size_t nc) {
+  s->budget--;
+  int rc = try_case(s->r, s->cell, s->cand, nc, &s->consumed, s->why, sizeof s->why, NULL, NULL, NULL, NULL);
+  if (rc != 1 || !smaller(s->r, s->cand, s->consumed, s->best, s->nbest, &s->bs))
+    return rc < 0 ? -1 : 0;
+  memcpy(s->best, s->cand, s->consumed * sizeof *s->best);
+  s->nbest = s->consumed;
+  return 1;
+}
+
 static int by_size_desc(const void *a, const void *b) {
   const cs_choice_span *x = a, *y = b;
   size_t nx = x->end - x->start, ny = y->end - y->start;
@@ -615,36 +645,33 @@ static int by_size_desc(const void *a, const void *b) {
  * largest first: delete a unit and take one from its list's count (also dropping the draw that
  * follows the count, which a shorter list may no longer make), or set all its draws to 0, its
  * simplest form. Fixed-size deletions cannot remove a call whose ID took hundreds of draws. Returns
- * the steps taken, or -1 on a fatal error; `best` and `*nbest` are updated in place. */
-static int shrink_units(runner *r, const cs_outcome *cell, uint64_t *best, size_t *nbest, uint64_t *cand,
-                        unsigned *budget, case_size *bs) {
-  char why[600];
-  size_t consumed;
+ * the steps taken, or -1 on a fatal error. */
+static int shrink_units(shrinking *s) {
   int steps = 0;
   cs_choice_span *spans = NULL;
   bool again = true;
-  while (again && *budget) {
+  while (again && s->budget) {
     again = false;
-    (*budget)--;
-    int rc = try_case(r, cell, best, *nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+    int rc = rerun_best(s);
     if (rc <= 0) { /* -1 fatal; 0 cannot happen (best fails), but then there is nothing to shrink */
       free(spans);
       return rc < 0 ? -1 : steps;
     }
-    size_t ns = r->ch[0].nspans;
+    size_t ns = s->r->ch[0].nspans;
     if (!ns)
       break; /* no unit was drawn before the sequence ran out */
     cs_choice_span *grown = realloc(spans, ns * sizeof *spans);
     if (!grown)
       break;
     spans = grown;
-    memcpy(spans, r->ch[0].spans, ns * sizeof *spans);
+    memcpy(spans, s->r->ch[0].spans, ns * sizeof *spans);
     qsort(spans, ns, sizeof *spans, by_size_desc);
-    for (size_t k = 0; k < ns && *budget && !again; k++) {
+    const uint64_t *best = s->best;
+    for (size_t k = 0; k < ns && s->budget && !again; k++) {
       const cs_choice_span *u = &spans[k];
-      if (u->end > *nbest)
+      if (u->end > s->nbest)
         continue;
-      for (int variant = 0; variant < 3 && *budget && !again; variant++) {
+      for (int variant = 0; variant < 3 && s->budget && !again; variant++) {
         size_t nc = 0;
         if (variant < 2) { /* delete the unit, one fewer in its list */
           if (u->count_at >= u->start || best[u->count_at] == 0)
@@ -652,28 +679,25 @@ static int shrink_units(runner *r, const cs_outcome *cell, uint64_t *best, size_
           size_t skip = variant == 1 && u->count_at + 1 < u->start ? u->count_at + 1 : SIZE_MAX;
           if (variant == 1 && skip == SIZE_MAX)
             continue;
-          for (size_t i = 0; i < *nbest; i++)
+          for (size_t i = 0; i < s->nbest; i++)
             if ((i < u->start || i >= u->end) && i != skip)
-              cand[nc++] = i == u->count_at ? best[i] - 1 : best[i];
+              s->cand[nc++] = i == u->count_at ? best[i] - 1 : best[i];
         } else { /* the unit's simplest form */
           bool zero = true;
           for (size_t i = u->start; i < u->end && zero; i++)
             zero = best[i] == 0;
           if (zero)
             continue;
-          memcpy(cand, best, *nbest * sizeof *cand);
-          memset(cand + u->start, 0, (u->end - u->start) * sizeof *cand);
-          nc = *nbest;
+          memcpy(s->cand, best, s->nbest * sizeof *s->cand);
+          memset(s->cand + u->start, 0, (u->end - u->start) * sizeof *s->cand);
+          nc = s->nbest;
         }
-        (*budget)--;
-        rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+        rc = attempt(s, nc);
         if (rc < 0) {
           free(spans);
           return -1;
         }
-        if (rc == 1 && smaller(r, cand, consumed, best, *nbest, bs)) {
-          memcpy(best, cand, consumed * sizeof *best);
-          *nbest = consumed;
+        if (rc == 1) {
           steps++;
           again = true; /* the spans moved: mark them again on the new best */
         }
@@ -723,61 +747,51 @@ static bool deletable(const cs_choice_span *u, const uint64_t *best, size_t nbes
  * by one, so a reference that counted back past the deleted unit still reaches its ID, and a number
  * in an ID that matched a call's global index follows the index down. Returns the steps taken (0
  * or 1), -1 if fatal. */
-static int shrink_pairs(runner *r, const cs_outcome *cell, uint64_t *best, size_t *nbest, uint64_t *cand,
-                        unsigned *budget, case_size *bs) {
-  char why[600];
-  size_t consumed;
+static int shrink_pairs(shrinking *s) {
   unsigned tries = 600; /* a bound of its own: pairs grow with the square of the units */
-  (*budget)--;
-  int rc = try_case(r, cell, best, *nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+  int rc = rerun_best(s);
   if (rc <= 0)
     return rc < 0 ? -1 : 0;
-  size_t ns = r->ch[0].nspans;
+  size_t ns = s->r->ch[0].nspans;
   cs_choice_span *spans = ns ? malloc(ns * sizeof *spans) : NULL;
   if (!spans)
     return 0; /* no unit was drawn before the sequence ran out */
-  memcpy(spans, r->ch[0].spans, ns * sizeof *spans);
+  memcpy(spans, s->r->ch[0].spans, ns * sizeof *spans);
   int found = 0;
-  for (size_t di = 0; di < ns && !found && *budget && tries; di++) {
+  for (size_t di = 0; di < ns && !found && s->budget && tries; di++) {
     const cs_choice_span *d = &spans[di];
-    if (!deletable(d, best, *nbest))
+    if (!deletable(d, s->best, s->nbest))
       continue;
     /* (a): d holds b; a is an element of a list that ends before d starts. */
-    for (size_t bi = 0; bi < ns && !found && *budget && tries; bi++) {
+    for (size_t bi = 0; bi < ns && !found && s->budget && tries; bi++) {
       const cs_choice_span *b = &spans[bi];
       if (b->count_at == CS_SPAN_NO_COUNT || b->start < d->start || b->end > d->end)
         continue;
-      for (size_t ai = 0; ai < ns && !found && *budget && tries; ai++) {
+      for (size_t ai = 0; ai < ns && !found && s->budget && tries; ai++) {
         const cs_choice_span *a = &spans[ai];
         if (a->count_at == CS_SPAN_NO_COUNT || a->end > d->start || (d->count_at >= a->start && d->count_at < a->end))
           continue;
-        for (move_kind k = MOVE_REPLACE; k <= MOVE_INSERT && !found && *budget && tries; k++) {
-          size_t nc = edit_units(best, *nbest, d, a, b, k, cand);
-          (*budget)--, tries--;
-          rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
-          if (rc < 0)
+        for (move_kind k = MOVE_REPLACE; k <= MOVE_INSERT && !found && s->budget && tries; k++) {
+          size_t nc = edit_units(s->best, s->nbest, d, a, b, k, s->cand);
+          tries--;
+          if ((rc = attempt(s, nc)) < 0)
             goto fatal;
-          found = rc == 1 && smaller(r, cand, consumed, best, *nbest, bs);
+          found = rc;
         }
       }
     }
     /* (b): d deleted, one later draw lowered by one. */
-    size_t nd = found ? 0 : edit_units(best, *nbest, d, NULL, NULL, MOVE_NONE, cand);
-    for (size_t j = d->start; j < nd && !found && *budget && tries; j++) {
-      if (!cand[j])
+    size_t nd = found ? 0 : edit_units(s->best, s->nbest, d, NULL, NULL, MOVE_NONE, s->cand);
+    for (size_t j = d->start; j < nd && !found && s->budget && tries; j++) {
+      if (!s->cand[j])
         continue;
-      cand[j]--;
-      (*budget)--, tries--;
-      rc = try_case(r, cell, cand, nd, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
-      if (rc < 0)
+      s->cand[j]--;
+      tries--;
+      if ((rc = attempt(s, nd)) < 0)
         goto fatal;
-      found = rc == 1 && smaller(r, cand, consumed, best, *nbest, bs);
+      found = rc;
       if (!found)
-        cand[j]++;
-    }
-    if (found) {
-      memcpy(best, cand, consumed * sizeof *best);
-      *nbest = consumed;
+        s->cand[j]++;
     }
   }
   free(spans);
@@ -788,67 +802,62 @@ fatal:
 }
 
 static void shrink(runner *r, cs_outcome *cell) {
-  unsigned budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000;
-  uint64_t *best = cell->choices, *cand = malloc((cell->nchoices + 1) * sizeof *cand);
-  size_t nbest = cell->nchoices, consumed;
-  char why[600];
+  shrinking s = {.r = r,
+                 .cell = cell,
+                 .best = cell->choices,
+                 .cand = malloc((cell->nchoices + 1) * sizeof *s.cand),
+                 .nbest = cell->nchoices,
+                 .budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000,
+                 .bs = {UINT32_MAX, UINT32_MAX}};
   unsigned steps = 0;
-  bool progress = true;
-  case_size bs = {UINT32_MAX, UINT32_MAX};
+  bool progress = s.cand != NULL; /* without room for a candidate, the case is reported unshrunk */
   /* A restart per try costs a process start (tens of ms for an interpreter): first see whether the
    * failure shows without one (two answers of the same process differ); if not, restart per try. */
   r->shrink_without_restart = (cell->prop->needs & CS_NEED_EMIT_RESTART) != 0;
-  while (budget) {
-    budget--;
-    int rc = try_case(r, cell, best, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+  while (progress && s.budget) {
+    int rc = rerun_best(&s);
     if (rc < 0)
       goto done;
     if (rc == 1)
-      bs = size_of_last(r);
+      s.bs = size_of_last(r);
     if (rc == 1 || !r->shrink_without_restart)
       break;
     r->shrink_without_restart = false;
   }
-  while (progress && budget) {
+  while (progress && s.budget) {
     progress = false;
     /* Pass 1: delete spans, larger first, from the end. */
-    for (size_t size = 8; size >= 1 && budget; size /= 2) {
-      for (size_t i = nbest >= size ? nbest - size + 1 : 0; i-- > 0 && budget;) {
-        if (i + size > nbest)
+    for (size_t size = 8; size >= 1 && s.budget; size /= 2) {
+      for (size_t i = s.nbest >= size ? s.nbest - size + 1 : 0; i-- > 0 && s.budget;) {
+        if (i + size > s.nbest)
           continue;
         size_t nc = 0;
-        for (size_t k = 0; k < nbest; k++)
+        for (size_t k = 0; k < s.nbest; k++)
           if (k < i || k >= i + size)
-            cand[nc++] = best[k];
-        budget--;
-        int rc = try_case(r, cell, cand, nc, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+            s.cand[nc++] = s.best[k];
+        int rc = attempt(&s, nc);
         if (rc < 0)
           goto done;
-        if (rc == 1 && smaller(r, cand, consumed, best, nbest, &bs)) {
-          memcpy(best, cand, consumed * sizeof *best);
-          nbest = consumed;
+        if (rc == 1) {
           steps++;
           progress = true;
         }
       }
     }
     /* Pass 2: lower each value: to 0, then halve, then minus one. */
-    for (size_t i = 0; i < nbest && budget; i++) {
-      while (best[i] > 0 && budget) {
-        uint64_t tries[3] = {0, best[i] / 2, best[i] - 1};
+    for (size_t i = 0; i < s.nbest && s.budget; i++) {
+      while (s.best[i] > 0 && s.budget) {
+        uint64_t tries[3] = {0, s.best[i] / 2, s.best[i] - 1};
         bool lowered = false;
-        for (int k = 0; k < 3 && budget && !lowered; k++) {
-          if (tries[k] >= best[i] || (k > 0 && tries[k] == tries[k - 1]))
+        for (int k = 0; k < 3 && s.budget && !lowered; k++) {
+          if (tries[k] >= s.best[i] || (k > 0 && tries[k] == tries[k - 1]))
             continue;
-          memcpy(cand, best, nbest * sizeof *cand);
-          cand[i] = tries[k];
-          budget--;
-          int rc = try_case(r, cell, cand, nbest, &consumed, why, sizeof why, NULL, NULL, NULL, NULL);
+          memcpy(s.cand, s.best, s.nbest * sizeof *s.cand);
+          s.cand[i] = tries[k];
+          int rc = attempt(&s, s.nbest);
           if (rc < 0)
             goto done;
-          if (rc == 1 && smaller(r, cand, consumed, best, nbest, &bs)) {
-            memcpy(best, cand, consumed * sizeof *best);
-            nbest = consumed;
+          if (rc == 1) {
             steps++;
             progress = lowered = true;
           }
@@ -858,13 +867,13 @@ static void shrink(runner *r, cs_outcome *cell) {
       }
     }
     /* Pass 3: from a case the fixed-size passes are stuck on, whole units. */
-    int unit_steps = shrink_units(r, cell, best, &nbest, cand, &budget, &bs);
+    int unit_steps = shrink_units(&s);
     if (unit_steps < 0)
       goto done;
     steps += (unsigned)unit_steps;
     progress = progress || unit_steps > 0;
     if (!progress) { /* Pass 4: only when the passes above are stuck */
-      int pair_steps = shrink_pairs(r, cell, best, &nbest, cand, &budget, &bs);
+      int pair_steps = shrink_pairs(&s);
       if (pair_steps < 0)
         goto done;
       steps += (unsigned)pair_steps;
@@ -872,13 +881,13 @@ static void shrink(runner *r, cs_outcome *cell) {
     }
   }
 done:
-  free(cand);
-  cell->nchoices = nbest;
+  free(s.cand);
+  cell->nchoices = s.nbest;
   cell->shrink_steps = steps;
   /* Re-run the final case to capture its history, answer and message. */
   cs_buf hist = {0}, ans = {0};
   size_t dummy;
-  if (try_case(r, cell, best, nbest, &dummy, cell->message, sizeof cell->message, &hist, &ans, &cell->shrunk_turns,
+  if (try_case(r, cell, s.best, s.nbest, &dummy, cell->message, sizeof cell->message, &hist, &ans, &cell->shrunk_turns,
                &cell->shrunk_calls) == 1) {
     free(cell->history_json);
     free(cell->answer_json);
