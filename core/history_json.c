@@ -441,9 +441,9 @@ int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_lim
   return 0;
 }
 
-int cs_history_parse(cs_str json, const cs_history_limits *lim, cs_arena *a, cs_history *out, cs_err *err) {
-  if (cs_json_precheck(json, lim ? lim->max_input_bytes : 0, err))
-    return -1;
+cJSON *cs_json_parse_strict(cs_str json, size_t max_bytes, const char *what, cs_err *err) {
+  if (cs_json_precheck(json, max_bytes, err))
+    return NULL;
   if (!json.ptr)
     json = cs_str_n("", 0);
   const char *end = NULL;
@@ -457,28 +457,38 @@ int cs_history_parse(cs_str json, const cs_history_limits *lim, cs_arena *a, cs_
       se.why = "JSON syntax error";
     }
     cs_json_line_col(json, se.off, &line, &col);
-    if (se.off >= json.len)
-      return cs_err_set(err, "%zu:%zu: %s", line, col, se.why);
+    if (se.off >= json.len) {
+      cs_err_set(err, "%zu:%zu: %s", line, col, se.why);
+      return NULL;
+    }
     char near[16];
     size_t n = 0;
     for (size_t k = se.off; k < json.len && n < 12; k++) /* printable ASCII only: the message stays one line */
       near[n++] = json.ptr[k] >= 0x20 && json.ptr[k] < 0x7f ? json.ptr[k] : '?';
     near[n] = 0;
-    return cs_err_set(err, "%zu:%zu: %s near '%s'", line, col, se.why, near);
+    cs_err_set(err, "%zu:%zu: %s near '%s'", line, col, se.why, near);
+    return NULL;
   }
   /* Anything but white space after the value is an error. */
   size_t used = end ? (size_t)(end - json.ptr) : json.len;
   while (used < json.len &&
          (json.ptr[used] == ' ' || json.ptr[used] == '\t' || json.ptr[used] == '\r' || json.ptr[used] == '\n'))
     used++;
-  int rc = 0;
   if (used < json.len) {
     size_t line, col;
     cs_json_line_col(json, used, &line, &col);
-    rc = cs_err_set(err, "%zu:%zu: unexpected data after the history object", line, col);
-  } else {
-    rc = cs_history_from_cjson(root, "history", lim, a, out, err);
+    cs_err_set(err, "%zu:%zu: unexpected data after %s", line, col, what);
+    cJSON_Delete(root);
+    return NULL;
   }
+  return root;
+}
+
+int cs_history_parse(cs_str json, const cs_history_limits *lim, cs_arena *a, cs_history *out, cs_err *err) {
+  cJSON *root = cs_json_parse_strict(json, lim ? lim->max_input_bytes : 0, "the history object", err);
+  if (!root)
+    return -1;
+  int rc = cs_history_from_cjson(root, "history", lim, a, out, err);
   cJSON_Delete(root);
   return rc;
 }

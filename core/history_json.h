@@ -27,6 +27,10 @@ int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_lim
 /* Checks raw JSON text before cJSON sees it: size, UTF-8, no NUL byte, no \u0000 escape (cJSON
  * would silently cut a string there). Returns 0 or -1 with `err` naming line:column. */
 int cs_json_precheck(cs_str json, size_t max_bytes, cs_err *err);
+/* Parses JSON text strictly: cs_json_precheck (max_bytes 0: its default), then cJSON, then nothing
+ * but white space after the value; `what` names the value in that error ("the history object").
+ * Returns the value (cJSON_Delete it), or NULL with `err` naming line:column. */
+cJSON *cs_json_parse_strict(cs_str json, size_t max_bytes, const char *what, cs_err *err);
 /* Line and column (1-based) of byte `off` in `json`. */
 void cs_json_line_col(cs_str json, size_t off, size_t *line, size_t *col);
 

@@ -357,12 +357,10 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   char path[2200];
   snprintf(path, sizeof path, "%s/summary.json", dir);
-  cs_buf b = {0};
   int rc = -1;
-  cJSON *root = NULL;
-  if (cs_read_input(path, &b, err))
+  cJSON *root = cs_read_json_object(path, "a callsign fuzz summary", err);
+  if (!root)
     goto cleanup;
-  root = cJSON_ParseWithLength(b.data, b.len);
   const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "callsign_fuzz");
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "findings");
   if (!cJSON_IsObject(root) || !cJSON_IsNumber(ver) || ver->valuedouble != 1 || !cJSON_IsArray(arr)) {
@@ -406,7 +404,6 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   rc = 0;
 cleanup:
   cJSON_Delete(root);
-  cs_buf_free(&b);
   if (rc)
     cs_findings_free(out);
   return rc;

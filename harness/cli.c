@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "core/history_json.h"
 #include "reports/result.h"
 
 typedef enum { ARG_NONE, ARG_STR, ARG_U64, ARG_U32, ARG_DURATION, ARG_SHARE, ARG_DOUBLE } arg_kind;
@@ -372,4 +375,24 @@ int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
   if (!b->data)
     cs_buf_put(b, "", 0);
   return 0;
+}
+
+cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err) {
+  cs_buf b = {0};
+  cJSON *root = NULL;
+  if (cs_read_input(path, &b, err))
+    goto cleanup;
+  root = cs_json_parse_strict(cs_buf_view(&b), 0, "the JSON value", err);
+  if (!root) {
+    cs_err_prefix(err, "%s", path);
+    goto cleanup;
+  }
+  if (!cJSON_IsObject(root)) {
+    cs_err_set(err, "%s: not %s (not a JSON object)", path, what);
+    cJSON_Delete(root);
+    root = NULL;
+  }
+cleanup:
+  cs_buf_free(&b);
+  return root;
 }

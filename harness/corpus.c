@@ -27,25 +27,8 @@ void cs_corpus_dirname(const char *impl, char *out, size_t len) {
   out[o] = 0;
 }
 
-/* Reads and parses one case file into a JSON object. */
 static cJSON *load_case(const char *path, cs_err *err) {
-  cs_buf b = {0};
-  cJSON *root = NULL;
-  if (cs_read_input(path, &b, err))
-    goto cleanup;
-  if (cs_json_precheck(cs_buf_view(&b), 0, err)) {
-    cs_err_prefix(err, "%s", path);
-    goto cleanup;
-  }
-  root = cJSON_ParseWithLength(b.data, b.len);
-  if (!cJSON_IsObject(root)) {
-    cJSON_Delete(root);
-    root = NULL;
-    cs_err_set(err, "%s: not a callsign case (not a JSON object)", path);
-  }
-cleanup:
-  cs_buf_free(&b);
-  return root;
+  return cs_read_json_object(path, "a callsign case", err);
 }
 
 static void names_of(const cJSON *root, char *property, size_t plen, char *target, size_t tlen) {

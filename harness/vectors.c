@@ -10,28 +10,17 @@
 #include "harness/cli.h"
 
 cJSON *cs_vectors_load(const char *path, cs_err *err) {
-  cs_buf b = {0};
-  cJSON *root = NULL;
-  if (cs_read_input(path, &b, err))
-    goto cleanup;
-  if (cs_json_precheck(cs_buf_view(&b), 0, err)) {
-    cs_err_prefix(err, "%s", path);
-    goto cleanup;
-  }
-  root = cJSON_ParseWithLength(b.data, b.len);
-  if (!root) {
-    cs_err_set(err, "%s: not valid JSON", path);
-    goto cleanup;
-  }
+  const char *what = "a callsign-canonical-v1 vector file";
+  cJSON *root = cs_read_json_object(path, what, err);
+  if (!root)
+    return NULL;
   const cJSON *alg = cJSON_GetObjectItemCaseSensitive(root, "algorithm");
   const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "testGroups");
   if (!cJSON_IsString(alg) || strcmp(alg->valuestring, "callsign-canonical-v1") || !cJSON_IsArray(groups)) {
-    cs_err_set(err, "%s: not a callsign-canonical-v1 vector file", path);
+    cs_err_set(err, "%s: not %s", path, what);
     cJSON_Delete(root);
     root = NULL;
   }
-cleanup:
-  cs_buf_free(&b);
   return root;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `callsign canon FILE` on malformed histories: every one must be refused with exit status 2 and a
-# single stderr line "callsign: FILE: <reason>" (no crash, no sanitizer report, nothing on stdout).
+# `callsign canon FILE` on malformed histories, and the other commands that read JSON files on the
+# same inputs: every one must be refused with exit status 2 and a single stderr line
+# "callsign: FILE: <reason>" (no crash, no sanitizer report, nothing on stdout).
 # Inputs: the files in tests/e2e/malformed/, plus large ones generated here at run time (a 10 MiB
 # ID, 10000 nested arrays). Usage: malformed.sh path/to/callsign
 # Prints one line per check and ends with "N passed, M failed"; exits 1 if any check failed.
@@ -91,6 +92,31 @@ for f in "$data"/* "$T/huge_id.json" "$T/deep_nesting.json"; do
   run canon "$f" </dev/null >"$T/out" 2>"$T/err"
   echo $? >"$T/rc"
   check_refusal "$name" "$f" "$(expected "$name")"
+done
+
+# Every other command that reads a JSON file refuses the same inputs the same way: a vector file,
+# a saved case, a fuzz summary. Errors in the JSON text itself give the same reason as for canon.
+json_reason() {
+  case "$1" in
+  trailing_garbage.json) echo "unexpected data after" ;;
+  truncated.json | empty.json | invalid_utf8.json | overlong_utf8.json | nul_escape.json | raw_nul.json | \
+    lone_surrogate.json | deep_nesting.json) expected "$1" ;;
+  *) echo "" ;;
+  esac
+}
+for f in "$data"/* "$T/huge_id.json" "$T/deep_nesting.json"; do
+  [ -f "$f" ] || continue
+  name=$(basename "$f")
+  run vectors --check "$f" </dev/null >"$T/out" 2>"$T/err"
+  echo $? >"$T/rc"
+  check_refusal "vectors --check $name" "$f" "$(json_reason "$name")"
+  run replay --impl reference "$f" </dev/null >"$T/out" 2>"$T/err"
+  echo $? >"$T/rc"
+  check_refusal "replay $name" "$f" "$(json_reason "$name")"
+  rm -rf "$T/shard" "$T/merged" && mkdir "$T/shard" && cp "$f" "$T/shard/summary.json"
+  run fuzz --merge "$T/merged" "$T/shard" </dev/null >"$T/out" 2>"$T/err"
+  echo $? >"$T/rc"
+  check_refusal "fuzz --merge, summary.json = $name" "$T/shard/summary.json" "$(json_reason "$name")"
 done
 
 # The same refusal when the history comes on stdin.

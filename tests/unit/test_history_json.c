@@ -318,6 +318,22 @@ Test(history_json, nul_escape_and_nul_byte) {
   cr_assert(cs_str_eq_c(h.turns[0].calls[1].id, "\\\\u0000"));
 }
 
+/* The strict parser under cs_history_parse, for any JSON value: a vector file, a case, a summary. */
+Test(history_json, parse_strict_any_value) {
+  cs_err err = {{0}};
+  cJSON *v = cs_json_parse_strict(cs_str_c("[1, {\"a\": \"b\"}]\n"), 0, "the vector file", &err);
+  cr_assert(cJSON_IsArray(v), "%s", err.msg);
+  cr_assert_eq(cJSON_GetArraySize(v), 2);
+  cJSON_Delete(v);
+  cr_assert_null(cs_json_parse_strict(cs_str_c("{} {}"), 0, "the vector file", &err));
+  cr_assert_str_eq(err.msg, "1:4: unexpected data after the vector file");
+  cr_assert_null(cs_json_parse_strict(cs_str_c("{\"a\":"), 0, "x", &err));
+  cr_assert(strstr(err.msg, "1:6") && strstr(err.msg, "ends early"), "%s", err.msg);
+  cr_assert_null(cs_json_parse_strict(cs_str_c("\"\\u0000\""), 0, "x", &err));
+  cr_assert(strstr(err.msg, "\\u0000"), "%s", err.msg);
+  cr_assert_null(cs_json_parse_strict(cs_str_c("[1,2,3]"), 4, "x", &err), "over max_bytes");
+}
+
 Test(history_json, trailing_garbage) {
   REJECTS("{\"turns\":[]} x", "1:14", "after the history object");
   REJECTS("{\"turns\":[]}\n\n{\"turns\":[]}", "3:1", "after the history object");
