@@ -16,9 +16,9 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/hash.h"
 #include "core/history_json.h"
 #include "harness/campaign.h"
@@ -52,12 +52,6 @@ typedef struct {
   cs_hasher *hasher;
   cs_buf scratch;
 } fuzz_ctx;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void note_signature(fuzz_ctx *c, const char *sig) {
   for (size_t i = 0; i < c->nsigs; i++)
@@ -296,7 +290,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
     ws[started].pid = pid;
     ws[started].fd = fds[0];
   }
-  double t0 = now_s();
+  double t0 = cs_now_s();
   unsigned open = started;
   while (open) {
     for (unsigned k = 0; k < started; k++)
@@ -323,7 +317,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
       cases += ws[k].cases;
       c->failing += ws[k].failing;
     }
-    print_progress(c, cases, now_s() - t0, false);
+    print_progress(c, cases, cs_now_s() - t0, false);
   }
   for (unsigned k = 0; k < started; k++) {
     int st = 0;
@@ -350,7 +344,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
     snprintf(total->parts, sizeof total->parts, "%u/%u", c->o.shard_i, c->o.shard_n);
   else
     snprintf(total->parts, sizeof total->parts, "all");
-  total->seconds = now_s() - t0;
+  total->seconds = cs_now_s() - t0;
   free(ws);
   free(pf);
   return rc;

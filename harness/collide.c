@@ -8,7 +8,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "core/clock.h"
 
 #define DEFAULT_MEMORY ((size_t)1 << 30)
 #define DEFAULT_BATCH 4096u
@@ -49,12 +50,6 @@ typedef struct {
   void *ev;
   uint64_t rng;
 } worker;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t mix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
@@ -286,7 +281,7 @@ static bool out_of_bounds(shared *sh) {
   const cs_collide_config *cfg = sh->cfg;
   if (cfg->budget && atomic_load(&sh->evals) >= cfg->budget)
     return true;
-  if (cfg->time_s > 0 && now_s() - sh->t0 >= cfg->time_s)
+  if (cfg->time_s > 0 && cs_now_s() - sh->t0 >= cfg->time_s)
     return true;
   return false;
 }
@@ -308,7 +303,7 @@ static void *work(void *arg) {
     goto done;
   }
   unsigned epoch = ~0u;
-  double last_progress = now_s();
+  double last_progress = cs_now_s();
   while (!atomic_load(&sh->stop)) {
     if (out_of_bounds(sh)) {
       atomic_store(&sh->stop, true);
@@ -380,8 +375,8 @@ static void *work(void *arg) {
       for (size_t k = 0; k < npairs && !atomic_load(&sh->stop); k++)
         relocate(w, pairs[k].a, pairs[k].la, pairs[k].b, pairs[k].lb);
     }
-    if (w->id == 0 && cfg->progress && now_s() - last_progress >= 0.5) {
-      last_progress = now_s();
+    if (w->id == 0 && cfg->progress && cs_now_s() - last_progress >= 0.5) {
+      last_progress = cs_now_s();
       pthread_mutex_lock(&sh->lock);
       uint64_t stored = sh->count;
       const char *m = sh->mode == MODE_DP ? "distinguished points" : "birthday";
@@ -444,7 +439,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   sh->mode = MODE_BIRTHDAY;
   if (dp)
     enter_dp(sh, sh->expected > 0 ? sh->expected : 1e9);
-  sh->t0 = now_s();
+  sh->t0 = cs_now_s();
   unsigned started = 0;
   for (unsigned i = 0; i < nw; i++) {
     ws[i] = (worker){sh, i, cfg->evaluators[i], mix(cfg->seed ^ mix(i + 1))};
@@ -466,7 +461,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   out->b = sh->b;
   out->evals = atomic_load(&sh->evals);
   out->stored = sh->count;
-  out->seconds = now_s() - sh->t0;
+  out->seconds = cs_now_s() - sh->t0;
   out->mode = sh->mode == MODE_DP ? "distinguished points" : "birthday";
   out->dp_bits = sh->mode == MODE_DP ? sh->dp_bits : 0;
   out->expected = sh->expected;

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/history_json.h"
 #include "generators/transforms.h"
 
@@ -60,12 +60,6 @@ typedef struct {
   size_t npending, cappending;
   bool shrink_without_restart; /* the failure being shrunk shows without restarting the implementation */
 } runner;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t case_seed(uint64_t seed, uint64_t index) {
   return cs_seed_mix(seed ^ cs_seed_mix(index + 1));
@@ -1110,7 +1104,7 @@ static int runner_init(runner *r, cs_impl *impl, cs_ruleset *rs, const cs_run_co
 static void runner_finish(runner *r, double t0) {
   r->res->cells = r->cells;
   r->res->ncells = r->ncells;
-  r->res->seconds = now_s() - t0;
+  r->res->seconds = cs_now_s() - t0;
   for (size_t i = 0; i < MAX_BATCH; i++)
     cs_choices_free(&r->ch[i]);
   free(r->runs);
@@ -1184,7 +1178,7 @@ static void *generate_slot_main(void *slot) {
 int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_result *out, cs_err *err) {
   runner r;
   runner_init(&r, impl, rs, cfg, out, err);
-  double t0 = now_s();
+  double t0 = cs_now_s();
   uint64_t failures = 0;
   size_t batch = cfg->batch ? cfg->batch : 32;
   if (batch > MAX_BATCH)
@@ -1241,7 +1235,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   if (gen_ahead && pick_batch(&pick, &slots[0]))
     generate_slot(&slots[0]);
   while (rc == 0 && r.needs) {
-    if (cfg->time_s > 0 && now_s() - t0 >= cfg->time_s)
+    if (cfg->time_s > 0 && cs_now_s() - t0 >= cfg->time_s)
       break;
     if (cfg->stop_on_first && failures)
       break;
@@ -1288,7 +1282,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
       break;
     }
     if (cfg->progress)
-      cfg->progress(cfg->progress_user, out->cases, failures, now_s() - t0);
+      cfg->progress(cfg->progress_user, out->cases, failures, cs_now_s() - t0);
     if (gen_ahead)
       cur ^= 1;
   }
@@ -1315,7 +1309,7 @@ int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const
   /* cases = 0 means the default; run no generated case at all */
   runner r;
   runner_init(&r, impl, rs, &c, out, err);
-  double t0 = now_s();
+  double t0 = cs_now_s();
   uint64_t failures = 0, idx[1] = {UINT64_MAX};
   case_plan plan;
   cs_choices_replay(&r.ch[0], choices, n);
@@ -1412,7 +1406,7 @@ const cs_history *cs_case_checker_history(const cs_case_checker *c) {
 void cs_case_checker_free(cs_case_checker *c) {
   if (!c)
     return;
-  runner_finish(&c->r, now_s());
+  runner_finish(&c->r, cs_now_s());
   cs_run_result_free(&c->res);
   free(c);
 }

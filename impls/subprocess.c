@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/history_json.h"
 #include "core/utf8.h"
 #include "impls/impl.h"
@@ -75,14 +75,8 @@ typedef struct {
   size_t slots_cap, b_sent, b_stamped;
 } cs_subproc;
 
-static int64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int ms_until(int64_t deadline) {
-  int64_t d = deadline - now_ns();
+  int64_t d = deadline - cs_now_ns();
   if (d <= 0)
     return 0;
   int64_t ms = (d + 999999) / 1000000;
@@ -220,7 +214,7 @@ static void flush_writes(cs_subproc *s) {
     if (k > 0) {
       s->wpos += (size_t)k;
       s->wdone += (uint64_t)k;
-      int64_t t = now_ns();
+      int64_t t = cs_now_ns();
       while (s->b_stamped < s->b_sent && s->start_off[s->b_stamped] < s->wdone)
         s->wtime[s->b_stamped++] = t;
     } else if (k < 0 && errno == EINTR) {
@@ -302,7 +296,7 @@ static bool end_process(cs_subproc *s, unsigned grace_ms, int *st) {
   bool own = false;
   int status = 0;
   if (s->pid > 0) {
-    int64_t deadline = now_ns() + (int64_t)grace_ms * 1000000;
+    int64_t deadline = cs_now_ns() + (int64_t)grace_ms * 1000000;
     for (;;) {
       pid_t w = waitpid(s->pid, &status, WNOHANG);
       if (w == s->pid || (w < 0 && errno != EINTR)) {
@@ -557,7 +551,7 @@ static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
   s->b_sent = s->b_stamped = 0;
   flush_writes(s);
   unsigned hello_ms = s->deadline_ms > SP_HELLO_MIN_MS ? s->deadline_ms : SP_HELLO_MIN_MS;
-  int64_t deadline = now_ns() + (int64_t)hello_ms * 1000000;
+  int64_t deadline = cs_now_ns() + (int64_t)hello_ms * 1000000;
   for (;;) {
     cs_str line;
     int r = take_line(s, &line);
@@ -833,7 +827,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     kill_process(s);
   }
   size_t recv = 0;
-  int64_t head_since = now_ns(); /* when the oldest unanswered request became the oldest */
+  int64_t head_since = cs_now_ns(); /* when the oldest unanswered request became the oldest */
   s->b_sent = s->b_stamped = 0;
   while (recv < n) {
     if (s->pid <= 0) {
@@ -851,7 +845,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
         return 0;
       }
       s->b_sent = s->b_stamped = recv;
-      head_since = now_ns();
+      head_since = cs_now_ns();
     }
     /* Refill at half the window, so that many requests go out in one write(). */
     if (s->b_sent < n && !s->write_closed && s->b_sent - recv <= s->pipeline / 2) {
@@ -886,7 +880,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
         fault(s, &replies[recv], st, detail, a);
       }
       recv++;
-      head_since = now_ns();
+      head_since = cs_now_ns();
       continue;
     }
     describe_request(rq, what, sizeof what);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/hash.h"
 
 #define MAX_SECRETS 16
@@ -30,12 +31,6 @@ struct cs_http {
   struct timespec last; /* start of the last request on the wire */
   bool have_last;
 };
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static void sleep_s(double s) {
   if (s <= 0)
@@ -318,7 +313,7 @@ static bool retryable(long status) {
 
 static void pace(cs_http *h) {
   if (h->have_last) {
-    double since = now_s() - ((double)h->last.tv_sec + (double)h->last.tv_nsec / 1e9);
+    double since = cs_now_s() - ((double)h->last.tv_sec + (double)h->last.tv_nsec / 1e9);
     sleep_s(1.0 / h->cfg.rate - since);
   }
   clock_gettime(CLOCK_MONOTONIC, &h->last);
