@@ -63,6 +63,22 @@ static const char *cell_text(int v) {
   return v >= 0 ? cs_verdict_of((cs_verdict)v)->word : "";
 }
 
+/* A list item naming a cell: property on target (implementation), and its message if asked. */
+static void cell_item(cs_buf *b, const cs_cell *c, const char *impl, bool with_message) {
+  cs_buf_puts(b, "<li><code>");
+  esc(b, c->property);
+  cs_buf_puts(b, "</code> on <code>");
+  esc(b, c->target);
+  cs_buf_puts(b, "</code> (");
+  esc(b, str_or(impl, "(unnamed)"));
+  cs_buf_puts(b, ")");
+  if (with_message && c->message) {
+    cs_buf_puts(b, ": ");
+    esc(b, c->message);
+  }
+  cs_buf_puts(b, "</li>\n");
+}
+
 /* impl_index < 0: the overview, whose cells do not link to a failure. */
 static void matrix_table(cs_buf *b, const cs_matrix *m, const cs_impl_result *impl, long impl_index) {
   cs_buf_puts(b, "<table class=\"matrix\">\n<tr><th class=\"p\">property</th><th>tier</th>");
@@ -261,13 +277,7 @@ int cs_report_html(const cs_report *r, FILE *out, cs_err *err) {
         const cs_cell *c = &r->impls[k].cells[i];
         if (c->verdict != CS_VERDICT_FIXED)
           continue;
-        cs_buf_puts(&b, "<li><code>");
-        esc(&b, c->property);
-        cs_buf_puts(&b, "</code> on <code>");
-        esc(&b, c->target);
-        cs_buf_puts(&b, "</code> (");
-        esc(&b, str_or(r->impls[k].name, "(unnamed)"));
-        cs_buf_puts(&b, ")</li>\n");
+        cell_item(&b, c, r->impls[k].name, false);
       }
     cs_buf_puts(&b, "</ul></div>\n");
   }
@@ -295,18 +305,7 @@ int cs_report_html(const cs_report *r, FILE *out, cs_err *err) {
         const cs_cell *c = &r->impls[k].cells[i];
         if (c->verdict != CS_VERDICT_EXPECTED_FAIL)
           continue;
-        cs_buf_puts(&b, "<li><code>");
-        esc(&b, c->property);
-        cs_buf_puts(&b, "</code> on <code>");
-        esc(&b, c->target);
-        cs_buf_puts(&b, "</code> (");
-        esc(&b, str_or(r->impls[k].name, "(unnamed)"));
-        cs_buf_puts(&b, ")");
-        if (c->message) {
-          cs_buf_puts(&b, ": ");
-          esc(&b, c->message);
-        }
-        cs_buf_puts(&b, "</li>\n");
+        cell_item(&b, c, r->impls[k].name, true);
       }
     cs_buf_puts(&b, "</ul>\n");
   }
