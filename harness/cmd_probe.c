@@ -349,6 +349,25 @@ typedef struct {
   int configured_chars[NCLASSES];
 } discovery;
 
+/* The edge between accepted and rejected ID lengths in (lo, hi), one request per step. With
+ * accepted_below, lo is accepted and hi rejected, and the result is the longest accepted length;
+ * otherwise the other way round, and it is the shortest accepted one. -1 if a request was
+ * inconclusive or the range is empty. */
+static int64_t bisect_length(probe_ctx *c, uint32_t lo, uint32_t hi, bool accepted_below, uint32_t *salt) {
+  if (hi <= lo)
+    return -1; /* the two ends answered against their order: nothing to bisect */
+  char name[64];
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    snprintf(name, sizeof name, "len.%u", mid);
+    int v = send_one_id(c, name, make_id(c, mid, 0, (*salt)++));
+    if (v < 0)
+      return -1;
+    *((v == 1) == accepted_below ? &lo : &hi) = mid;
+  }
+  return accepted_below ? lo : hi;
+}
+
 static void discover(probe_ctx *c, discovery *d) {
   memset(d, 0, sizeof *d);
   d->max_len = d->min_len = -1;
@@ -367,34 +386,14 @@ static void discover(probe_ctx *c, discovery *d) {
   if (top == 1) {
     d->max_len = 0;
   } else if (top == 0) {
-    uint32_t lo = L, hi = DISCOVER_MAX_LEN;
-    while (hi - lo > 1) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      snprintf(name, sizeof name, "len.%u", mid);
-      int v = send_one_id(c, name, make_id(c, mid, 0, salt++));
-      if (v < 0)
-        break;
-      *(v ? &lo : &hi) = mid;
-    }
-    if (hi - lo == 1)
-      d->max_len = lo;
+    d->max_len = bisect_length(c, L, DISCOVER_MAX_LEN, true, &salt); /* L accepted, the top rejected */
   }
   /* Minimum: the first accepted length from 1 up to the control. */
   int one = L > 1 ? send_one_id(c, "len.1", make_id(c, 1, 0, salt++)) : 1;
   if (one == 1) {
     d->min_len = 1;
   } else if (one == 0) {
-    uint32_t lo = 1, hi = L;
-    while (hi - lo > 1) {
-      uint32_t mid = lo + (hi - lo) / 2;
-      snprintf(name, sizeof name, "len.%u", mid);
-      int v = send_one_id(c, name, make_id(c, mid, 0, salt++));
-      if (v < 0)
-        break;
-      *(v ? &hi : &lo) = mid;
-    }
-    if (hi - lo == 1)
-      d->min_len = hi;
+    d->min_len = bisect_length(c, 1, L, false, &salt); /* 1 rejected, L accepted */
   }
   d->empty = send_one_id(c, "empty", cs_str_c(""));
   for (size_t i = 0; i < NCLASSES; i++) {
