@@ -346,6 +346,16 @@ static bool end_process(cs_subproc *s, unsigned grace_ms, int *st) {
   return own;
 }
 
+/* After its stdout ended while an answer was due: ends the process and says how it went ("exited
+ * with status 1", "was killed by signal 11 SIGSEGV", or "closed its stdout" if it lived on). */
+static void end_after_eof(cs_subproc *s, char *how, size_t n) {
+  int st;
+  if (end_process(s, SP_CRASH_GRACE_MS, &st))
+    describe_status(st, how, n);
+  else
+    snprintf(how, n, "closed its stdout");
+}
+
 static void kill_process(cs_subproc *s) {
   end_process(s, 0, NULL);
 }
@@ -574,12 +584,8 @@ static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
       break;
     }
     if (s->out_eof) {
-      int st;
       char how[80];
-      if (end_process(s, SP_CRASH_GRACE_MS, &st))
-        describe_status(st, how, sizeof how);
-      else
-        snprintf(how, sizeof how, "closed its stdout");
+      end_after_eof(s, how, sizeof how);
       snprintf(why, sizeof why, "the process %s before answering hello", how);
       break;
     }
@@ -892,12 +898,8 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       continue;
     }
     if (s->out_eof) {
-      int st;
       char how[80];
-      if (end_process(s, SP_CRASH_GRACE_MS, &st))
-        describe_status(st, how, sizeof how);
-      else
-        snprintf(how, sizeof how, "closed its stdout");
+      end_after_eof(s, how, sizeof how);
       snprintf(detail, sizeof detail, "the process %s before answering seq %llu (%s)", how,
                (unsigned long long)s->seqs[recv], what);
       fault(s, &replies[recv], CS_REPLY_CRASH, detail, a);
