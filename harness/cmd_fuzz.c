@@ -164,17 +164,13 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
               .gen = {.max_id_len = c->o.max_id_len},
               .only = c->o.only,
               .nonly = c->o.nonly,
-              .replay = (const uint64_t *const *)corpus.v,
-              .replay_len = corpus.len,
-              .nreplay = corpus.n,
-              .literal = corpus.lit,
-              .nliteral = corpus.nlit,
           },
       .strict = c->o.strict,
       .on_finding = on_finding,
       .on_progress = on_progress,
       .user = c,
   };
+  cs_corpus_replay_first(&corpus, &cfg.run);
   if (c->o.list_cases) {
     cfg.run.on_case = on_case;
     cfg.run.case_user = c;

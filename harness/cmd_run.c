@@ -107,12 +107,8 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       .gen = {.max_id_len = c->o.max_id_len},
       .only = c->o.only,
       .nonly = c->o.nonly,
-      .replay = (const uint64_t *const *)corpus.v,
-      .replay_len = corpus.len,
-      .nreplay = corpus.n,
-      .literal = corpus.lit,
-      .nliteral = corpus.nlit,
   };
+  cs_corpus_replay_first(&corpus, &rc);
   if (c->literal) {
     rc.literal = &c->literal;
     rc.nliteral = 1;

@@ -150,6 +150,14 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   return rc;
 }
 
+void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc) {
+  rc->replay = (const uint64_t *const *)c->v;
+  rc->replay_len = c->len;
+  rc->nreplay = c->n;
+  rc->literal = c->lit;
+  rc->nliteral = c->nlit;
+}
+
 void cs_corpus_free(cs_corpus *c) {
   for (size_t i = 0; i < c->n; i++)
     free(c->v[i]);

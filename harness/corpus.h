@@ -25,6 +25,8 @@ typedef struct {
  * into v/len, literal cases into lit. A malformed file is an error naming it. */
 int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err);
 void cs_corpus_free(cs_corpus *c);
+/* Points rc's replay and literal cases at the corpus (which must outlive the run). */
+void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc);
 /* Saves one failure; the file name is derived from property, target and token, so saving the same
  * case twice writes one file. Returns 0, or -1 with err. */
 int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err);
