@@ -17,6 +17,8 @@
 
 #define NOT_ASKED ((cs_reply_status)99)
 #define MAX_BATCH 256
+#define FIRST_TIMED_BATCH 1 /* cases in the first batches of a run under --time */
+#define SHRINK_GRACE_S 5.0  /* how long shrinking may go on after --time has run out */
 
 typedef struct {
   cs_request req;
@@ -59,6 +61,7 @@ typedef struct {
   pending_failure *pending;
   size_t npending, cappending;
   bool shrink_without_restart; /* the failure being shrunk shows without restarting the implementation */
+  double deadline;             /* cs_now_s() at which --time runs out; 0: no time limit */
 } runner;
 
 static uint64_t case_seed(uint64_t seed, uint64_t index) {
@@ -607,12 +610,23 @@ typedef struct {
   size_t nbest;
   size_t consumed; /* draws the last try read */
   unsigned budget;
-  case_size bs; /* size of the case `best` makes */
+  case_size bs;   /* size of the case `best` makes */
+  double stop_at; /* cs_now_s() after which no more tries start; 0: none */
   char why[600];
 } shrinking;
 
+/* Ends the shrink (budget spent) once its time is up: a case that costs a process restart per try
+ * must not hold a timed run for thousands of tries. */
+static bool out_of_time(shrinking *s) {
+  if (s->stop_at > 0 && cs_now_s() >= s->stop_at)
+    s->budget = 0;
+  return s->budget == 0;
+}
+
 /* Runs `best` again, so that r->ch[0] holds the spans it marks. 1 fails, 0 holds, -1 fatal. */
 static int rerun_best(shrinking *s) {
+  if (out_of_time(s))
+    return 0;
   s->budget--;
   return try_case(s->r, s->cell, s->best, s->nbest, &s->consumed, s->why, sizeof s->why, NULL, NULL, NULL, NULL);
 }
@@ -620,6 +634,8 @@ static int rerun_best(shrinking *s) {
 /* Tries the first nc draws of s->cand: if the cell fails on them and the case is smaller, the
  * draws it read become `best`. 1 taken, 0 not, -1 fatal. */
 static int attempt(shrinking *s, size_t nc) {
+  if (out_of_time(s))
+    return 0;
   s->budget--;
   int rc = try_case(s->r, s->cell, s->cand, nc, &s->consumed, s->why, sizeof s->why, NULL, NULL, NULL, NULL);
   if (rc != 1 || !smaller(s->r, s->cand, s->consumed, s->best, s->nbest, &s->bs))
@@ -803,6 +819,10 @@ static void shrink(runner *r, cs_outcome *cell) {
                  .nbest = cell->nchoices,
                  .budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000,
                  .bs = {UINT32_MAX, UINT32_MAX}};
+  /* Under --time, shrinking may go on SHRINK_GRACE_S past the deadline, no more (all failures
+   * together), so that a failure found at the end is still shrunk. */
+  if (r->deadline > 0)
+    s.stop_at = r->deadline + SHRINK_GRACE_S;
   unsigned steps = 0;
   bool progress = s.cand != NULL; /* without room for a candidate, the case is reported unshrunk */
   /* A restart per try costs a process start (tens of ms for an interpreter): first see whether the
@@ -1175,10 +1195,28 @@ static void *generate_slot_main(void *slot) {
   return NULL;
 }
 
+/* The size of the next batch. Without --time, `cap`. Under --time, what half the time left allows
+ * at the pace of the last batch (`last_n` cases in `last_s` seconds), at most twice the last batch
+ * and at least one case: an implementation that crashes and restarts on every request may take
+ * seconds per case, and a whole batch of those would overrun --time many times over. */
+static size_t next_batch_size(const runner *r, size_t cap, size_t last_n, double last_s) {
+  if (r->deadline <= 0)
+    return cap;
+  size_t n = last_n ? 2 * last_n : FIRST_TIMED_BATCH;
+  if (last_n && last_s > 0) {
+    double fits = (r->deadline - cs_now_s()) / 2 / (last_s / (double)last_n);
+    if (fits < (double)n)
+      n = fits < 1 ? 1 : (size_t)fits;
+  }
+  return n < cap ? n : cap;
+}
+
 int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_result *out, cs_err *err) {
   runner r;
   runner_init(&r, impl, rs, cfg, out, err);
   double t0 = cs_now_s();
+  if (cfg->time_s > 0)
+    r.deadline = t0 + cfg->time_s;
   uint64_t failures = 0;
   size_t batch = cfg->batch ? cfg->batch : 32;
   if (batch > MAX_BATCH)
@@ -1232,15 +1270,19 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   }
   int cur = 0;
   slots[0].gc = slots[1].gc = &cfg->gen;
+  size_t last_n = 0; /* the last batch run, for sizing the next under --time */
+  double last_s = 0;
+  pick.batch = next_batch_size(&r, batch, 0, 0);
   if (gen_ahead && pick_batch(&pick, &slots[0]))
     generate_slot(&slots[0]);
   while (rc == 0 && r.needs) {
-    if (cfg->time_s > 0 && cs_now_s() - t0 >= cfg->time_s)
+    if (r.deadline > 0 && cs_now_s() >= r.deadline)
       break;
     if (cfg->stop_on_first && failures)
       break;
     cs_arena_reset(&r.arena);
     gen_slot *sl = &slots[cur], *nx = gen_ahead ? &slots[cur ^ 1] : NULL;
+    pick.batch = next_batch_size(&r, batch, last_n, last_s);
     if (!gen_ahead)
       pick_batch(&pick, sl);
     if (!sl->n)
@@ -1266,6 +1308,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
       }
     }
     r.pregen = gen_ahead ? sl->gen : NULL;
+    double batch_t0 = cs_now_s();
     int bad = run_batch(&r, n, plans, r.needs, sl->restart_now, idx);
     r.pregen = NULL;
     if (!bad) {
@@ -1281,6 +1324,8 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
       rc = -1;
       break;
     }
+    last_n = n;
+    last_s = cs_now_s() - batch_t0;
     if (cfg->progress)
       cfg->progress(cfg->progress_user, out->cases, failures, cs_now_s() - t0);
     if (gen_ahead)

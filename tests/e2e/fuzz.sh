@@ -59,6 +59,18 @@ check "summary.json is machine-readable" "python3 -c \"import json;d=json.load(o
 "$CS" fuzz --impl reference --time 2 --corpus "$T/refcorpus" --out "$T/ref" >"$T/ref.txt" 2>"$T/ref.err"
 check "fuzz on the reference for 2 s: exit 0, nothing found" "[ $? -eq 0 ] && grep -q ', 0 distinct failures' '$T/ref.txt' && [ ! -d '$T/refcorpus/reference' ]"
 
+# --time holds when every request crashes and restarts the implementation (a few tenths of a second
+# each for Python, seconds per case): batches shrink to what the time left allows, and shrinking
+# stops 5 s after the deadline. A fixed batch of 256 such cases once ran for ten minutes.
+FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
+start=$(date +%s)
+"$CS" fuzz --time 2 --no-corpus --out "$T/crashy" --impl-cmd -- python3 "$FIX/proto_echo.py" --crash-after 0 \
+  >"$T/crashy.txt" 2>"$T/crashy.err"
+rc=$?
+took=$(($(date +%s) - start))
+check "fuzz --time 2, every request crashes: exit 1, the crash reported, done in under 40 s (took $took s)" \
+  "[ $rc -eq 1 ] && grep -q 'crash' '$T/crashy.txt' && [ $took -lt 40 ]"
+
 # Usage errors: one line, exit 2.
 "$CS" fuzz --time 1 >"$T/o" 2>"$T/e"
 check "fuzz without an implementation: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
