@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/fs.h"
 #include "core/hash.h"
 
 #define MAX_SECRETS 16
@@ -28,7 +28,7 @@ struct cs_http {
   char *secrets[MAX_SECRETS];
   size_t nsecrets;
   unsigned sent, exchanges;
-  struct timespec last; /* start of the last request on the wire */
+  double last; /* cs_now_s() at the start of the last request on the wire */
   bool have_last;
 };
 
@@ -38,22 +38,6 @@ static void sleep_s(double s) {
   struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
   while (nanosleep(&t, &t) && errno == EINTR)
     ;
-}
-
-static int mkdir_p(const char *dir, cs_err *err) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
-    return cs_err_set(err, "%s: path too long", dir);
-  for (char *p = tmp + 1; *p; p++)
-    if (*p == '/') {
-      *p = 0;
-      if (mkdir(tmp, 0755) && errno != EEXIST)
-        return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-      *p = '/';
-    }
-  if (mkdir(tmp, 0755) && errno != EEXIST)
-    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-  return 0;
 }
 
 cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err) {
@@ -83,7 +67,7 @@ cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err) {
     cs_err_set(err, "OpenSSL provides no SHA-256");
     goto fail;
   }
-  if (h->cfg.record_dir && mkdir_p(h->cfg.record_dir, err))
+  if (h->cfg.record_dir && cs_mkdir_p(h->cfg.record_dir, err))
     goto fail;
   if (!h->cfg.replay_dir && !h->cfg.dry_run && !(h->curl = curl_easy_init())) {
     cs_err_set(err, "libcurl cannot start");
@@ -312,11 +296,9 @@ static bool retryable(long status) {
 }
 
 static void pace(cs_http *h) {
-  if (h->have_last) {
-    double since = cs_now_s() - ((double)h->last.tv_sec + (double)h->last.tv_nsec / 1e9);
-    sleep_s(1.0 / h->cfg.rate - since);
-  }
-  clock_gettime(CLOCK_MONOTONIC, &h->last);
+  if (h->have_last)
+    sleep_s(1.0 / h->cfg.rate - (cs_now_s() - h->last));
+  h->last = cs_now_s();
   h->have_last = true;
 }
 
