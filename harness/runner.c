@@ -615,29 +615,27 @@ typedef struct {
   char why[600];
 } shrinking;
 
-/* Ends the shrink (budget spent) once its time is up: a case that costs a process restart per try
- * must not hold a timed run for thousands of tries. */
-static bool out_of_time(shrinking *s) {
+/* One try of the budget on draws v[0..n): 1 the cell fails, 0 it holds or no try is left, -1 fatal.
+ * Once its time is up the budget is spent: a case that costs a process restart per try must not
+ * hold a timed run for thousands of tries. */
+static int spend_try(shrinking *s, const uint64_t *v, size_t n) {
   if (s->stop_at > 0 && cs_now_s() >= s->stop_at)
     s->budget = 0;
-  return s->budget == 0;
+  if (!s->budget)
+    return 0;
+  s->budget--;
+  return try_case(s->r, s->cell, v, n, &s->consumed, s->why, sizeof s->why, NULL, NULL, NULL, NULL);
 }
 
 /* Runs `best` again, so that r->ch[0] holds the spans it marks. 1 fails, 0 holds, -1 fatal. */
 static int rerun_best(shrinking *s) {
-  if (out_of_time(s))
-    return 0;
-  s->budget--;
-  return try_case(s->r, s->cell, s->best, s->nbest, &s->consumed, s->why, sizeof s->why, NULL, NULL, NULL, NULL);
+  return spend_try(s, s->best, s->nbest);
 }
 
 /* Tries the first nc draws of s->cand: if the cell fails on them and the case is smaller, the
  * draws it read become `best`. 1 taken, 0 not, -1 fatal. */
 static int attempt(shrinking *s, size_t nc) {
-  if (out_of_time(s))
-    return 0;
-  s->budget--;
-  int rc = try_case(s->r, s->cell, s->cand, nc, &s->consumed, s->why, sizeof s->why, NULL, NULL, NULL, NULL);
+  int rc = spend_try(s, s->cand, nc);
   if (rc != 1 || !smaller(s->r, s->cand, s->consumed, s->best, s->nbest, &s->bs))
     return rc < 0 ? -1 : 0;
   memcpy(s->best, s->cand, s->consumed * sizeof *s->best);
