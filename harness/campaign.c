@@ -363,7 +363,7 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     goto cleanup;
   const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "callsign_fuzz");
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "findings");
-  if (!cJSON_IsObject(root) || !cJSON_IsNumber(ver) || ver->valuedouble != 1 || !cJSON_IsArray(arr)) {
+  if (!cJSON_IsNumber(ver) || ver->valuedouble != 1 || !cJSON_IsArray(arr)) {
     cs_err_set(err, "%s: not a callsign fuzz summary", path);
     goto cleanup;
   }
