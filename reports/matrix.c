@@ -3,10 +3,6 @@
 
 #include <string.h>
 
-int cs_verdict_rank(cs_verdict v) {
-  return cs_verdict_of(v)->rank;
-}
-
 static const char *str_or_empty(const char *s) {
   return s ? s : "";
 }
@@ -56,7 +52,7 @@ static void alloc_grid(cs_matrix *m, cs_arena *a, bool with_cells) {
 static void merge(cs_matrix *m, size_t row, size_t col, const cs_cell *c) {
   size_t at = row * m->ncols + col;
   int old = m->verdict[at];
-  if (old >= 0 && cs_verdict_rank((cs_verdict)old) >= cs_verdict_rank(c->verdict))
+  if (old >= 0 && cs_verdict_of((cs_verdict)old)->rank >= cs_verdict_of(c->verdict)->rank)
     return;
   m->verdict[at] = (int)c->verdict;
   if (m->cell)

@@ -36,7 +36,4 @@ static inline int cs_matrix_at(const cs_matrix *m, size_t row, size_t col) {
   return m->verdict[row * m->ncols + col];
 }
 
-/* Order for merging verdicts, worst highest: FAIL, FIXED, EXPECTED_FAIL, PASS, NOT_APPLICABLE. */
-int cs_verdict_rank(cs_verdict v);
-
 #endif
