@@ -23,7 +23,7 @@ REL_OBJ := $(patsubst %.c,build/rel/%.o,$(LIB_SRC))
 SAN_OBJ := $(patsubst %.c,build/san/%.o,$(LIB_SRC))
 UNIT_BIN := $(patsubst tests/unit/%.c,build/san/tests/%,$(UNIT_SRC))
 
-.PHONY: all run test unit e2e bench clean deps format check-format adapters clang
+.PHONY: all run expected test unit e2e bench clean deps format check-format adapters clang
 all: build/callsign build/adapter-c
 
 build/rel/%.o: %.c
@@ -57,6 +57,15 @@ deps:
 run: deps all
 	@rm -rf build/run-corpus && cp -r corpus/regressions build/run-corpus
 	build/callsign run --expect corpus/expected/builtins.txt --corpus build/run-corpus
+
+# After a deliberate change to a built-in or a property: the same job as `make run`, writing its
+# failures as the new list (review the diff). Without the fresh copy, the cases this run saves
+# would land in corpus/regressions/ and change what the next run replays.
+expected: all
+	@rm -rf build/run-corpus && cp -r corpus/regressions build/run-corpus
+	build/callsign run --quiet --corpus build/run-corpus --failures corpus/expected/builtins.txt >/dev/null; \
+	  rc=$$?; [ $$rc -le 1 ] || exit $$rc
+	@git diff --stat -- corpus/expected/builtins.txt 2>/dev/null || true
 
 unit: $(UNIT_BIN)
 	@sh mk/run-unit.sh $(UNIT_BIN)
