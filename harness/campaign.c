@@ -159,6 +159,7 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   snprintf(out->impl, sizeof out->impl, "%s", impl->info.name ? impl->info.name : "external");
   out->seed = rc.seed;
   out->cases += res.cases;
+  out->cases_cut += res.cases_cut;
   out->seconds = res.seconds;
   if (rc.shard_n)
     snprintf(out->parts, sizeof out->parts, "%u/%u", rc.shard_i, rc.shard_n);
@@ -219,6 +220,7 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
     into->seed = from->seed;
   }
   into->cases += from->cases;
+  into->cases_cut += from->cases_cut;
   if (from->seconds > into->seconds)
     into->seconds = from->seconds;
   size_t used = strlen(into->parts);
@@ -261,7 +263,7 @@ void cs_findings_free(cs_findings *f) {
 
 /* summary.json:
  * {"callsign_fuzz": 1, "impl": NAME, "seed": N, "parts": "all" | "I/N ...", "cases": N,
- *  "seconds": S, "distinct": N,
+ *  "cases_cut": N (cut off by --time, not judged; optional when read), "seconds": S, "distinct": N,
  *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
  *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
@@ -284,6 +286,8 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   cJSON_AddStringToObject(root, "parts", f->parts);
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->cases);
   cJSON_AddRawToObject(root, "cases", seed);
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->cases_cut);
+  cJSON_AddRawToObject(root, "cases_cut", seed);
   cJSON_AddNumberToObject(root, "seconds", f->seconds);
   cJSON_AddNumberToObject(root, "distinct", (double)nd);
   for (size_t i = 0; i < f->n; i++) {
@@ -374,6 +378,11 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   if (!out->impl[0] || u64_of(cJSON_GetObjectItemCaseSensitive(root, "seed"), &out->seed) ||
       u64_of(cJSON_GetObjectItemCaseSensitive(root, "cases"), &out->cases)) {
     cs_err_set(err, "%s: summary without impl, seed or cases", path);
+    goto cleanup;
+  }
+  const cJSON *cut = cJSON_GetObjectItemCaseSensitive(root, "cases_cut");
+  if (cut && u64_of(cut, &out->cases_cut)) {
+    cs_err_set(err, "%s: cases_cut is not a count", path);
     goto cleanup;
   }
   const cJSON *it;

@@ -39,9 +39,10 @@ typedef struct {
   char impl[128];
   uint64_t seed;
   uint64_t cases;
-  double seconds;  /* wall time (the longest part, once merged) */
-  char parts[512]; /* which parts of the case space: "all", or shards "0/4 1/4 ..." */
-  cs_finding *f;   /* heap */
+  uint64_t cases_cut; /* cut off by --time before their last answer: not judged */
+  double seconds;     /* wall time (the longest part, once merged) */
+  char parts[512];    /* which parts of the case space: "all", or shards "0/4 1/4 ..." */
+  cs_finding *f;      /* heap */
   size_t n, cap;
 } cs_findings;
 

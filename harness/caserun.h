@@ -32,7 +32,8 @@ typedef struct {
 typedef struct {
   cs_gen_case gen;
   uint64_t case_index;
-  cs_indexed main;                         /* the history after planting twins */
+  bool cut;        /* the time ran out mid-case (a reply is CS_REPLY_CUT, none is a fault): not judged */
+  cs_indexed main; /* the history after planting twins */
   uint32_t planted_from[2], planted_to[2]; /* twins planted: call `to` got call `from`'s answer */
   uint32_t nplanted;
 

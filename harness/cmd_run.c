@@ -128,6 +128,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     cs_fail(CS_EXIT_IMPL, "%s: %s", ir->name, err.msg);
   }
   ir->cases = res.cases;
+  ir->cases_cut = res.cases_cut;
   ir->seconds = res.seconds;
   for (int l = 0; l < CS_LABEL_COUNT; l++)
     c->label_counts[l] += res.label_counts[l];

@@ -32,7 +32,7 @@ typedef struct {
   size_t nchoices;
   uint64_t case_index;
   char message[600];
-  char *history_json, *answer_json; /* heap; set for literal cases, which are not shrunk */
+  char *history_json, *answer_json; /* heap: the case as it failed, before shrinking */
   uint32_t turns, calls;
 } pending_failure;
 
@@ -62,7 +62,13 @@ typedef struct {
   size_t npending, cappending;
   bool shrink_without_restart; /* the failure being shrunk shows without restarting the implementation */
   double deadline;             /* cs_now_s() at which --time runs out; 0: no time limit */
+  char first_cut[300];         /* the message of the first reply cut off by the time */
 } runner;
+
+/* A time on cs_now_s()'s clock as cs_now_ns() counts it (the same monotonic clock). */
+static int64_t ns_of(double seconds) {
+  return (int64_t)(seconds * 1e9);
+}
 
 static uint64_t case_seed(uint64_t seed, uint64_t index) {
   return cs_seed_mix(seed ^ cs_seed_mix(index + 1));
@@ -101,9 +107,14 @@ static int flush(runner *r) {
     return -1;
   }
   for (size_t i = 0; i < r->nq; i++) {
-    *r->q[i].dst = r->tmp[i];
-    if (r->tmp[i].status != CS_REPLY_OK && r->tmp[i].status < 5)
-      r->res->faults[r->tmp[i].status]++;
+    const cs_reply *rp = &r->tmp[i];
+    *r->q[i].dst = *rp;
+    if (rp->status != CS_REPLY_OK && rp->status <= CS_REPLY_PROTOCOL)
+      r->res->faults[rp->status]++;
+    /* The first cut of a batch is the request that was waiting; the rest were behind it. */
+    if (rp->status == CS_REPLY_CUT && !r->first_cut[0])
+      snprintf(r->first_cut, sizeof r->first_cut, "%.*s", rp->message.ptr ? (int)rp->message.len : 0,
+               rp->message.ptr ? rp->message.ptr : "");
   }
   r->nq = 0;
   return 0;
@@ -371,8 +382,28 @@ static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
   }
 }
 
+/* The first reply of the case that was asked and not answered, or NULL. With `cut`, the first one
+ * cut off by the stop time; without, the first fault. */
+static const cs_reply *first_unanswered(const cs_caserun *run, bool cut) {
+  const cs_reply *all[] = {&run->canon, &run->canon_again, &run->canon_reingest, &run->emit_kimi};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    if (all[i]->status != CS_REPLY_OK && all[i]->status != NOT_ASKED && (all[i]->status == CS_REPLY_CUT) == cut)
+      return all[i];
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_reply *per[] = {&run->emit[t],          &run->emit_again[t],      &run->emit_restart[t],
+                             &run->emit_appended[t], &run->emit_compressed[t], &run->norm[t],
+                             &run->norm_again[t],    &run->norm_twice[t]};
+    for (size_t i = 0; i < sizeof per / sizeof *per; i++)
+      if (per[i]->status != CS_REPLY_OK && per[i]->status != NOT_ASKED && (per[i]->status == CS_REPLY_CUT) == cut)
+        return per[i];
+  }
+  return NULL;
+}
+
 static int run_restart(runner *r, cs_caserun *run) {
   cs_err e;
+  if (r->impl->stop_at_ns && cs_now_ns() >= r->impl->stop_at_ns)
+    return 0; /* no process start after the stop time: this case goes without the restart check */
   if (r->impl->vt->restart(r->impl, &e))
     return 0; /* a failed restart shows up as faults of the next requests */
   for (int t = 0; t < CS_TARGET_COUNT; t++)
@@ -409,8 +440,13 @@ static int run_batch(runner *r, size_t n, case_plan *plans, unsigned needs, bool
     queue_dependent(r, &r->runs[i], needs);
   if (flush(r))
     return -1;
-  if (restart_case0 && (needs & CS_NEED_EMIT_RESTART))
-    return run_restart(r, &r->runs[0]);
+  if (restart_case0 && (needs & CS_NEED_EMIT_RESTART) && run_restart(r, &r->runs[0]))
+    return -1;
+  /* After the stop time every later request is cut too, so a case whose twins were cut has a cut
+   * main reply as well. A fault before the cut is a finding all the same: that case is judged (the
+   * properties that read a cut reply cannot be checked on it; protocol.answer can). */
+  for (size_t i = 0; i < n; i++)
+    r->runs[i].cut = first_unanswered(&r->runs[i], true) && !first_unanswered(&r->runs[i], false);
   return 0;
 }
 
@@ -456,30 +492,13 @@ static bool needs_answered(const cs_caserun *run, unsigned needs, int t) {
   return true;
 }
 
-/* The first fault among all replies of the case, or NULL. */
-static const cs_reply *first_fault(const cs_caserun *run) {
-  const cs_reply *all[] = {&run->canon, &run->canon_again, &run->canon_reingest, &run->emit_kimi};
-  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-    if (all[i]->status != CS_REPLY_OK && all[i]->status != NOT_ASKED)
-      return all[i];
-  for (int t = 0; t < CS_TARGET_COUNT; t++) {
-    const cs_reply *per[] = {&run->emit[t],          &run->emit_again[t],      &run->emit_restart[t],
-                             &run->emit_appended[t], &run->emit_compressed[t], &run->norm[t],
-                             &run->norm_again[t],    &run->norm_twice[t]};
-    for (size_t i = 0; i < sizeof per / sizeof *per; i++)
-      if (per[i]->status != CS_REPLY_OK && per[i]->status != NOT_ASKED)
-        return per[i];
-  }
-  return NULL;
-}
-
 /* Checks one cell on one case: 1 holds, 0 fails (message in why), -1 not checkable on this case. */
 static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, char *why, size_t why_len) {
   const cs_property *p = cell->prop;
   if (!p->check) {
     if (strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
       return -1;
-    const cs_reply *f = first_fault(run);
+    const cs_reply *f = first_unanswered(run, false);
     if (!f)
       return 1;
     snprintf(why, why_len, "%s: %.*s", cs_reply_status_name(f->status),
@@ -541,10 +560,10 @@ static void answer_json(const cs_outcome *cell, const cs_caserun *run, cs_buf *b
 
 /* --- shrinking ---------------------------------------------------------------------------------- */
 
-/* Runs one case from `v` for `cell` alone. Returns 1 if the cell fails on it (and fills the outputs),
- * 0 if not, -1 on a fatal error. */
+/* Runs one case from `v` for `cell` alone. Returns 1 if the cell fails on it (the case stays in
+ * r->runs[0] until the next try), 0 if not or if the time ran out mid-case, -1 on a fatal error. */
 static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t n, size_t *consumed, char *why,
-                    size_t why_len, cs_buf *hist, cs_buf *ans, uint32_t *turns, uint32_t *calls) {
+                    size_t why_len) {
   cs_arena_reset(&r->arena);
   cs_choices_replay(&r->ch[0], v, n);
   case_plan plan;
@@ -557,18 +576,26 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
   if (run_batch(r, 1, &plan, needs, (needs & CS_NEED_EMIT_RESTART) != 0, &idx))
     return -1;
   *consumed = r->ch[0].pos < n ? r->ch[0].pos : n;
-  int rc = check_cell(r, cell, &r->runs[0], why, why_len);
-  if (rc != 0)
+  if (r->runs[0].cut)
     return 0;
-  if (hist) {
-    cs_buf_clear(hist);
-    cs_history_write(hist, r->runs[0].main.h);
-    cs_buf_clear(ans);
-    answer_json(cell, &r->runs[0], ans);
-    *turns = r->runs[0].main.h->nturns;
-    *calls = r->runs[0].main.ix.ncalls;
-  }
-  return 1;
+  return check_cell(r, cell, &r->runs[0], why, why_len) == 0;
+}
+
+/* A failing case as the report shows it: its history (after twins were planted), what the
+ * implementation answered, its size. Strings on the heap; the old ones are freed. */
+static void record_case(const cs_outcome *cell, const cs_caserun *run, char **hist, char **ans, uint32_t *turns,
+                        uint32_t *calls) {
+  cs_buf hb = {0}, ab = {0};
+  cs_history_write(&hb, run->main.h);
+  answer_json(cell, run, &ab);
+  free(*hist);
+  free(*ans);
+  *hist = strdup(hb.data ? hb.data : "");
+  *ans = ab.len ? strdup(ab.data) : NULL;
+  *turns = run->main.h->nturns;
+  *calls = run->main.ix.ncalls;
+  cs_buf_free(&hb);
+  cs_buf_free(&ab);
 }
 
 static bool shortlex_less(const uint64_t *a, size_t na, const uint64_t *b, size_t nb) {
@@ -605,7 +632,7 @@ static bool smaller(const runner *r, const uint64_t *cand, size_t nc, const uint
 /* One shrink in progress: the smallest failing choices so far, a scratch candidate, the tries left. */
 typedef struct {
   runner *r;
-  const cs_outcome *cell;
+  cs_outcome *cell;      /* its history, answer, size and message follow `best` */
   uint64_t *best, *cand; /* cand holds as many draws as best did at the start */
   size_t nbest;
   size_t consumed; /* draws the last try read */
@@ -624,7 +651,15 @@ static int spend_try(shrinking *s, const uint64_t *v, size_t n) {
   if (!s->budget)
     return 0;
   s->budget--;
-  return try_case(s->r, s->cell, v, n, &s->consumed, s->why, sizeof s->why, NULL, NULL, NULL, NULL);
+  return try_case(s->r, s->cell, v, n, &s->consumed, s->why, sizeof s->why);
+}
+
+/* The case just run became `best`: the cell reports it. Kept as it is found, so the report needs
+ * no final re-run, which a flaky implementation or the end of --time could deny. */
+static void keep_case(shrinking *s) {
+  cs_outcome *c = s->cell;
+  record_case(c, &s->r->runs[0], &c->history_json, &c->answer_json, &c->shrunk_turns, &c->shrunk_calls);
+  snprintf(c->message, sizeof c->message, "%s", s->why);
 }
 
 /* Runs `best` again, so that r->ch[0] holds the spans it marks. 1 fails, 0 holds, -1 fatal. */
@@ -640,6 +675,7 @@ static int attempt(shrinking *s, size_t nc) {
     return rc < 0 ? -1 : 0;
   memcpy(s->best, s->cand, s->consumed * sizeof *s->best);
   s->nbest = s->consumed;
+  keep_case(s);
   return 1;
 }
 
@@ -818,9 +854,13 @@ static void shrink(runner *r, cs_outcome *cell) {
                  .budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000,
                  .bs = {UINT32_MAX, UINT32_MAX}};
   /* Under --time, shrinking may go on SHRINK_GRACE_S past the deadline, no more (all failures
-   * together), so that a failure found at the end is still shrunk. */
-  if (r->deadline > 0)
+   * together), so that a failure found at the end is still shrunk; a try still waiting for answers
+   * then is cut off. */
+  int64_t run_stop = r->impl->stop_at_ns;
+  if (r->deadline > 0) {
     s.stop_at = r->deadline + SHRINK_GRACE_S;
+    r->impl->stop_at_ns = ns_of(s.stop_at);
+  }
   unsigned steps = 0;
   bool progress = s.cand != NULL; /* without room for a candidate, the case is reported unshrunk */
   /* A restart per try costs a process start (tens of ms for an interpreter): first see whether the
@@ -830,8 +870,10 @@ static void shrink(runner *r, cs_outcome *cell) {
     int rc = rerun_best(&s);
     if (rc < 0)
       goto done;
-    if (rc == 1)
+    if (rc == 1) {
       s.bs = size_of_last(r);
+      keep_case(&s);
+    }
     if (rc == 1 || !r->shrink_without_restart)
       break;
     r->shrink_without_restart = false;
@@ -896,18 +938,8 @@ done:
   free(s.cand);
   cell->nchoices = s.nbest;
   cell->shrink_steps = steps;
-  /* Re-run the final case to capture its history, answer and message. */
-  cs_buf hist = {0}, ans = {0};
-  size_t dummy;
-  if (try_case(r, cell, s.best, s.nbest, &dummy, cell->message, sizeof cell->message, &hist, &ans, &cell->shrunk_turns,
-               &cell->shrunk_calls) == 1) {
-    free(cell->history_json);
-    free(cell->answer_json);
-    cell->history_json = strdup(hist.data ? hist.data : "");
-    cell->answer_json = ans.len ? strdup(ans.data) : NULL;
-  }
-  cs_buf_free(&hist);
-  cs_buf_free(&ans);
+  cell->shrunk = true;
+  r->impl->stop_at_ns = run_stop;
   r->shrink_without_restart = false;
 }
 
@@ -974,20 +1006,6 @@ static uint64_t *copy_choices(const cs_choices *ch, size_t *n) {
   return v;
 }
 
-/* A literal case is reported as it is: its history and answer, no token, nothing to shrink. */
-static void literal_failure(const cs_outcome *cell, const cs_caserun *run, char **hist, char **ans, uint32_t *turns,
-                            uint32_t *calls) {
-  cs_buf hb = {0}, ab = {0};
-  cs_history_write(&hb, run->main.h);
-  answer_json(cell, run, &ab);
-  *hist = strdup(hb.data ? hb.data : "");
-  *ans = ab.len ? strdup(ab.data) : NULL;
-  *turns = run->main.h->nturns;
-  *calls = run->main.ix.ncalls;
-  cs_buf_free(&hb);
-  cs_buf_free(&ab);
-}
-
 static void take_failure(runner *r, size_t c, size_t i, const char *why) {
   if (r->npending == r->cappending) {
     r->cappending = r->cappending ? r->cappending * 2 : 16;
@@ -1001,8 +1019,7 @@ static void take_failure(runner *r, size_t c, size_t i, const char *why) {
   p->case_index = r->runs[i].case_index;
   snprintf(p->message, sizeof p->message, "%s", why);
   p->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &p->nchoices);
-  if (r->batch_literal)
-    literal_failure(&r->cells[c], &r->runs[i], &p->history_json, &p->answer_json, &p->turns, &p->calls);
+  record_case(&r->cells[c], &r->runs[i], &p->history_json, &p->answer_json, &p->turns, &p->calls);
 }
 
 static void shrink(runner *r, cs_outcome *cell);
@@ -1022,9 +1039,10 @@ static void report_taken(runner *r) {
     tmp.history_json = p->history_json;
     tmp.answer_json = p->answer_json;
     tmp.shrink_steps = 0;
+    tmp.shrunk = false;
     tmp.shrunk_turns = p->turns;
     tmp.shrunk_calls = p->calls;
-    if (!tmp.history_json && !r->fatal)
+    if (tmp.choices && !r->fatal) /* a literal case has no choices: it is reported as it is */
       shrink(r, &tmp);
     if (!r->fatal)
       r->cfg->on_failure(r->cfg->failure_user, &tmp);
@@ -1044,6 +1062,8 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
   bool any_new = false;
   for (size_t i = 0; i < n; i++) {
     const cs_caserun *run = &r->runs[i];
+    if (run->cut)
+      continue;
     for (size_t c = 0; c < r->ncells; c++) {
       cs_outcome *cell = &r->cells[c];
       if (!cell->applicable || (cell->failed && !r->campaign))
@@ -1066,8 +1086,7 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
       snprintf(cell->message, sizeof cell->message, "%s", why);
       cell->case_index = run->case_index;
       cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
-      if (r->batch_literal)
-        literal_failure(cell, run, &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
+      record_case(cell, run, &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
     }
   }
   if (r->npending) {
@@ -1080,11 +1099,20 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
   /* Shrink after the batch: shrinking reuses the batch's buffers. */
   for (size_t c = 0; c < r->ncells; c++) {
     cs_outcome *cell = &r->cells[c];
-    if (cell->failed && !cell->history_json && !r->fatal)
+    if (cell->failed && cell->choices && !cell->shrunk && !r->fatal)
       shrink(r, cell);
   }
   recompute_needs(r);
   return r->fatal ? -1 : 0;
+}
+
+/* Cases [0, n) of the batch ran: those cut off by the time are counted apart. */
+static void count_run(runner *r, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (r->runs[i].cut)
+      r->res->cases_cut++;
+    else
+      r->res->cases++;
 }
 
 static void count_labels(runner *r, size_t n) {
@@ -1213,8 +1241,11 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   runner r;
   runner_init(&r, impl, rs, cfg, out, err);
   double t0 = cs_now_s();
-  if (cfg->time_s > 0)
+  int64_t caller_stop = impl->stop_at_ns;
+  if (cfg->time_s > 0) {
     r.deadline = t0 + cfg->time_s;
+    impl->stop_at_ns = ns_of(r.deadline);
+  }
   uint64_t failures = 0;
   size_t batch = cfg->batch ? cfg->batch : 32;
   if (batch > MAX_BATCH)
@@ -1237,7 +1268,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     if (bad || check_batch(&r, 1, &failures))
       rc = -1;
     r.batch_literal = false;
-    out->cases++;
+    count_run(&r, 1);
   }
   for (size_t i = 0; i < cfg->nreplay && rc == 0; i++) {
     cs_arena_reset(&r.arena);
@@ -1245,7 +1276,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     idx[0] = UINT64_MAX;
     if (run_batch(&r, 1, plans, r.needs, false, idx) || check_batch(&r, 1, &failures))
       rc = -1;
-    out->cases++;
+    count_run(&r, 1);
   }
 
   batch_picker pick = {
@@ -1311,9 +1342,10 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     r.pregen = NULL;
     if (!bad) {
       count_labels(&r, n);
-      out->cases += n;
+      count_run(&r, n);
       for (size_t i = 0; cfg->on_case && i < n; i++)
-        cfg->on_case(cfg->case_user, idx[i], r.ch[i].v, r.ch[i].n, &r.runs[i].gen.h);
+        if (!r.runs[i].cut)
+          cfg->on_case(cfg->case_user, idx[i], r.ch[i].v, r.ch[i].n, &r.runs[i].gen.h);
       bad = check_batch(&r, n, &failures);
     }
     if (ahead)
@@ -1336,6 +1368,12 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   }
   free(slots);
   free(plans);
+  impl->stop_at_ns = caller_stop;
+  /* Cases cut off by the time are not judged; when that was every case, the run checked nothing. */
+  if (rc == 0 && out->cases == 0 && out->cases_cut > 0) {
+    cs_err_set(err, "no case got all its answers within --time %gs (%s)", cfg->time_s, r.first_cut);
+    rc = -1;
+  }
   runner_finish(&r, t0);
   return rc;
 }

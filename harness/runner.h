@@ -63,7 +63,8 @@ typedef struct cs_outcome {
   bool applicable; /* the implementation has the op (and the target) */
   uint64_t cases;  /* cases on which it was checked */
   bool failed;
-  /* First failure, shrunk. */
+  /* First failure, shrunk (a literal case: as it is). The history, answer, size and message are
+   * those of the smallest case shrinking found, or of the failing case itself. */
   uint64_t *choices; /* heap */
   size_t nchoices;
   uint64_t case_index; /* UINT64_MAX: from the corpus */
@@ -71,19 +72,22 @@ typedef struct cs_outcome {
   char *history_json; /* heap */
   char *answer_json;  /* heap, or NULL */
   uint32_t shrink_steps, shrunk_turns, shrunk_calls;
+  bool shrunk; /* shrinking ran (it may have found nothing smaller) */
 } cs_outcome;
 
 typedef struct {
   cs_outcome *cells; /* heap */
   size_t ncells;
-  uint64_t cases;
+  uint64_t cases;     /* cases run and judged */
+  uint64_t cases_cut; /* cases cut off by time_s before their last answer: neither run nor judged */
   double seconds;
   uint64_t label_counts[CS_LABEL_COUNT];
   uint64_t stat_cases;
   uint64_t faults[5];
 } cs_run_result;
 
-/* Runs. Returns 0, or -1 with `err` when the implementation could not be run at all. */
+/* Runs. Returns 0, or -1 with `err` when the implementation could not be run at all, or when under
+ * time_s not one case got all its answers in time (then `err` says which request was waiting). */
 int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_result *out, cs_err *err);
 void cs_run_result_free(cs_run_result *r);
 

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/arena.h"
 #include "core/error.h"
@@ -34,6 +35,9 @@ typedef enum {
   CS_REPLY_CRASH,    /* the process died */
   CS_REPLY_TIMEOUT,  /* no answer before the deadline */
   CS_REPLY_PROTOCOL, /* non-JSON line, wrong seq, wrong shape or length */
+  /* Not a fault: still unanswered, within its deadline, when the caller's stop time came
+   * (cs_impl.stop_at_ns). It says nothing about the implementation; the case is not judged. */
+  CS_REPLY_CUT,
 } cs_reply_status;
 const char *cs_reply_status_name(cs_reply_status s);
 
@@ -42,7 +46,8 @@ typedef struct {
   cs_answer answer; /* emit, canonicalize: sized to the history's calls and results */
   cs_str *ids;      /* normalize: nids entries (null allowed: then normalize.regex fails) */
   uint32_t nids;
-  cs_str message; /* for faults: one line, with the tail of stderr when there is one */
+  cs_str message; /* not ok: one line, without the status word (callers name the status), with the
+                   * tail of stderr when there is one */
 } cs_reply;
 
 typedef struct {
@@ -71,6 +76,10 @@ typedef struct {
 struct cs_impl {
   const cs_impl_vtable *vt;
   cs_impl_info info;
+  /* Set by the caller: the cs_now_ns() time after which exec stops waiting and answers every
+   * request still unanswered with CS_REPLY_CUT (a run under --time ends on time even when each
+   * request would wait out its own deadline). 0: never. Built-ins answer at once and ignore it. */
+  int64_t stop_at_ns;
 };
 
 /* What every implementation may use when it is created. */

@@ -25,6 +25,8 @@ const char *cs_reply_status_name(cs_reply_status s) {
     return "timeout";
   case CS_REPLY_PROTOCOL:
     return "protocol";
+  case CS_REPLY_CUT:
+    return "cut";
   }
   return "unknown";
 }

@@ -772,10 +772,7 @@ cleanup:
 /* Records a fault for one request (message with the stderr tail) and ends the process. */
 static void fault(cs_subproc *s, cs_reply *rep, cs_reply_status st, const char *detail, cs_arena *a) {
   char msg[1200] = "";
-  const char *word = cs_reply_status_name(st);
   drain_stderr(s);
-  put_flat(msg, sizeof msg, word, strlen(word));
-  put_flat(msg, sizeof msg, ": ", 2);
   put_flat(msg, sizeof msg, detail, strlen(detail));
   put_stderr(s, msg, sizeof msg);
   memset(rep, 0, sizeof *rep);
@@ -818,6 +815,32 @@ static int check_request(const cs_request *r, size_t i, cs_err *err) {
   return 0;
 }
 
+/* The caller's stop time came: requests [from, n) are answered CS_REPLY_CUT, the oldest with how
+ * long it had waited. A process with requests in flight is ended (its next answers would be out of
+ * step); the next batch starts a new one, without blame. */
+static void cut_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, size_t from, size_t n, int64_t since,
+                     cs_arena *a) {
+  for (size_t i = from; i < n; i++) {
+    replies[i] = (cs_reply){.status = CS_REPLY_CUT};
+    if (i > from)
+      continue;
+    char what[64];
+    describe_request(&reqs[i], what, sizeof what);
+    if (i < s->b_sent && s->pid > 0)
+      replies[i].message = cs_arena_printf(
+          a, "seq %llu (%s) was unanswered after %lld ms (deadline %u ms) when the time ran out",
+          (unsigned long long)s->seqs[i], what, (long long)((cs_now_ns() - since) / 1000000), s->deadline_ms);
+    else
+      replies[i].message = cs_arena_printf(a, "the time ran out before %s was sent", what);
+  }
+  if (s->pid > 0 && s->b_sent > from)
+    kill_process(s);
+}
+
+static bool stop_came(const cs_subproc *s) {
+  return s->base.stop_at_ns && cs_now_ns() >= s->base.stop_at_ns;
+}
+
 static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, size_t n, cs_arena *a, cs_err *err) {
   cs_subproc *s = (cs_subproc *)self;
   char why[700], what[64], detail[900];
@@ -836,13 +859,19 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
   int64_t head_since = cs_now_ns(); /* when the oldest unanswered request became the oldest */
   s->b_sent = s->b_stamped = 0;
   while (recv < n) {
+    /* After the stop time no process is started and no request sent; what is in flight may still
+     * be answered until then (below). */
+    if ((s->pid <= 0 || s->b_sent == recv) && stop_came(s)) {
+      cut_rest(s, reqs, replies, recv, n, head_since, a);
+      return 0;
+    }
     if (s->pid <= 0) {
       bool spawn_failed;
       cs_err e;
       if (start_process(s, &spawn_failed, &e)) {
         for (size_t i = recv; i < n; i++) {
           replies[i].status = CS_REPLY_CRASH;
-          replies[i].message = cs_arena_printf(a, "crash: restart failed: %s", e.msg);
+          replies[i].message = cs_arena_printf(a, "restart failed: %s", e.msg);
         }
         if (spawn_failed) {
           cs_err_set(err, "%s", e.msg);
@@ -877,8 +906,8 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
         char text[900] = "";
         put_flat(text, sizeof text, why, strlen(why));
         replies[recv] = (cs_reply){.status = st};
-        replies[recv].message = cs_arena_printf(a, "rejected: error answer to seq %llu (%s): %s",
-                                                (unsigned long long)s->seqs[recv], what, text);
+        replies[recv].message =
+            cs_arena_printf(a, "error answer to seq %llu (%s): %s", (unsigned long long)s->seqs[recv], what, text);
       } else {
         describe_request(rq, what, sizeof what);
         snprintf(detail, sizeof detail, "bad answer to seq %llu (%s): %s", (unsigned long long)s->seqs[recv], what,
@@ -917,6 +946,13 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       fault(s, &replies[recv], CS_REPLY_TIMEOUT, detail, a);
       recv++;
       continue;
+    }
+    if (s->base.stop_at_ns && s->base.stop_at_ns < deadline) {
+      left = ms_until(s->base.stop_at_ns);
+      if (left <= 0) {
+        cut_rest(s, reqs, replies, recv, n, since, a);
+        return 0;
+      }
     }
     pump(s, left);
   }

@@ -94,6 +94,9 @@ static void impl_obj(cs_buf *b, const cs_impl_result *impl, bool strict) {
   key(b, in, "cases");
   num(b, impl->cases);
   cs_buf_puts(b, ",\n");
+  key(b, in, "cases_cut");
+  num(b, impl->cases_cut);
+  cs_buf_puts(b, ",\n");
   key(b, in, "seconds");
   seconds(b, impl->seconds);
   cs_buf_puts(b, ",\n");

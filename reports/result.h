@@ -64,6 +64,7 @@ typedef struct {
   cs_cell *cells;
   size_t ncells;
   uint64_t cases;
+  uint64_t cases_cut; /* cut off by --time before their last answer: not judged */
   double seconds;
   uint64_t faults[5]; /* per cs_reply_status (ok unused): rejected, crash, timeout, protocol */
   const char *stderr_tail;

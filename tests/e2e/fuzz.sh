@@ -71,6 +71,36 @@ took=$(($(date +%s) - start))
 check "fuzz --time 2, every request crashes: exit 1, the crash reported, done in under 40 s (took $took s)" \
   "[ $rc -eq 1 ] && grep -q 'crash' '$T/crashy.txt' && [ $took -lt 40 ]"
 
+# --time holds when the implementation hangs: a request still within its own deadline (5 s) when
+# the time runs out is cut off, and its case is not judged. Before, each of a case's dozens of
+# requests waited out its deadline in turn: `fuzz --time 3` against a hanging adapter ran 173 s.
+start=$(date +%s)
+"$CS" fuzz --time 2 --no-corpus --out "$T/hang" --impl-cmd -- python3 "$FIX/proto_echo.py" --slow 100 \
+  >"$T/hang.txt" 2>"$T/hang.err"
+rc=$?
+took=$(($(date +%s) - start))
+check "fuzz --time 2, every request hangs: exit 3 in under 15 s (took $took s), one line naming the waiting request" \
+  "[ $rc -eq 3 ] && [ $took -lt 15 ] && [ \$(wc -l <'$T/hang.err') -eq 1 ] &&
+   grep -q 'no case got all its answers within --time 2s (seq 1 (.*) was unanswered after' '$T/hang.err'"
+# With a per-request deadline shorter than the time, the hang is a timeout: a finding, not a cut.
+start=$(date +%s)
+"$CS" fuzz --time 2 --deadline 400 --no-corpus --out "$T/hang2" --impl-cmd -- python3 "$FIX/proto_echo.py" \
+  --slow 100 >"$T/hang2.txt" 2>"$T/hang2.err"
+rc=$?
+took=$(($(date +%s) - start))
+check "fuzz --time 2 --deadline 400, every request hangs: exit 1, the timeout reported, under 20 s (took $took s)" \
+  "[ $rc -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/hang2.txt' &&
+   grep -q 'timeout: no answer to seq' '$T/hang2.txt' && [ $took -lt 20 ]"
+# One hanging case among correct ones: the cases before it are judged, the cut ones are counted.
+start=$(date +%s)
+"$CS" run --time 3 --property emit.pair --no-corpus --json "$T/cut.json" --impl-cmd -- python3 "$FIX/proto_echo.py" \
+  --hang-on call_3 >"$T/cut.txt" 2>"$T/cut.err"
+rc=$?
+took=$(($(date +%s) - start))
+check "run --time 3, one case hangs: exit 0, cases judged and cut counted, under 15 s (took $took s)" \
+  "[ $rc -eq 0 ] && [ $took -lt 15 ] && grep -q 'cut off by --time' '$T/cut.txt' &&
+   python3 -c \"import json;i=json.load(open('$T/cut.json'))['implementations'][0];assert i['cases']>0 and i['cases_cut']>0\""
+
 # Usage errors: one line, exit 2.
 "$CS" fuzz --time 1 >"$T/o" 2>"$T/e"
 check "fuzz without an implementation: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/history_json.h"
 #include "impls/impl.h"
 
@@ -270,7 +271,7 @@ Test(subprocess, crash_after_k_restarts_each_time) {
   cr_assert_eq(cs_impl_exec(im, rq, rep, 6, &A, &err), 0, "%s", err.msg);
   for (size_t i = 0; i < 6; i++)
     if (i % 3 == 2)
-      assert_fault(&rep[i], CS_REPLY_CRASH, "crash: the process exited with status 3 before answering seq");
+      assert_fault(&rep[i], CS_REPLY_CRASH, "the process exited with status 3 before answering seq");
     else
       assert_norm_ok(&rep[i], ids[i], i);
   cs_impl_destroy(im);
@@ -338,6 +339,53 @@ Test(subprocess, deadline_counts_from_the_previous_answer) {
   cr_assert_eq(cs_impl_exec(im, rq, rep, 12, &A, &err), 0, "%s", err.msg);
   for (size_t i = 0; i < 12; i++)
     assert_norm_ok(&rep[i], "s", i);
+  cs_impl_destroy(im);
+}
+
+/* The caller's stop time: what is still unanswered then comes back CS_REPLY_CUT (not a fault), at
+ * the stop time, not at the 5 s deadline; answers that came before it are kept; the next batch,
+ * without a stop, gets a fresh process. */
+Test(subprocess, stop_time_cuts_what_is_unanswered) {
+  cs_impl *im = OPEN_ECHO(&(cs_subprocess_config){.deadline_ms = 5000}, "--hang-on", "TRIGGER");
+  const char *ids[4] = {"a1", "b2", "TRIGGER", "d4"};
+  cs_request rq[4];
+  cs_reply rep[4];
+  for (int i = 0; i < 4; i++)
+    rq[i] = norm1(ids[i]);
+  cs_err err;
+  int64_t t0 = cs_now_ns();
+  im->stop_at_ns = t0 + 400 * 1000000LL;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 4, &A, &err), 0, "%s", err.msg);
+  double took_ms = (double)(cs_now_ns() - t0) / 1e6;
+  cr_assert(took_ms >= 390 && took_ms < 2500, "exec took %.0f ms for a stop 400 ms away", took_ms);
+  assert_norm_ok(&rep[0], "a1", 0);
+  assert_norm_ok(&rep[1], "b2", 1);
+  assert_fault(&rep[2], CS_REPLY_CUT, "was unanswered after");
+  assert_fault(&rep[2], CS_REPLY_CUT, "deadline 5000 ms");
+  cr_assert_eq(rep[3].status, CS_REPLY_CUT, "status %s", cs_reply_status_name(rep[3].status));
+  im->stop_at_ns = 0;
+  cr_assert_eq(cs_impl_exec(im, &rq[3], rep, 1, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[0], "d4", 0);
+  cs_impl_destroy(im);
+  cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child was left behind");
+}
+
+/* A stop time already past: every request is cut at once and nothing is sent (the fixture exits on
+ * its third request: had the cut batch gone out, the second batch would meet that crash). */
+Test(subprocess, past_stop_time_sends_nothing) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--crash-after", "2");
+  cs_request rq[2] = {norm1("a1"), norm1("b2")};
+  cs_reply rep[2];
+  cs_err err;
+  im->stop_at_ns = cs_now_ns() - 1;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 2, &A, &err), 0, "%s", err.msg);
+  for (size_t i = 0; i < 2; i++)
+    cr_assert_eq(rep[i].status, CS_REPLY_CUT, "reply %zu: status %s", i, cs_reply_status_name(rep[i].status));
+  assert_fault(&rep[0], CS_REPLY_CUT, "the time ran out before normalize anthropic was sent");
+  im->stop_at_ns = 0;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 2, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[0], "a1", 0);
+  assert_norm_ok(&rep[1], "b2", 1);
   cs_impl_destroy(im);
 }
 
