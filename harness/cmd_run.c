@@ -39,7 +39,10 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
   out->cases = oc->cases;
   out->seed = c->o.seed;
   out->case_index = oc->case_index;
-  out->verdict = !oc->applicable ? CS_VERDICT_NOT_APPLICABLE : oc->failed ? CS_VERDICT_FAIL : CS_VERDICT_PASS;
+  out->verdict = !oc->applicable ? CS_VERDICT_NOT_APPLICABLE
+                 : oc->failed    ? CS_VERDICT_FAIL
+                 : oc->cases     ? CS_VERDICT_PASS
+                                 : CS_VERDICT_UNCHECKED; /* held vacuously: say so, not "ok" */
   if (oc->failed) {
     out->message = dup_s(&c->a, oc->message);
     out->history_json = dup_s(&c->a, oc->history_json);
@@ -65,6 +68,23 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
     else if (out->verdict == CS_VERDICT_PASS)
       out->verdict = CS_VERDICT_FIXED;
   }
+}
+
+/* The cell of `property` that speaks for the implementation: a failing one if any, else one that
+ * held; NULL when no cell of it was judged (n/a or unchecked everywhere). */
+static const cs_cell *judged_cell(const cs_impl_result *ir, const char *property) {
+  const cs_cell *pick = NULL;
+  for (size_t i = 0; i < ir->ncells; i++) {
+    const cs_cell *c = &ir->cells[i];
+    if (strcmp(c->property, property) != 0 || c->verdict == CS_VERDICT_NOT_APPLICABLE ||
+        c->verdict == CS_VERDICT_UNCHECKED)
+      continue;
+    if (c->verdict == CS_VERDICT_FAIL || c->verdict == CS_VERDICT_EXPECTED_FAIL)
+      return c;
+    if (!pick)
+      pick = c;
+  }
+  return pick;
 }
 
 static void progress_line(void *user, uint64_t cases, uint64_t failures, double elapsed) {
@@ -169,15 +189,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     }
   }
   /* Which half of the normalizer theorem did it give up? */
-  const cs_cell *idem = NULL, *inj = NULL;
-  for (size_t i = 0; i < ir->ncells; i++) {
-    if (!strcmp(ir->cells[i].property, "normalize.idempotent") && ir->cells[i].verdict != CS_VERDICT_NOT_APPLICABLE &&
-        (!idem || ir->cells[i].verdict == CS_VERDICT_FAIL || ir->cells[i].verdict == CS_VERDICT_EXPECTED_FAIL))
-      idem = &ir->cells[i];
-    if (!strcmp(ir->cells[i].property, "normalize.injective") && ir->cells[i].verdict != CS_VERDICT_NOT_APPLICABLE &&
-        (!inj || ir->cells[i].verdict == CS_VERDICT_FAIL || ir->cells[i].verdict == CS_VERDICT_EXPECTED_FAIL))
-      inj = &ir->cells[i];
-  }
+  const cs_cell *idem = judged_cell(ir, "normalize.idempotent"), *inj = judged_cell(ir, "normalize.injective");
   if (idem && inj) {
     bool idem_ok = idem->verdict == CS_VERDICT_PASS || idem->verdict == CS_VERDICT_FIXED;
     bool inj_ok = inj->verdict == CS_VERDICT_PASS || inj->verdict == CS_VERDICT_FIXED;

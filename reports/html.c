@@ -30,7 +30,7 @@ static const char css[] =
     "td.p,th.p{text-align:left}td.tier{color:#666;font-size:.9em}\n"
     "td.ok{background:#dcf5dc;color:#165c16}td.fail{background:#f8caca;color:#8c0c0c;font-weight:bold}\n"
     "td.xfail{background:#fbefc3;color:#6a5200}td.fixed{background:#e6d8fb;color:#4b1d8f;font-weight:bold}\n"
-    "td.na{color:#9a9a9a}td a{color:inherit}\n"
+    "td.na{color:#9a9a9a}td.none{color:#6a6a6a;font-style:italic}td a{color:inherit}\n"
     "pre{background:#f6f6f6;border:1px solid #ddd;padding:6px 8px;white-space:pre-wrap;word-break:break-all}\n"
     ".verdict{font-size:1.15em}.verdict.pass{color:#165c16}.verdict.fail{color:#8c0c0c}\n"
     ".banner{background:#f1e8ff;border-left:4px solid #7a3fd1;padding:6px 12px}\n"
@@ -51,7 +51,7 @@ static void esc(cs_buf *b, const char *s) {
 /* The CSS class of a matrix cell (see the style sheet above). */
 static const char *const CELL_CLASS[CS_VERDICT_COUNT] = {
     [CS_VERDICT_PASS] = "ok",     [CS_VERDICT_FAIL] = "fail",         [CS_VERDICT_EXPECTED_FAIL] = "xfail",
-    [CS_VERDICT_FIXED] = "fixed", [CS_VERDICT_NOT_APPLICABLE] = "na",
+    [CS_VERDICT_FIXED] = "fixed", [CS_VERDICT_NOT_APPLICABLE] = "na", [CS_VERDICT_UNCHECKED] = "none",
 };
 
 /* v < 0: no cell (the implementation did not check that property on that target). */

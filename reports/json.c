@@ -125,9 +125,10 @@ static void summary(cs_buf *b, const cs_report *r) {
   cs_buf_printf(b,
                 "{\"implementations\": %zu, \"could_not_run\": %zu, \"cells\": %zu, \"passed\": %zu, "
                 "\"failed\": %zu, \"expected_failures\": %zu, \"fixed\": %zu, \"not_applicable\": %zu, "
+                "\"unchecked\": %zu, "
                 "\"failing_run\": %zu, \"faults\": ",
                 t.impls, t.could_not_run, t.cells, t.passed, t.failed, t.expected_failures, t.fixed, t.not_applicable,
-                t.fails_run);
+                t.unchecked, t.fails_run);
   num(b, t.faults);
   cs_buf_puts(b, ", \"cases\": ");
   num(b, t.cases);

@@ -93,6 +93,9 @@ static void testcase(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, bo
   case CS_VERDICT_NOT_APPLICABLE:
     cs_buf_puts(b, ">\n      <skipped message=\"not applicable\"/>\n");
     break;
+  case CS_VERDICT_UNCHECKED:
+    cs_buf_puts(b, ">\n      <skipped message=\"unchecked: no case was judged on it before the run ended\"/>\n");
+    break;
   }
   cs_buf_puts(b, "    </testcase>\n");
 }
@@ -105,7 +108,8 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
   attr(b, str_or(impl->name, "(unnamed)"));
   size_t soft = t.failed + t.fixed - t.fails_run; /* recommended failures without --strict: skipped */
   cs_buf_printf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-                t.cells + errors, t.fails_run, errors, t.expected_failures + t.not_applicable + soft, impl->seconds);
+                t.cells + errors, t.fails_run, errors, t.expected_failures + t.not_applicable + t.unchecked + soft,
+                impl->seconds);
 
   cs_buf_puts(b, "    <properties>\n");
   if (impl->version)
@@ -157,7 +161,7 @@ int cs_report_junit(const cs_report *r, FILE *out, cs_err *err) {
                 "<testsuites name=\"callsign\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
                 "time=\"%.3f\">\n",
                 t.cells + t.could_not_run, t.fails_run, t.could_not_run,
-                t.expected_failures + t.not_applicable + (t.failed + t.fixed - t.fails_run), t.seconds);
+                t.expected_failures + t.not_applicable + t.unchecked + (t.failed + t.fixed - t.fails_run), t.seconds);
   for (size_t k = 0; k < r->nimpls; k++)
     suite(&b, r, &r->impls[k]);
   cs_buf_puts(&b, "</testsuites>\n");

@@ -39,6 +39,7 @@ static const char *const CELL_MARK[CS_VERDICT_COUNT] = {
     [CS_VERDICT_EXPECTED_FAIL] = "\xE2\x9A\xA0\xEF\xB8\x8F xfail", /* warning sign */
     [CS_VERDICT_FIXED] = "\xF0\x9F\x94\xA7 fixed",                 /* wrench */
     [CS_VERDICT_NOT_APPLICABLE] = "\xE2\x80\x94",                  /* em dash */
+    [CS_VERDICT_UNCHECKED] = "none",
 };
 
 /* v < 0: no cell (the implementation did not check that property on that target). */

@@ -4,11 +4,12 @@
 #include <stdio.h>
 
 static const cs_verdict_row VERDICTS[CS_VERDICT_COUNT] = {
-    [CS_VERDICT_PASS] = {"pass", "ok", 1},
-    [CS_VERDICT_FAIL] = {"fail", "FAIL", 4},
-    [CS_VERDICT_EXPECTED_FAIL] = {"expected_fail", "xfail", 2},
-    [CS_VERDICT_FIXED] = {"fixed", "fixed", 3},
+    [CS_VERDICT_PASS] = {"pass", "ok", 2},
+    [CS_VERDICT_FAIL] = {"fail", "FAIL", 5},
+    [CS_VERDICT_EXPECTED_FAIL] = {"expected_fail", "xfail", 3},
+    [CS_VERDICT_FIXED] = {"fixed", "fixed", 4},
     [CS_VERDICT_NOT_APPLICABLE] = {"not_applicable", "n/a", 0},
+    [CS_VERDICT_UNCHECKED] = {"unchecked", "none", 1},
 };
 
 const cs_verdict_row *cs_verdict_of(cs_verdict v) {

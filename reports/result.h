@@ -18,15 +18,16 @@ typedef enum {
   CS_VERDICT_EXPECTED_FAIL,  /* failed, and listed in --expect */
   CS_VERDICT_FIXED,          /* listed in --expect but held: the list should shrink */
   CS_VERDICT_NOT_APPLICABLE, /* the implementation lacks the op or target */
+  CS_VERDICT_UNCHECKED,      /* applicable, but no case was judged on it (the run ended first) */
 } cs_verdict;
 /* Outside the enum, so that switches over verdicts stay checked for completeness (-Wswitch). */
-#define CS_VERDICT_COUNT (CS_VERDICT_NOT_APPLICABLE + 1)
+#define CS_VERDICT_COUNT (CS_VERDICT_UNCHECKED + 1)
 
 /* The verdict table, one row per verdict: what every writer calls it. A writer's own marks (colours,
  * symbols, CSS classes) are tables of that writer indexed by cs_verdict. */
 typedef struct {
   const char *name; /* stable, in JSON reports: "pass", "expected_fail" */
-  const char *word; /* a matrix cell in plain text: "ok", "FAIL", "xfail", "fixed", "n/a" */
+  const char *word; /* a matrix cell in plain text: "ok", "FAIL", "xfail", "fixed", "n/a", "none" */
   int rank;         /* of two verdicts for one matrix cell, the one with the higher rank shows */
 } cs_verdict_row;
 /* The row of v; a value outside the enum gets a row named "unknown" rather than a crash. */

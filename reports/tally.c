@@ -28,6 +28,9 @@ void cs_tally_add(cs_tally *t, const cs_impl_result *impl, bool strict) {
     case CS_VERDICT_NOT_APPLICABLE:
       t->not_applicable++;
       break;
+    case CS_VERDICT_UNCHECKED:
+      t->unchecked++;
+      break;
     }
     if (cs_cell_fails_run(c, strict))
       t->fails_run++;
@@ -50,6 +53,7 @@ void cs_tally_line(cs_buf *b, const cs_tally *t) {
   count(b, t->expected_failures, "expected failure", "expected failures");
   count(b, t->fixed, "fixed", "fixed");
   count(b, t->not_applicable, "n/a", "n/a");
+  count(b, t->unchecked, "unchecked", "unchecked");
   count(b, t->could_not_run, "could not run", "could not run");
   cs_buf_printf(b, " (cases %llu, %.1f s)", (unsigned long long)t->cases, t->seconds);
 }

@@ -11,7 +11,7 @@
 
 typedef struct {
   size_t impls, could_not_run;
-  size_t cells, passed, failed, expected_failures, fixed, not_applicable;
+  size_t cells, passed, failed, expected_failures, fixed, not_applicable, unchecked;
   size_t fails_run; /* FAIL cells that fail the run (required, or any with strict) */
   uint64_t cases;
   double seconds;
@@ -21,8 +21,8 @@ typedef struct {
 /* Adds one implementation's cells and numbers to t (zero t first). */
 void cs_tally_add(cs_tally *t, const cs_impl_result *impl, bool strict);
 void cs_tally_report(cs_tally *t, const cs_report *r);
-/* "3 implementations, 12 failed, 340 passed, 1 expected failure, 1 fixed, 4 n/a (cases 20000,
- * 1.8 s)": counts that are zero, other than failed and passed, are left out. */
+/* "3 implementations, 12 failed, 340 passed, 1 expected failure, 1 fixed, 4 n/a, 2 unchecked
+ * (cases 20000, 1.8 s)": counts that are zero, other than failed and passed, are left out. */
 void cs_tally_line(cs_buf *b, const cs_tally *t);
 
 /* Names of cs_impl_result.faults[1..4] (index 0, "ok", is not a fault). */

@@ -80,7 +80,7 @@ static void pad(term *t, size_t used, size_t width) {
 /* A matrix cell's SGR colour; n/a shows as a middle dot (U+00B7), quieter than a word. */
 static const char *const CELL_SGR[CS_VERDICT_COUNT] = {
     [CS_VERDICT_PASS] = "32",    [CS_VERDICT_FAIL] = "1;31",        [CS_VERDICT_EXPECTED_FAIL] = "33",
-    [CS_VERDICT_FIXED] = "1;35", [CS_VERDICT_NOT_APPLICABLE] = "2",
+    [CS_VERDICT_FIXED] = "1;35", [CS_VERDICT_NOT_APPLICABLE] = "2", [CS_VERDICT_UNCHECKED] = "2",
 };
 
 /* v < 0: no cell (the implementation did not check that property on that target). */

@@ -82,6 +82,13 @@ took=$(($(date +%s) - start))
 check "fuzz --time 2, every request hangs: exit 3 in under 15 s (took $took s), one line naming the waiting request" \
   "[ $rc -eq 3 ] && [ $took -lt 15 ] && [ \$(wc -l <'$T/hang.err') -eq 1 ] &&
    grep -q 'no case got all its answers within --time 2s (seq 1 (.*) was unanswered after' '$T/hang.err'"
+"$CS" run --time 2 --no-corpus --json "$T/hang.json" --impl-cmd -- python3 "$FIX/proto_echo.py" --slow 100 \
+  >"$T/hangrun.txt" 2>"$T/hangrun.err"
+rc=$?
+check "run --time 2, every request hangs: exit 3, no cell reported as held, each one unchecked" \
+  "[ $rc -eq 3 ] && python3 -c \"import json;d=json.load(open('$T/hang.json'));s=d['summary'];i=d['implementations'][0]
+assert s['passed']==0 and s['unchecked']>0 and i['cases']==0 and i['cases_cut']==1, s
+assert {c['verdict'] for c in i['cells']} <= {'unchecked','not_applicable'}\""
 # With a per-request deadline shorter than the time, the hang is a timeout: a finding, not a cut.
 start=$(date +%s)
 "$CS" fuzz --time 2 --deadline 400 --no-corpus --out "$T/hang2" --impl-cmd -- python3 "$FIX/proto_echo.py" \

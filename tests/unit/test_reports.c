@@ -169,6 +169,7 @@ Test(result, verdict_names) {
   cr_assert_str_eq(cs_verdict_name(CS_VERDICT_EXPECTED_FAIL), "expected_fail");
   cr_assert_str_eq(cs_verdict_name(CS_VERDICT_FIXED), "fixed");
   cr_assert_str_eq(cs_verdict_name(CS_VERDICT_NOT_APPLICABLE), "not_applicable");
+  cr_assert_str_eq(cs_verdict_name(CS_VERDICT_UNCHECKED), "unchecked");
   cr_assert_str_eq(cs_verdict_name((cs_verdict)CS_VERDICT_COUNT), "unknown", "out of range: a row, not a crash");
   cr_assert_str_eq(cs_verdict_name((cs_verdict)-1), "unknown");
 }
@@ -182,8 +183,9 @@ Test(result, verdict_table) {
       cr_assert_neq(cs_verdict_of(i)->rank, cs_verdict_of(j)->rank);
     }
   cr_assert_str_eq(cs_verdict_of(CS_VERDICT_NOT_APPLICABLE)->word, "n/a");
-  cs_verdict worst_first[] = {CS_VERDICT_FAIL, CS_VERDICT_FIXED, CS_VERDICT_EXPECTED_FAIL, CS_VERDICT_PASS,
-                              CS_VERDICT_NOT_APPLICABLE};
+  /* A cell checked on some target shows over one no case reached. */
+  cs_verdict worst_first[] = {CS_VERDICT_FAIL, CS_VERDICT_FIXED,     CS_VERDICT_EXPECTED_FAIL,
+                              CS_VERDICT_PASS, CS_VERDICT_UNCHECKED, CS_VERDICT_NOT_APPLICABLE};
   for (size_t i = 1; i < sizeof worst_first / sizeof *worst_first; i++)
     cr_assert_gt(cs_verdict_of(worst_first[i - 1])->rank, cs_verdict_of(worst_first[i])->rank, "%s",
                  cs_verdict_name(worst_first[i]));
@@ -197,8 +199,8 @@ Test(result, cell_fails_run) {
   cr_assert(cs_cell_fails_run(&c, true));
   c = plain_cell("p", "t", true, CS_VERDICT_FIXED);
   cr_assert(cs_cell_fails_run(&c, false), "a listed failure that holds means the list must shrink");
-  cs_verdict others[] = {CS_VERDICT_PASS, CS_VERDICT_EXPECTED_FAIL, CS_VERDICT_NOT_APPLICABLE};
-  for (size_t i = 0; i < 3; i++) {
+  cs_verdict others[] = {CS_VERDICT_PASS, CS_VERDICT_EXPECTED_FAIL, CS_VERDICT_NOT_APPLICABLE, CS_VERDICT_UNCHECKED};
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
     c = plain_cell("p", "t", true, others[i]);
     cr_assert_not(cs_cell_fails_run(&c, true), "%s", cs_verdict_name(others[i]));
   }
@@ -219,6 +221,7 @@ Test(result, exit_status) {
   cr_assert_eq(status_of(CS_VERDICT_EXPECTED_FAIL, true, true, false), 0);
   cr_assert_eq(status_of(CS_VERDICT_FIXED, true, true, false), 1, "the --expect list must shrink");
   cr_assert_eq(status_of(CS_VERDICT_NOT_APPLICABLE, true, true, false), 0);
+  cr_assert_eq(status_of(CS_VERDICT_UNCHECKED, true, true, false), 0, "neither held nor failed: not a failure");
   cr_assert_eq(status_of(CS_VERDICT_PASS, true, false, true), 3);
   cr_assert_eq(status_of(CS_VERDICT_FAIL, true, false, true), 3, "could not run wins over a failure");
   cs_report empty = {0};
@@ -678,6 +681,56 @@ Test(output, empty_and_could_not_run_reports_stay_valid) {
     free(doc);
     unlink(path);
   }
+}
+
+/* Every case cut off by --time: no cell was judged. Each format says "unchecked" (never "ok") and
+ * how many cases were cut. */
+Test(output, unchecked_cells_and_cut_cases) {
+  cs_cell cells[2] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_UNCHECKED),
+                      plain_cell("emit.regex", "mistral", true, CS_VERDICT_NOT_APPLICABLE)};
+  cells[0].cases = 0;
+  cs_impl_result slow = {.name = "slow", .cells = cells, .ncells = 2, .cases_cut = 3};
+  cs_report r = {.impls = &slow, .nimpls = 1};
+  char path[64];
+  char *doc = write_tmp(&r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root, "%s", doc);
+  cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "summary"), "unchecked")->valueint, 1);
+  cr_assert_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "summary"), "passed")->valueint, 0);
+  cJSON *impl = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
+  cr_assert_eq(cJSON_GetObjectItem(impl, "cases_cut")->valueint, 3);
+  cJSON *cell = cJSON_GetArrayItem(cJSON_GetObjectItem(impl, "cells"), 0);
+  cr_assert_str_eq(cJSON_GetObjectItem(cell, "verdict")->valuestring, "unchecked");
+  cr_assert_eq(cJSON_GetObjectItem(root, "exit_status")->valueint, 0);
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, cs_report_junit, path, ".xml");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+  cr_assert_not_null(strstr(doc, "skipped=\"2\""), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<skipped message=\"unchecked: no case was judged"), "%s", doc);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, cs_report_html, path, ".html");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+  cr_assert_not_null(strstr(doc, "class=\"none\""), "%s", doc);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, cs_report_markdown, path, ".md");
+  cr_assert_not_null(strstr(doc, "| none |"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "3 cases cut off by `--time`"), "%s", doc);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, write_terminal_plain, path, ".txt");
+  cr_assert_not_null(strstr(doc, "3 cases cut off by --time"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "0 failed, 0 passed, 1 n/a, 1 unchecked"), "%s", doc);
+  cr_assert_null(strstr(doc, " ok "), "%s", doc);
+  free(doc);
+  unlink(path);
 }
 
 /* ---- the schema document lists every key the writer emits ---- */
