@@ -1,7 +1,8 @@
 /* impls/subprocess.c: the client for PROTOCOL.md. Owns one child process (started without a
  * shell), its three pipes, the hello handshake, pipelined request/answer exchange with per-request
- * deadlines, fault classification (crash, timeout, protocol, rejected), restarts after a fault and
- * a bounded tail of the child's stderr. Buffers live in the cs_impl and are reused across calls. */
+ * deadlines, fault classification (crash, timeout, protocol, rejected), the cut at the caller's
+ * stop time, restarts after a fault and a bounded tail of the child's stderr. Buffers live in the
+ * cs_impl and are reused across calls. */
 
 /* pipe2(O_CLOEXEC) and F_SETPIPE_SZ: close-on-exec must be atomic, because other threads of the
  * harness (--jobs) may start their own children at the same moment. */
