@@ -19,6 +19,11 @@
 #define MAX_BATCH 256
 #define FIRST_TIMED_BATCH 1 /* cases in the first batches of a run under --time */
 #define SHRINK_GRACE_S 5.0  /* how long shrinking may go on after --time has run out */
+/* How long a batch started before --time ran out may still wait for answers. Batch sizes follow the
+ * pace of the last batch, which a restart (every 500 cases; a tenth of a second for an interpreter)
+ * or a slow answer can upset: without this, cases a normal implementation would answer a moment
+ * later were cut off at the end of most timed runs. */
+#define CUT_GRACE_S 1.0
 
 typedef struct {
   cs_request req;
@@ -1221,16 +1226,19 @@ static void *generate_slot_main(void *slot) {
   return NULL;
 }
 
-/* The size of the next batch. Without --time, `cap`. Under --time, what half the time left allows
- * at the pace of the last batch (`last_n` cases in `last_s` seconds), at most twice the last batch
- * and at least one case: an implementation that crashes and restarts on every request may take
- * seconds per case, and a whole batch of those would overrun --time many times over. */
-static size_t next_batch_size(const runner *r, size_t cap, size_t last_n, double last_s) {
+/* The size of a batch that starts after `before` more cases. Without --time, `cap`. Under --time,
+ * what half the time left then allows at the pace of the last batch (`last_n` cases in `last_s`
+ * seconds), at most twice the last batch and at least one case: an implementation that crashes and
+ * restarts on every request may take seconds per case, and a whole batch of those would overrun
+ * --time many times over. A batch generated ahead is sized while the one before it runs, hence
+ * `before`: sized on the time left now, the two together would take all of it. */
+static size_t next_batch_size(const runner *r, size_t cap, size_t last_n, double last_s, size_t before) {
   if (r->deadline <= 0)
     return cap;
   size_t n = last_n ? 2 * last_n : FIRST_TIMED_BATCH;
   if (last_n && last_s > 0) {
-    double fits = (r->deadline - cs_now_s()) / 2 / (last_s / (double)last_n);
+    double pace = last_s / (double)last_n;
+    double fits = (r->deadline - cs_now_s() - (double)before * pace) / 2 / pace;
     if (fits < (double)n)
       n = fits < 1 ? 1 : (size_t)fits;
   }
@@ -1244,7 +1252,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   int64_t caller_stop = impl->stop_at_ns;
   if (cfg->time_s > 0) {
     r.deadline = t0 + cfg->time_s;
-    impl->stop_at_ns = ns_of(r.deadline);
+    impl->stop_at_ns = ns_of(r.deadline + CUT_GRACE_S);
   }
   uint64_t failures = 0;
   size_t batch = cfg->batch ? cfg->batch : 32;
@@ -1301,7 +1309,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   slots[0].gc = slots[1].gc = &cfg->gen;
   size_t last_n = 0; /* the last batch run, for sizing the next under --time */
   double last_s = 0;
-  pick.batch = next_batch_size(&r, batch, 0, 0);
+  pick.batch = next_batch_size(&r, batch, 0, 0, 0);
   if (gen_ahead && pick_batch(&pick, &slots[0]))
     generate_slot(&slots[0]);
   while (rc == 0 && r.needs) {
@@ -1311,7 +1319,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
       break;
     cs_arena_reset(&r.arena);
     gen_slot *sl = &slots[cur], *nx = gen_ahead ? &slots[cur ^ 1] : NULL;
-    pick.batch = next_batch_size(&r, batch, last_n, last_s);
+    pick.batch = next_batch_size(&r, batch, last_n, last_s, gen_ahead ? sl->n : 0);
     if (!gen_ahead)
       pick_batch(&pick, sl);
     if (!sl->n)
