@@ -1379,7 +1379,8 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   impl->stop_at_ns = caller_stop;
   /* Cases cut off by the time are not judged; when that was every case, the run checked nothing. */
   if (rc == 0 && out->cases == 0 && out->cases_cut > 0) {
-    cs_err_set(err, "no case got all its answers within --time %gs (%s)", cfg->time_s, r.first_cut);
+    cs_err_set(err, "no case got all its answers within --time %gs and %gs more for answers in flight (%s)",
+               cfg->time_s, CUT_GRACE_S, r.first_cut);
     rc = -1;
   }
   runner_finish(&r, t0);
