@@ -407,7 +407,7 @@ static const cs_reply *first_unanswered(const cs_caserun *run, bool cut) {
 
 static int run_restart(runner *r, cs_caserun *run) {
   cs_err e;
-  if (r->impl->stop_at_ns && cs_now_ns() >= r->impl->stop_at_ns)
+  if (cs_impl_stop_came(r->impl))
     return 0; /* no process start after the stop time: this case goes without the restart check */
   if (r->impl->vt->restart(r->impl, &e))
     return 0; /* a failed restart shows up as faults of the next requests */

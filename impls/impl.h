@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/history.h"
 #include "providers/rule.h"
@@ -81,6 +82,11 @@ struct cs_impl {
    * request would wait out its own deadline). 0: never. Built-ins answer at once and ignore it. */
   int64_t stop_at_ns;
 };
+
+/* Has the caller's stop time come? Then nothing more is started: no request, no process. */
+static inline bool cs_impl_stop_came(const cs_impl *i) {
+  return i->stop_at_ns && cs_now_ns() >= i->stop_at_ns;
+}
 
 /* What every implementation may use when it is created. */
 typedef struct {

@@ -838,10 +838,6 @@ static void cut_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, s
     kill_process(s);
 }
 
-static bool stop_came(const cs_subproc *s) {
-  return s->base.stop_at_ns && cs_now_ns() >= s->base.stop_at_ns;
-}
-
 static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, size_t n, cs_arena *a, cs_err *err) {
   cs_subproc *s = (cs_subproc *)self;
   char why[700], what[64], detail[900];
@@ -862,7 +858,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
   while (recv < n) {
     /* After the stop time no process is started and no request sent; what is in flight may still
      * be answered until then (below). */
-    if ((s->pid <= 0 || s->b_sent == recv) && stop_came(s)) {
+    if ((s->pid <= 0 || s->b_sent == recv) && cs_impl_stop_came(&s->base)) {
       cut_rest(s, reqs, replies, recv, n, head_since, a);
       return 0;
     }
