@@ -26,6 +26,7 @@
 #include "harness/corpus.h"
 #include "harness/expect.h"
 #include "harness/session.h"
+#include "reports/tally.h"
 
 #define DEFAULT_TIME_S 60.0
 #define DEFAULT_OUT "fuzz-results"
@@ -357,9 +358,12 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
   double rate = f->seconds > 0 ? (double)f->cases / f->seconds : 0;
   printf("fuzz: %s, seed %llu, %s: %llu cases in %.1f s (%.0f/s), %zu distinct failure%s\n", f->impl,
          (unsigned long long)f->seed, f->parts, (unsigned long long)f->cases, f->seconds, rate, nd, nd == 1 ? "" : "s");
-  if (f->cases_cut)
-    printf("  %llu case%s cut off by --time: still waiting for answers when the time ran out, not judged\n",
-           (unsigned long long)f->cases_cut, f->cases_cut == 1 ? "" : "s");
+  if (f->cases_cut) {
+    cs_buf line = {0};
+    cs_cut_line(&line, f->cases_cut, "--time");
+    printf("  %s\n", line.data);
+    cs_buf_free(&line);
+  }
   for (size_t i = 0; i < nd; i++) {
     const cs_finding *x = &f->f[idx[i]];
     cs_expect_entry *e = expect ? cs_expect_find(expect, f->impl, x->property, x->target) : NULL;

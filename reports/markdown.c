@@ -170,10 +170,10 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
       }
     cs_buf_puts(b, "\n\n");
   }
-  if (impl->cases_cut)
-    cs_buf_printf(b,
-                  "%llu case%s cut off by `--time`: still waiting for answers when the time ran out, not judged.\n\n",
-                  (unsigned long long)impl->cases_cut, impl->cases_cut == 1 ? "" : "s");
+  if (impl->cases_cut) {
+    cs_cut_line(b, impl->cases_cut, "`--time`");
+    cs_buf_puts(b, ".\n\n");
+  }
   if (impl->stderr_tail && impl->stderr_tail[0]) {
     cs_buf_puts(b, "<details><summary>stderr (tail)</summary>\n\n");
     code_block(b, "", impl->stderr_tail, MD_MAX_BLOCK);

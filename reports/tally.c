@@ -58,6 +58,11 @@ void cs_tally_line(cs_buf *b, const cs_tally *t) {
   cs_buf_printf(b, " (cases %llu, %.1f s)", (unsigned long long)t->cases, t->seconds);
 }
 
+void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag) {
+  cs_buf_printf(b, "%llu case%s cut off by %s: still waiting for answers when the time ran out, not judged",
+                (unsigned long long)cases_cut, cases_cut == 1 ? "" : "s", flag);
+}
+
 const char *cs_fault_name(size_t i) {
   static const char *const names[CS_FAULT_KINDS] = {"ok", "rejected", "crash", "timeout", "protocol"};
   return i < CS_FAULT_KINDS ? names[i] : "?";

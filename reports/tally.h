@@ -24,6 +24,9 @@ void cs_tally_report(cs_tally *t, const cs_report *r);
 /* "3 implementations, 12 failed, 340 passed, 1 expected failure, 1 fixed, 4 n/a, 2 unchecked
  * (cases 20000, 1.8 s)": counts that are zero, other than failed and passed, are left out. */
 void cs_tally_line(cs_buf *b, const cs_tally *t);
+/* "3 cases cut off by --time: still waiting for answers when the time ran out, not judged", the
+ * flag spelt as `flag` (a format may quote it); no newline. */
+void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag);
 
 /* Names of cs_impl_result.faults[1..4] (index 0, "ok", is not a fault). */
 #define CS_FAULT_KINDS 5

@@ -292,10 +292,11 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
       }
     cs_buf_putc(t->b, '\n');
   }
-  if (impl->cases_cut)
-    cs_buf_printf(t->b,
-                  "\n  %llu case%s cut off by --time: still waiting for answers when the time ran out, not judged\n",
-                  (unsigned long long)impl->cases_cut, impl->cases_cut == 1 ? "" : "s");
+  if (impl->cases_cut) {
+    cs_buf_puts(t->b, "\n  ");
+    cs_cut_line(t->b, impl->cases_cut, "--time");
+    cs_buf_putc(t->b, '\n');
+  }
   if (impl->stderr_tail && impl->stderr_tail[0]) {
     cs_buf_puts(t->b, "  stderr (tail):\n");
     put_block(t, impl->stderr_tail);
