@@ -79,7 +79,7 @@ static const cs_cell *judged_cell(const cs_impl_result *ir, const char *property
     if (strcmp(c->property, property) != 0 || c->verdict == CS_VERDICT_NOT_APPLICABLE ||
         c->verdict == CS_VERDICT_UNCHECKED)
       continue;
-    if (c->verdict == CS_VERDICT_FAIL || c->verdict == CS_VERDICT_EXPECTED_FAIL)
+    if (cs_cell_failed(c))
       return c;
     if (!pick)
       pick = c;
@@ -191,8 +191,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   /* Which half of the normalizer theorem did it give up? */
   const cs_cell *idem = judged_cell(ir, "normalize.idempotent"), *inj = judged_cell(ir, "normalize.injective");
   if (idem && inj) {
-    bool idem_ok = idem->verdict == CS_VERDICT_PASS || idem->verdict == CS_VERDICT_FIXED;
-    bool inj_ok = inj->verdict == CS_VERDICT_PASS || inj->verdict == CS_VERDICT_FIXED;
+    bool idem_ok = !cs_cell_failed(idem), inj_ok = !cs_cell_failed(inj); /* judged: failed or held */
     ir->note = idem_ok && !inj_ok   ? "normalize gave up injectivity and stayed idempotent"
                : !idem_ok && inj_ok ? "normalize gave up idempotence and stayed injective"
                : !idem_ok           ? "normalize is neither idempotent nor injective"

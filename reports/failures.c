@@ -26,10 +26,6 @@ static bool one_word(const char *s) {
   return true;
 }
 
-static bool still_failing(const cs_cell *c) {
-  return c->verdict == CS_VERDICT_FAIL || c->verdict == CS_VERDICT_EXPECTED_FAIL;
-}
-
 int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
   if (!r || !out)
     return cs_err_set(err, "failures report: no %s", r ? "output stream" : "report");
@@ -50,7 +46,7 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
     bool named = one_word(name), headed = false;
     for (size_t i = 0; i < ir->ncells; i++) {
       const cs_cell *c = &ir->cells[i];
-      if (!still_failing(c))
+      if (!cs_cell_failed(c))
         continue;
       if (!headed) { /* a heading only for implementations with lines under it */
         cs_buf_puts(&b, "\n# ");

@@ -27,6 +27,10 @@ bool cs_cell_fails_run(const cs_cell *c, bool strict) {
   return c && ((c->verdict == CS_VERDICT_FAIL && (c->required || strict)) || c->verdict == CS_VERDICT_FIXED);
 }
 
+bool cs_cell_failed(const cs_cell *c) {
+  return c->verdict == CS_VERDICT_FAIL || c->verdict == CS_VERDICT_EXPECTED_FAIL;
+}
+
 const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len) {
   if (c->case_index == CS_CASE_CORPUS)
     snprintf(buf, len, "a corpus case");

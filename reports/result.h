@@ -91,6 +91,8 @@ typedef struct {
 /* Does this cell make the run fail? FAIL of a required property (of any property with strict), or
  * FIXED: a listed failure that holds means the list must shrink. */
 bool cs_cell_fails_run(const cs_cell *c, bool strict);
+/* Did the property fail on this implementation, listed in --expect or not (FAIL, EXPECTED_FAIL)? */
+bool cs_cell_failed(const cs_cell *c);
 /* Where the failing case came from, for people: "case 12", or "a corpus case" (CS_CASE_CORPUS). */
 #define CS_CASE_CORPUS UINT64_MAX
 const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len);

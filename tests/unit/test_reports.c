@@ -206,6 +206,15 @@ Test(result, cell_fails_run) {
   }
 }
 
+/* Failed, listed or not: what the known-failures list writes and the normalizer note reads. */
+Test(result, cell_failed) {
+  for (int v = 0; v < CS_VERDICT_COUNT; v++) {
+    cs_cell c = plain_cell("p", "t", true, (cs_verdict)v);
+    cr_assert_eq(cs_cell_failed(&c), v == CS_VERDICT_FAIL || v == CS_VERDICT_EXPECTED_FAIL, "%s",
+                 cs_verdict_name((cs_verdict)v));
+  }
+}
+
 static int status_of(cs_verdict v, bool required, bool strict, bool could_not_run) {
   cs_cell cells[2] = {plain_cell("a", "t", true, CS_VERDICT_PASS), plain_cell("b", "t", required, v)};
   cs_impl_result impls[2] = {{.name = "x", .cells = cells, .ncells = 2}, {.name = "y", .could_not_run = could_not_run}};
