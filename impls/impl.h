@@ -79,7 +79,8 @@ struct cs_impl {
   cs_impl_info info;
   /* Set by the caller: the cs_now_ns() time after which exec stops waiting and answers every
    * request still unanswered with CS_REPLY_CUT (a run under --time ends on time even when each
-   * request would wait out its own deadline). 0: never. Built-ins answer at once and ignore it. */
+   * request would wait out its own deadline); a process start waiting for its hello answer is
+   * ended then too, and the requests it was for are cut. 0: never. Built-ins answer at once and ignore it. */
   int64_t stop_at_ns;
 };
 

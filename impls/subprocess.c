@@ -547,15 +547,19 @@ cleanup:
   return rc;
 }
 
-/* Starts a process and does the handshake. `*spawn_failed` tells "cannot be run at all" apart
- * from a failed hello. The first successful hello fills base.info. */
-static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
+typedef enum {
+  START_OK,
+  START_SPAWN_FAILED, /* the program cannot be run at all */
+  START_HELLO_FAILED, /* it ran, but the handshake failed: a fault of the implementation */
+  START_CUT,          /* the caller's stop time came before the hello answer: nobody's fault */
+} start_outcome;
+
+/* Starts a process and does the handshake; `err` is set unless START_OK. The first successful
+ * hello fills base.info. The hello wait ends at the caller's stop time, as a request's does. */
+static start_outcome start_process(cs_subproc *s, cs_err *err) {
   char why[600] = "";
-  *spawn_failed = false;
-  if (spawn_process(s, err)) {
-    *spawn_failed = true;
-    return -1;
-  }
+  if (spawn_process(s, err))
+    return START_SPAWN_FAILED;
   static const char hello[] = "{\"seq\":0,\"op\":\"hello\",\"protocol\":1}\n";
   cs_buf_put(&s->wbuf, hello, sizeof hello - 1);
   s->wqueued += sizeof hello - 1;
@@ -576,7 +580,7 @@ static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
           info.version = s->version;
           s->base.info = info;
         }
-        return 0;
+        return START_OK;
       }
       break;
     }
@@ -595,6 +599,15 @@ static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
       snprintf(why, sizeof why, "no answer to hello within %u ms", hello_ms);
       break;
     }
+    if (s->base.stop_at_ns && s->base.stop_at_ns < deadline) {
+      int to_stop = ms_until(s->base.stop_at_ns);
+      if (to_stop <= 0) {
+        kill_process(s);
+        cs_err_set(err, "'%s': the time ran out before the hello answer", s->argv[0]);
+        return START_CUT;
+      }
+      left = to_stop;
+    }
     pump(s, left);
   }
   char msg[sizeof why] = "";
@@ -603,7 +616,8 @@ static int start_process(cs_subproc *s, bool *spawn_failed, cs_err *err) {
     kill_process(s);
   put_flat(msg, sizeof msg, why, strlen(why)); /* the answer may hold any bytes */
   put_stderr(s, msg, sizeof msg);
-  return cs_err_set(err, "'%s': %s", s->argv[0], msg);
+  cs_err_set(err, "'%s': %s", s->argv[0], msg);
+  return START_HELLO_FAILED;
 }
 
 /* Asks the process to stop, closes its stdin, waits a little, then kills it. */
@@ -863,14 +877,18 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       return 0;
     }
     if (s->pid <= 0) {
-      bool spawn_failed;
       cs_err e;
-      if (start_process(s, &spawn_failed, &e)) {
+      start_outcome so = start_process(s, &e);
+      if (so == START_CUT) {
+        cut_rest(s, reqs, replies, recv, n, head_since, a);
+        return 0;
+      }
+      if (so != START_OK) {
         for (size_t i = recv; i < n; i++) {
           replies[i].status = CS_REPLY_CRASH;
           replies[i].message = cs_arena_printf(a, "restart failed: %s", e.msg);
         }
-        if (spawn_failed) {
+        if (so == START_SPAWN_FAILED) {
           cs_err_set(err, "%s", e.msg);
           return -1;
         }
@@ -958,9 +976,8 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
 
 static int sp_restart(cs_impl *self, cs_err *err) {
   cs_subproc *s = (cs_subproc *)self;
-  bool spawn_failed;
   stop_process(s);
-  return start_process(s, &spawn_failed, err);
+  return start_process(s, err) == START_OK ? 0 : -1;
 }
 
 static cs_str sp_stderr_tail(cs_impl *self) {
@@ -1035,8 +1052,7 @@ cs_impl *cs_subprocess_open(char *const argv[], const cs_subprocess_config *cfg,
     sp_destroy(&s->base);
     return NULL;
   }
-  bool spawn_failed;
-  if (start_process(s, &spawn_failed, err)) {
+  if (start_process(s, err) != START_OK) {
     sp_destroy(&s->base);
     return NULL;
   }

@@ -389,6 +389,37 @@ Test(subprocess, past_stop_time_sends_nothing) {
   cs_impl_destroy(im);
 }
 
+/* A process start that is still waiting for its hello answer at the stop time ends then, not at
+ * the hello deadline (at least 5 s): the requests it was for are cut, and a restart says it failed. */
+Test(subprocess, stop_time_ends_a_hello_wait) {
+  char flag[] = "/tmp/cs-once-hang-XXXXXX";
+  int fd = mkstemp(flag);
+  cr_assert(fd >= 0);
+  close(fd);
+  unlink(flag); /* the first hello creates it; every later one hangs */
+  cs_impl *im = OPEN_ECHO(&FAST, "--once-hang", flag, "--crash-on", "TRIGGER");
+  cs_request rq[2] = {norm1("TRIGGER"), norm1("a1")};
+  cs_reply rep[2];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 1, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(rep[0].status, CS_REPLY_CRASH, "status %s", cs_reply_status_name(rep[0].status));
+  int64_t t0 = cs_now_ns();
+  im->stop_at_ns = t0 + 300 * 1000000LL;
+  cr_assert_eq(cs_impl_exec(im, &rq[1], rep, 1, &A, &err), 0, "%s", err.msg);
+  double took_ms = (double)(cs_now_ns() - t0) / 1e6;
+  cr_assert(took_ms >= 290 && took_ms < 2500, "exec took %.0f ms for a stop 300 ms away", took_ms);
+  assert_fault(&rep[0], CS_REPLY_CUT, "the time ran out before normalize anthropic was sent");
+  t0 = cs_now_ns();
+  im->stop_at_ns = t0 + 300 * 1000000LL;
+  cr_assert_neq(restart_impl(im, &err), 0, "a restart whose hello never came succeeded");
+  took_ms = (double)(cs_now_ns() - t0) / 1e6;
+  cr_assert(took_ms < 2500, "restart took %.0f ms for a stop 300 ms away", took_ms);
+  cr_assert_not_null(strstr(err.msg, "the time ran out before the hello answer"), "%s", err.msg);
+  cs_impl_destroy(im);
+  unlink(flag);
+  cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child was left behind");
+}
+
 Test(subprocess, stderr_flood_is_drained_and_bounded) {
   cs_subprocess_config cfg = {.deadline_ms = 5000, .stderr_tail = 1000};
   cs_impl *im = OPEN_ECHO(&cfg, "--stderr-flood", "3000000", "--crash-on", "TRIGGER");
