@@ -1,4 +1,4 @@
-/* core/fs.c: mkdir -p. */
+/* core/fs.c: mkdir -p, and writing a whole file with the reason of any failure. */
 #include "core/fs.h"
 
 #include <errno.h>
@@ -21,4 +21,16 @@ int cs_mkdir_p(const char *path, cs_err *err) {
   if (mkdir(tmp, 0777) && errno != EEXIST)
     return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
   return 0;
+}
+
+int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+  int rc = 0;
+  if (len && fwrite(data, 1, len, f) != len)
+    rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+  if (fclose(f) && rc == 0)
+    rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+  return rc;
 }

@@ -319,12 +319,16 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   cJSON_Delete(root);
   char path[2200];
   snprintf(path, sizeof path, "%s/summary.json", dir);
-  int rc = 0;
-  FILE *out = fopen(path, "wb");
-  if (!out || !text || fputs(text, out) < 0 || fputc('\n', out) < 0)
-    rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
-  if (out && fclose(out) && rc == 0)
-    rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+  int rc;
+  if (text) {
+    cs_buf body = {0};
+    cs_buf_puts(&body, text);
+    cs_buf_putc(&body, '\n');
+    rc = cs_write_file(path, body.data, body.len, err);
+    cs_buf_free(&body);
+  } else {
+    rc = cs_err_set(err, "%s: out of memory", path);
+  }
   free(text);
   free(idx);
   free(first);

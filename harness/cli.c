@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -128,6 +129,13 @@ static int push(const char **list, size_t *n, const char *v, const char *what, c
   return 0;
 }
 
+/* An output directory that exists as something else: refused before hours of work, not after.
+ * One that does not exist yet is made when the first file is written. */
+static bool not_a_directory(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
 static int apply(cs_options *o, const option_row *row, const char *v, cs_err *err) {
   const char *n = row->name;
   uint64_t u = 0;
@@ -197,6 +205,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   } else if (!strcmp(n, "expect")) {
     o->expect = v;
   } else if (!strcmp(n, "corpus")) {
+    if (not_a_directory(v))
+      return cs_err_set(err, "--corpus: '%s' is not a directory", v);
     o->corpus_dir = v;
   } else if (!strcmp(n, "min-coverage")) {
     o->min_coverage = d;
@@ -209,8 +219,12 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--color: expected auto, always or never");
     o->color = v;
   } else if (!strcmp(n, "merge")) {
+    if (not_a_directory(v))
+      return cs_err_set(err, "--merge: '%s' is not a directory", v);
     o->merge_out = v;
   } else if (!strcmp(n, "out")) {
+    if (not_a_directory(v))
+      return cs_err_set(err, "--out: '%s' is not a directory", v);
     o->out_dir = v;
   } else if (!strcmp(n, "memory")) {
     char *end;
@@ -367,11 +381,11 @@ int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
     }
     cs_buf_put(b, chunk, n);
   }
-  int bad = ferror(f);
+  int bad = ferror(f), why = errno; /* a directory opens, then fails to read with EISDIR */
   if (!std)
     fclose(f);
   if (bad)
-    return cs_err_set(err, "%s: read error", std ? "stdin" : path);
+    return cs_err_set(err, "%s: cannot read: %s", std ? "stdin" : path, strerror(why));
   if (!b->data)
     cs_buf_put(b, "", 0);
   return 0;

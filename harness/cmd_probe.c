@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/fs.h"
 #include "generators/choices.h"
 #include "generators/history_gen.h"
 #include "harness/cli.h"
@@ -631,12 +632,9 @@ static void markdown(probe_ctx *c, cs_buf *b) {
 
 static int write_file(probe_ctx *c, const char *path, cs_buf *text) {
   cs_http_redact(c->http, text);
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return cs_fail(CS_EXIT_USAGE, "%s: cannot write", path);
-  size_t w = fwrite(text->data ? text->data : "", 1, text->len, f);
-  if (fclose(f) || w != text->len)
-    return cs_fail(CS_EXIT_USAGE, "%s: write error", path);
+  cs_err err;
+  if (cs_write_file(path, text->data, text->len, &err))
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 /* harness/cmd_run.c: `callsign run`: every chosen implementation against every property and target,
  * the regression corpus first, the vectors for implementations claiming canonical v1, the
  * known-failures list, generation statistics, and the reports. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,7 +212,7 @@ static int write_reports(run_ctx *c) {
     FILE *out = fopen(c->o.report[i], "w");
     cs_err err = {{0}};
     if (!out)
-      return cs_fail(CS_EXIT_USAGE, "%s: cannot write", c->o.report[i]);
+      return cs_fail(CS_EXIT_USAGE, "%s: cannot write: %s", c->o.report[i], strerror(errno));
     int rc = f[i].write(&c->report, out, &err);
     if (fclose(out) || rc)
       return cs_fail(CS_EXIT_USAGE, "%s: %s", c->o.report[i], err.msg[0] ? err.msg : "write error");

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
+#include "core/fs.h"
 #include "core/history_json.h"
 #include "generators/history_gen.h"
 #include "generators/transforms.h"
@@ -346,12 +348,15 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
   cs_choices_free(&ch);
   cJSON_SetNumberValue(count, n);
   char *text = cJSON_Print(root);
-  FILE *f = fopen(path, "w");
   int status = CS_EXIT_OK;
-  if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0)
-    status = cs_fail(CS_EXIT_USAGE, "%s: cannot write", path);
-  if (f && fclose(f))
-    status = cs_fail(CS_EXIT_USAGE, "%s: cannot write", path);
+  cs_buf body = {0};
+  cs_buf_puts(&body, text ? text : "");
+  cs_buf_putc(&body, '\n');
+  if (!text)
+    status = cs_fail(CS_EXIT_USAGE, "%s: out of memory", path);
+  else if (cs_write_file(path, body.data, body.len, &err))
+    status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  cs_buf_free(&body);
   cJSON_free(text);
   cJSON_Delete(root);
   cJSON_Delete(old);

@@ -203,12 +203,7 @@ static int write_case(const char *dir, const char *impl, const char *property, c
   cs_buf_puts(&body, ",\n  \"history\": ");
   cs_buf_puts(&body, history_json ? history_json : "null");
   cs_buf_puts(&body, "\n}\n");
-  int rc = 0;
-  FILE *f = fopen(file, "wb");
-  if (!f || fwrite(body.data, 1, body.len, f) != body.len)
-    rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
-  if (f && fclose(f) && rc == 0)
-    rc = cs_err_set(err, "%s: cannot write: %s", file, strerror(errno));
+  int rc = cs_write_file(file, body.data, body.len, err);
   if (rc == 0 && path_out)
     snprintf(path_out, path_len, "%s", file);
   cs_buf_free(&body);

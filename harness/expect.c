@@ -51,6 +51,8 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
     if (k == 3)
       snprintf(e->impl, sizeof e->impl, "%s", i);
   }
+  if (!rc && ferror(f)) /* a directory opens, then fails to read with EISDIR */
+    rc = cs_err_set(err, "%s: cannot read: %s", path, strerror(errno));
   fclose(f);
   if (rc)
     cs_expect_free(out);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "core/clock.h"
@@ -69,6 +70,16 @@ cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err) {
   }
   if (h->cfg.record_dir && cs_mkdir_p(h->cfg.record_dir, err))
     goto fail;
+  /* A mistyped cassette directory would otherwise show as a transport failure of every case. */
+  struct stat st;
+  if (h->cfg.replay_dir && stat(h->cfg.replay_dir, &st)) {
+    cs_err_set(err, "%s: cannot replay: %s", h->cfg.replay_dir, strerror(errno));
+    goto fail;
+  }
+  if (h->cfg.replay_dir && !S_ISDIR(st.st_mode)) {
+    cs_err_set(err, "%s: cannot replay: not a directory", h->cfg.replay_dir);
+    goto fail;
+  }
   if (!h->cfg.replay_dir && !h->cfg.dry_run && !(h->curl = curl_easy_init())) {
     cs_err_set(err, "libcurl cannot start");
     goto fail;
@@ -183,16 +194,8 @@ static int cassette_write(cs_http *h, const cs_http_request *req, const cs_http_
   cs_buf_putc(&text, '\n');
   cs_http_redact(h, &text); /* second line of defence: nothing secret reaches the disk */
   cassette_name(h, req, h->cfg.record_dir, &name);
-  FILE *f = fopen(name.data, "w");
-  if (!f) {
-    cs_err_set(err, "%s: cannot write: %s", name.data, strerror(errno));
+  if (cs_write_file(name.data, text.data, text.len, err))
     goto cleanup;
-  }
-  size_t w = fwrite(text.data, 1, text.len, f);
-  if (fclose(f) || w != text.len) {
-    cs_err_set(err, "%s: write error", name.data);
-    goto cleanup;
-  }
   rc = 0;
 cleanup:
   cJSON_Delete(root);

@@ -176,6 +176,8 @@ int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err) {
       break;
     }
   }
+  if (!rc && ferror(f)) /* a directory opens, then fails to read with EISDIR */
+    rc = cs_err_set(err, "%s: cannot read: %s", path, strerror(errno));
   fclose(f);
   return rc;
 }

@@ -16,6 +16,27 @@ check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation'
 "$CS" run --rule 'anthropic.pattern=(' >"$T/o" 2>"$T/e"
 check "bad rule pattern: exit 2, names the pattern" "[ $? -eq 2 ] && grep -q 'does not compile' '$T/e'"
 
+# Paths that exist but are the wrong kind: refused at once with the reason, before any work.
+: >"$T/a-file"
+mkdir -p "$T/a-dir"
+one_line_2() { [ "$1" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -qF -- "$2" "$T/e" && ! [ -s "$T/o" ]; }
+"$CS" run --impl reference --cases 10 --corpus "$T/a-file" >"$T/o" 2>"$T/e"
+check "--corpus naming a file: exit 2, one line" "one_line_2 $? \"--corpus: '$T/a-file' is not a directory\""
+"$CS" fuzz --impl reference --time 1s --no-corpus --out "$T/a-file" >"$T/o" 2>"$T/e"
+check "fuzz --out naming a file: exit 2, one line" "one_line_2 $? \"--out: '$T/a-file' is not a directory\""
+"$CS" fuzz --merge "$T/a-file" "$T/a-dir" >"$T/o" 2>"$T/e"
+check "fuzz --merge naming a file: exit 2, one line" "one_line_2 $? \"--merge: '$T/a-file' is not a directory\""
+"$CS" run --impl reference --cases 10 --no-corpus --expect "$T/a-dir" >"$T/o" 2>"$T/e"
+check "--expect naming a directory: exit 2, the reason" "one_line_2 $? \"$T/a-dir: cannot read: Is a directory\""
+"$CS" run --impl reference --cases 10 --no-corpus --profile "$T/a-dir" >"$T/o" 2>"$T/e"
+check "--profile naming a directory: exit 2, the reason" "one_line_2 $? \"$T/a-dir: cannot read: Is a directory\""
+"$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/a-dir" >"$T/o" 2>"$T/e"
+check "--json naming a directory: exit 2, the reason" "[ $? -eq 2 ] && grep -qF \"$T/a-dir: cannot write: Is a directory\" '$T/e'"
+"$CS" probe --provider anthropic --replay "$T/a-file" >"$T/o" 2>"$T/e"
+check "probe --replay naming a file: exit 2, one line" "one_line_2 $? \"$T/a-file: cannot replay: not a directory\""
+"$CS" probe --provider anthropic --replay "$T/no-such-dir" >"$T/o" 2>"$T/e"
+check "probe --replay naming nothing: exit 2, one line" "one_line_2 $? \"$T/no-such-dir: cannot replay: No such file or directory\""
+
 "$CS" list >"$T/list" 2>&1
 check "list shows every target" "for t in anthropic openai_chat openai_responses mistral kimi gemini bedrock; do grep -q \"^\$t \" '$T/list' || exit 1; done"
 check "list shows properties and implementations" "grep -q 'emit.pair' '$T/list' && grep -q 'anthropic-sanitize' '$T/list'"

@@ -127,10 +127,10 @@ check_refusal "truncated.json on stdin" "stdin" "ends early"
 # Inputs that are not files with content.
 run canon "$T/does-not-exist.json" </dev/null >"$T/out" 2>"$T/err"
 echo $? >"$T/rc"
-check_refusal "missing file" "$T/does-not-exist.json" ""
+check_refusal "missing file" "$T/does-not-exist.json" "cannot open: No such file or directory"
 mkdir "$T/a-directory"
 run canon "$T/a-directory" </dev/null >"$T/out" 2>"$T/err"
 echo $? >"$T/rc"
-check_refusal "a directory" "$T/a-directory" ""
+check_refusal "a directory" "$T/a-directory" "cannot read: Is a directory"
 
 finish

@@ -1,5 +1,5 @@
 /* tests/unit/test_fs.c: core/fs.c: mkdir -p creates missing parents, accepts existing ones, and
- * names the directory it could not make. */
+ * names the directory it could not make; a whole-file write replaces the file or says why not. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,3 +51,42 @@ Test(fs, an_overlong_path_is_refused) {
   cr_assert_eq(cs_mkdir_p(longp, &err), -1);
   cr_assert_not_null(strstr(err.msg, "path too long"));
 }
+
+Test(fs, write_file_replaces_and_says_why_it_cannot) {
+  char root[] = "/tmp/cs-fs-XXXXXX", file[128], below[160];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(file, sizeof file, "%s/out.txt", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file(file, "first, longer\n", 14, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_write_file(file, "second\n", 7, &err), 0, "%s", err.msg);
+  char got[32] = "";
+  FILE *f = fopen(file, "rb");
+  cr_assert_not_null(f);
+  size_t n = fread(got, 1, sizeof got - 1, f);
+  fclose(f);
+  cr_assert_eq(n, 7, "the old, longer content was not replaced: %zu bytes", n);
+  cr_assert_str_eq(got, "second\n");
+  cr_assert_eq(cs_write_file(file, NULL, 0, &err), 0, "%s", err.msg); /* empty: no data pointer needed */
+  cr_assert_eq(cs_write_file(root, "x", 1, &err), -1, "wrote to a directory");
+  cr_assert_not_null(strstr(err.msg, "cannot write: Is a directory"), "%s", err.msg);
+  snprintf(below, sizeof below, "%s/x", file);
+  cr_assert_eq(cs_write_file(below, "x", 1, &err), -1, "wrote below a file");
+  cr_assert_not_null(strstr(err.msg, below), "%s", err.msg);
+  cr_assert_not_null(strstr(err.msg, "Not a directory"), "%s", err.msg);
+  unlink(file);
+  rmdir(root);
+}
+
+#if defined(__linux__)
+/* A full disk shows on write or close, not on open: the failure must still be reported. */
+Test(fs, write_file_reports_a_full_disk) {
+  struct stat st;
+  if (stat("/dev/full", &st) != 0)
+    cr_skip_test("no /dev/full");
+  char big[70000];
+  memset(big, 'x', sizeof big);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file("/dev/full", big, sizeof big, &err), -1, "a full disk went unnoticed");
+  cr_assert_not_null(strstr(err.msg, "No space left on device"), "%s", err.msg);
+}
+#endif
