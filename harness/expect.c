@@ -19,6 +19,14 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
   size_t cap = 0;
   while (fgets(line, sizeof line, f)) {
     lineno++;
+    size_t len = strlen(line);
+    if (len == sizeof line - 1 && line[len - 1] != '\n') {
+      int next = getc(f); /* fgets would hand the rest over as a line of its own */
+      if (next != EOF && next != '\n') {
+        rc = cs_err_set(err, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
+        break;
+      }
+    }
     char *hash = strchr(line, '#');
     if (hash)
       *hash = 0;
