@@ -427,7 +427,7 @@ int cs_cmd_collide(int argc, char **argv) {
     evaluator *ev = &evs[opened];
     ev->impl = cs_session_open(&o, rs, name, &err);
     if (!ev->impl) {
-      cs_fail(CS_EXIT_IMPL, "%s: %s", name ? name : o.impl_cmd[0], err.msg);
+      cs_fail(CS_EXIT_IMPL, "%s", err.msg);
       goto cleanup;
     }
     const cs_impl_info *info = &ev->impl->info;

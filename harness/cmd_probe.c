@@ -17,6 +17,7 @@
 #include "generators/choices.h"
 #include "generators/history_gen.h"
 #include "harness/cli.h"
+#include "harness/session.h"
 #include "providers/http.h"
 #include "providers/probe.h"
 #include "reports/result.h"
@@ -274,27 +275,13 @@ static uint32_t pairs_from_answer(const cs_history *h, const cs_history_index *i
   return n;
 }
 
-static cs_impl *open_impl(probe_ctx *c, cs_err *err) {
-  if (c->o.impl_cmd) {
-    cs_subprocess_config sc = {.deadline_ms = c->o.deadline_ms};
-    return cs_subprocess_open(c->o.impl_cmd, &sc, err);
-  }
-  const cs_builtin *b = cs_builtin_find(c->impl_name);
-  if (!b) {
-    cs_err_set(err, "unknown implementation '%s' (see callsign list)", c->impl_name);
-    return NULL;
-  }
-  cs_impl_env env = {c->rs, c->o.seed};
-  return b->create(&env, err);
-}
-
 /* Returns 0, or CS_EXIT_IMPL when the implementation cannot be run at all. */
 static int generated_cases(probe_ctx *c) {
   uint64_t ncases = c->o.cases ? c->o.cases : 4;
   cs_err err = {{0}};
-  cs_impl *impl = open_impl(c, &err);
+  cs_impl *impl = cs_session_open(&c->o, c->rs, c->o.impl_cmd ? NULL : c->impl_name, &err);
   if (!impl)
-    return cs_fail(CS_EXIT_IMPL, "probe: %s: %s", c->impl_name, err.msg);
+    return cs_fail(CS_EXIT_IMPL, "probe: %s", err.msg);
   if (!(impl->info.ops & CS_OP_EMIT) || !(impl->info.emit_targets >> c->target->id & 1u)) {
     c->impl_note = "the implementation does not emit for this target: no generated cases";
     cs_impl_destroy(impl);
@@ -314,7 +301,7 @@ static int generated_cases(probe_ctx *c) {
     if (cs_impl_exec(impl, &rq, &rep, 1, &c->a, &err)) {
       cs_choices_free(&ch);
       cs_impl_destroy(impl);
-      return cs_fail(CS_EXIT_IMPL, "probe: %s: %s", c->impl_name, err.msg);
+      return cs_fail(CS_EXIT_IMPL, "probe: %s", err.msg);
     }
     if (rep.status != CS_REPLY_OK) {
       probe_case *pc = new_case(c, name, 0);

@@ -105,7 +105,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   if (!impl) {
     ir->could_not_run = true;
     ir->error = dup_s(&c->a, err.msg);
-    cs_fail(CS_EXIT_IMPL, "%s: %s", ir->name, err.msg);
+    cs_fail(CS_EXIT_IMPL, "%s", err.msg);
     return 0;
   }
   ir->name = dup_s(&c->a, impl->info.name ? impl->info.name : ir->name);
@@ -146,7 +146,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   if (status) {
     ir->could_not_run = true;
     ir->error = dup_s(&c->a, err.msg);
-    cs_fail(CS_EXIT_IMPL, "%s: %s", ir->name, err.msg);
+    cs_fail(CS_EXIT_IMPL, "%s", err.msg);
   }
   ir->cases = res.cases;
   ir->cases_cut = res.cases_cut;

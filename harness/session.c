@@ -19,7 +19,10 @@ cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, 
     return NULL;
   }
   cs_impl_env env = {rs, o->seed};
-  return b->create(&env, err);
+  cs_impl *impl = b->create(&env, err);
+  if (!impl)
+    cs_err_prefix(err, "%s", name);
+  return impl;
 }
 
 void cs_shell_arg(cs_buf *b, const char *s) {

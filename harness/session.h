@@ -11,7 +11,8 @@
 #include "harness/runner.h"
 
 /* Opens built-in `name`, or the --impl-cmd program when `name` is NULL. NULL with `err` when it
- * does not exist or cannot be started. */
+ * does not exist or cannot be started; the message names the implementation (the program as
+ * given for --impl-cmd), so callers print it as it is. */
 cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, cs_err *err);
 
 /* Appends `s`, quoted for a POSIX shell when it needs it. */

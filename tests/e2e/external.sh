@@ -59,6 +59,19 @@ check_bug keep-orphans emit.no_orphans
 "$CS" run --no-corpus --quiet --cases 10 --impl-cmd -- ./no/such/program >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 3 ] && grep -q '^callsign: ' "$T/err" && ok "missing program: exit 3" || bad "missing program: exit $rc"
+# The reason names the program once, in every command that opens it.
+for cmd in "run --no-corpus --quiet --cases 10" "fuzz --no-corpus --quiet --time 2s --out $T/fz" \
+  "collide --target mistral --budget 10" "probe --provider mistral --dry-run --cases 1"; do
+  # shellcheck disable=SC2086
+  "$CS" $cmd --impl-cmd -- /bin/true >"$T/out" 2>"$T/err"
+  rc=$?
+  n=$(grep -o "/bin/true" "$T/err" | wc -l)
+  if [ $rc -eq 3 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && [ "$n" -eq 1 ] && grep -q "exited with status 0 before answering hello" "$T/err"; then
+    ok "${cmd%% *}: a program that exits at once: exit 3, one line naming it once"
+  else
+    bad "${cmd%% *}: a program that exits at once: exit $rc, $n mention(s): $(head -c 200 "$T/err")"
+  fi
+done
 # A program that is not an implementation (answers hello with garbage): exit 3.
 "$CS" run --no-corpus --quiet --cases 10 --deadline 500 --impl-cmd -- sh -c 'read x; echo nonsense; sleep 5' >"$T/out" 2>"$T/err"
 rc=$?
