@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/fs.h"
 #include "core/hash.h"
 #include "core/history_json.h"
 #include "harness/campaign.h"
@@ -467,6 +469,15 @@ int cs_cmd_fuzz(int argc, char **argv) {
     cs_expect_free(&expect);
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
+  /* Made now: an --out that cannot be made is refused before the campaign, not after it. A
+   * directory made here is removed again if the campaign cannot run at all. */
+  struct stat st;
+  bool made_out = stat(c.out_dir, &st) != 0;
+  if (cs_mkdir_p(c.out_dir, &err)) {
+    cs_expect_free(&expect);
+    cs_ruleset_free(c.rs);
+    return cs_fail(CS_EXIT_USAGE, "--out: %s", err.msg);
+  }
   c.hasher = cs_hasher_new();
   cs_findings total = {0};
   int status = CS_EXIT_OK, rc;
@@ -479,6 +490,8 @@ int cs_cmd_fuzz(int argc, char **argv) {
   fflush(stdout);
   if (rc) {
     status = cs_fail(CS_EXIT_IMPL, "%s", err.msg);
+    if (made_out)
+      rmdir(c.out_dir);
     goto cleanup;
   }
   cs_findings_select(&total);

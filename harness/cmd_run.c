@@ -214,7 +214,9 @@ static int write_reports(run_ctx *c) {
     if (!out)
       return cs_fail(CS_EXIT_USAGE, "%s: cannot write: %s", c->o.report[i], strerror(errno));
     int rc = f[i].write(&c->report, out, &err);
-    if (fclose(out) || rc)
+    if (fclose(out) && !rc) /* a full disk may show only here */
+      return cs_fail(CS_EXIT_USAGE, "%s: cannot write: %s", c->o.report[i], strerror(errno));
+    if (rc)
       return cs_fail(CS_EXIT_USAGE, "%s: %s", c->o.report[i], err.msg[0] ? err.msg : "write error");
   }
   return 0;

@@ -10,6 +10,18 @@ distinct() { python3 -c "import json,sys;print('\n'.join(sorted(f['property']+' 
 BUGGY=anthropic-sanitize
 N=1500
 
+# --out is made before the campaign: one that cannot be made is refused at once (not after --time).
+: >"$T/plain-file"
+start=$(date +%s)
+"$CS" fuzz --impl reference --time 30s --no-corpus --quiet --out "$T/plain-file/below" >"$T/o" 2>"$T/e"
+rc=$?
+check "fuzz --out that cannot be made: exit 2 at once, one line with the reason" \
+  "[ $rc -eq 2 ] && [ \$(( \$(date +%s) - $start )) -lt 10 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'cannot create: Not a directory' '$T/e'"
+# ...and a directory made for a campaign that could not run at all is not left behind.
+"$CS" fuzz --time 5s --no-corpus --quiet --out "$T/never" --impl-cmd -- /bin/true >"$T/o" 2>"$T/e"
+rc=$?
+check "fuzz that could not run: exit 3, its new --out removed" "[ $rc -eq 3 ] && [ ! -e '$T/never' ]"
+
 # Sharding: the four shards together list exactly the cases of the unsharded run.
 "$CS" fuzz --impl $BUGGY --cases $N --no-corpus --list-cases --out "$T/all" >"$T/all.txt" 2>"$T/all.err"
 check "unsharded run exits 1 on a buggy built-in" "[ $? -eq 1 ]"
