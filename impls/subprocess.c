@@ -84,6 +84,23 @@ static int ms_until(int64_t deadline) {
   return ms > 60000 ? 60000 : (int)ms;
 }
 
+typedef enum { WAIT_ON, WAIT_DEADLINE_PASSED, WAIT_STOP_CAME } wait_state;
+
+/* How long to wait for an answer due by `deadline`: *ms until it, or until the caller's stop time
+ * when that comes first. The deadline is judged first: an answer overdue is a fault even after the
+ * stop time. */
+static wait_state wait_for(const cs_subproc *s, int64_t deadline, int *ms) {
+  *ms = ms_until(deadline);
+  if (*ms <= 0)
+    return WAIT_DEADLINE_PASSED;
+  if (s->base.stop_at_ns && s->base.stop_at_ns < deadline) {
+    *ms = ms_until(s->base.stop_at_ns);
+    if (*ms <= 0)
+      return WAIT_STOP_CAME;
+  }
+  return WAIT_ON;
+}
+
 static void close_fd(int *fd) {
   if (*fd >= 0)
     close(*fd);
@@ -594,19 +611,16 @@ static start_outcome start_process(cs_subproc *s, cs_err *err) {
       snprintf(why, sizeof why, "the process %s before answering hello", how);
       break;
     }
-    int left = ms_until(deadline);
-    if (left <= 0) {
+    int left;
+    wait_state w = wait_for(s, deadline, &left);
+    if (w == WAIT_DEADLINE_PASSED) {
       snprintf(why, sizeof why, "no answer to hello within %u ms", hello_ms);
       break;
     }
-    if (s->base.stop_at_ns && s->base.stop_at_ns < deadline) {
-      int to_stop = ms_until(s->base.stop_at_ns);
-      if (to_stop <= 0) {
-        kill_process(s);
-        cs_err_set(err, "'%s': the time ran out before the hello answer", s->argv[0]);
-        return START_CUT;
-      }
-      left = to_stop;
+    if (w == WAIT_STOP_CAME) {
+      kill_process(s);
+      cs_err_set(err, "'%s': the time ran out before the hello answer", s->argv[0]);
+      return START_CUT;
     }
     pump(s, left);
   }
@@ -954,20 +968,18 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     if (s->b_stamped > recv && s->wtime[recv] > since)
       since = s->wtime[recv];
     int64_t deadline = since + (int64_t)s->deadline_ms * 1000000;
-    int left = ms_until(deadline);
-    if (left <= 0) {
+    int left;
+    wait_state w = wait_for(s, deadline, &left);
+    if (w == WAIT_DEADLINE_PASSED) {
       snprintf(detail, sizeof detail, "no answer to seq %llu (%s) within %u ms", (unsigned long long)s->seqs[recv],
                what, s->deadline_ms);
       fault(s, &replies[recv], CS_REPLY_TIMEOUT, detail, a);
       recv++;
       continue;
     }
-    if (s->base.stop_at_ns && s->base.stop_at_ns < deadline) {
-      left = ms_until(s->base.stop_at_ns);
-      if (left <= 0) {
-        cut_rest(s, reqs, replies, recv, n, since, a);
-        return 0;
-      }
+    if (w == WAIT_STOP_CAME) {
+      cut_rest(s, reqs, replies, recv, n, since, a);
+      return 0;
     }
     pump(s, left);
   }
