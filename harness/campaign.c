@@ -315,21 +315,10 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
     cJSON_AddItemToArray(arr, o);
   }
   cJSON_AddItemToObject(root, "findings", arr);
-  char *text = cJSON_Print(root);
-  cJSON_Delete(root);
   char path[2200];
   snprintf(path, sizeof path, "%s/summary.json", dir);
-  int rc;
-  if (text) {
-    cs_buf body = {0};
-    cs_buf_puts(&body, text);
-    cs_buf_putc(&body, '\n');
-    rc = cs_write_file(path, body.data, body.len, err);
-    cs_buf_free(&body);
-  } else {
-    rc = cs_err_set(err, "%s: out of memory", path);
-  }
-  free(text);
+  int rc = cs_write_json(path, root, err);
+  cJSON_Delete(root);
   free(idx);
   free(first);
   if (rc == 0 && with_cases) {

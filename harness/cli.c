@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/fs.h"
 #include "core/history_json.h"
 #include "reports/result.h"
 
@@ -409,4 +410,17 @@ cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err) {
 cleanup:
   cs_buf_free(&b);
   return root;
+}
+
+int cs_write_json(const char *path, const cJSON *root, cs_err *err) {
+  char *text = cJSON_Print(root);
+  if (!text)
+    return cs_err_set(err, "%s: out of memory", path);
+  cs_buf body = {0};
+  cs_buf_puts(&body, text);
+  cs_buf_putc(&body, '\n');
+  cJSON_free(text);
+  int rc = cs_write_file(path, body.data, body.len, err);
+  cs_buf_free(&body);
+  return rc;
 }

@@ -86,6 +86,9 @@ int cs_read_input(const char *path, cs_buf *b, cs_err *err);
  * byte, bad UTF-8 or trailing data is an error at line:column). Returns it (cJSON_Delete it), or
  * NULL with `err` naming the file. `what` names the kind of file in the error: "a callsign case". */
 struct cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err);
+/* Writes `root` as indented JSON text and a newline to `path`, replacing it (cs_write_file). 0, or
+ * -1 with `err` naming the file. */
+int cs_write_json(const char *path, const struct cJSON *root, cs_err *err);
 /* Parses "30", "30s", "5m", "2h". */
 int cs_parse_duration(const char *s, double *out);
 

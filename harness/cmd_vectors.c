@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/fs.h"
 #include "core/history_json.h"
 #include "generators/history_gen.h"
 #include "generators/transforms.h"
@@ -347,17 +345,9 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
   }
   cs_choices_free(&ch);
   cJSON_SetNumberValue(count, n);
-  char *text = cJSON_Print(root);
   int status = CS_EXIT_OK;
-  cs_buf body = {0};
-  cs_buf_puts(&body, text ? text : "");
-  cs_buf_putc(&body, '\n');
-  if (!text)
-    status = cs_fail(CS_EXIT_USAGE, "%s: out of memory", path);
-  else if (cs_write_file(path, body.data, body.len, &err))
+  if (cs_write_json(path, root, &err))
     status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
-  cs_buf_free(&body);
-  cJSON_free(text);
   cJSON_Delete(root);
   cJSON_Delete(old);
   cs_arena_free(&a);
