@@ -1,4 +1,5 @@
-/* core/fs.c: mkdir -p, and writing a whole file with the reason of any failure. */
+/* core/fs.c: mkdir -p, writing a whole file, reading a text file line by line; each failure with
+ * its reason. */
 #include "core/fs.h"
 
 #include <errno.h>
@@ -33,4 +34,21 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   if (fclose(f) && rc == 0)
     rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
   return rc;
+}
+
+int cs_read_line(FILE *f, char *line, size_t n, const char *path, int *lineno, cs_err *err) {
+  if (!fgets(line, (int)n, f))
+    return ferror(f) ? cs_err_set(err, "%s: cannot read: %s", path, strerror(errno)) : 0;
+  ++*lineno;
+  size_t len = strlen(line);
+  if (len && line[len - 1] == '\n') {
+    line[len - 1] = 0;
+    return 1;
+  }
+  if (len == n - 1) { /* full buffer: the line ends here only if the file does or a newline follows */
+    int next = getc(f);
+    if (next != EOF && next != '\n')
+      return cs_err_set(err, "%s:%d: line longer than %zu bytes", path, *lineno, n - 1);
+  }
+  return 1;
 }

@@ -1,8 +1,10 @@
-/* core/fs.h: the filesystem helpers the commands that write results share. */
+/* core/fs.h: the filesystem helpers the commands share: mkdir -p, whole-file writes, and reading
+ * small text files (profiles, known-failures lists) line by line. */
 #ifndef CS_CORE_FS_H
 #define CS_CORE_FS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/error.h"
 
@@ -13,5 +15,11 @@ int cs_mkdir_p(const char *path, cs_err *err);
 /* Writes `len` bytes to `path`, replacing it. 0, or -1 with err "PATH: cannot write: REASON" (a
  * failed write or close counts: a full disk shows only there). */
 int cs_write_file(const char *path, const void *data, size_t len, cs_err *err);
+
+/* Reads the next line of `f` (the file `path`) into line[0..n), without its newline, and counts it
+ * in *lineno. 1: a line; 0: end of file; -1 with err "PATH:LINE: line longer than N bytes" (N =
+ * n - 1: fgets would hand the rest over as a line of its own) or "PATH: cannot read: REASON" (a
+ * directory opens, then fails to read with EISDIR). */
+int cs_read_line(FILE *f, char *line, size_t n, const char *path, int *lineno, cs_err *err);
 
 #endif

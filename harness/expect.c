@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fs.h"
 #include "harness/property.h"
 #include "providers/target.h"
 
@@ -15,18 +16,9 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
   if (!f)
     return cs_err_set(err, "%s: cannot open: %s", path, strerror(errno));
   char line[1024];
-  int lineno = 0, rc = 0;
+  int lineno = 0, rc = 0, got;
   size_t cap = 0;
-  while (fgets(line, sizeof line, f)) {
-    lineno++;
-    size_t len = strlen(line);
-    if (len == sizeof line - 1 && line[len - 1] != '\n') {
-      int next = getc(f); /* fgets would hand the rest over as a line of its own */
-      if (next != EOF && next != '\n') {
-        rc = cs_err_set(err, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
-        break;
-      }
-    }
+  while ((got = cs_read_line(f, line, sizeof line, path, &lineno, err)) > 0) {
     char *hash = strchr(line, '#');
     if (hash)
       *hash = 0;
@@ -59,8 +51,8 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
     if (k == 3)
       snprintf(e->impl, sizeof e->impl, "%s", i);
   }
-  if (!rc && ferror(f)) /* a directory opens, then fails to read with EISDIR */
-    rc = cs_err_set(err, "%s: cannot read: %s", path, strerror(errno));
+  if (got < 0)
+    rc = -1;
   fclose(f);
   if (rc)
     cs_expect_free(out);

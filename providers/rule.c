@@ -4,6 +4,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "providers/rule.h"
 
+#include "core/fs.h"
 #include "core/utf8.h"
 #include "providers/simple_pattern.h"
 
@@ -151,19 +152,10 @@ int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err) {
   if (!f)
     return cs_err_set(err, "%s: cannot open: %s", path, strerror(errno));
   char line[1024];
-  int lineno = 0, rc = 0;
-  while (fgets(line, sizeof line, f)) {
-    lineno++;
+  int lineno = 0, rc = 0, got;
+  while ((got = cs_read_line(f, line, sizeof line, path, &lineno, err)) > 0) {
     size_t n = strlen(line);
-    if (n == sizeof line - 1 && line[n - 1] != '\n') {
-      /* fgets would hand the rest of the line over as a line of its own */
-      int next = getc(f);
-      if (next != EOF && next != '\n') {
-        rc = cs_err_set(err, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
-        break;
-      }
-    }
-    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+    while (n && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
       line[--n] = 0;
     char *s = line;
     while (*s == ' ' || *s == '\t')
@@ -176,8 +168,8 @@ int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err) {
       break;
     }
   }
-  if (!rc && ferror(f)) /* a directory opens, then fails to read with EISDIR */
-    rc = cs_err_set(err, "%s: cannot read: %s", path, strerror(errno));
+  if (got < 0)
+    rc = -1;
   fclose(f);
   return rc;
 }

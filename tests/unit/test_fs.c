@@ -1,5 +1,6 @@
 /* tests/unit/test_fs.c: core/fs.c: mkdir -p creates missing parents, accepts existing ones, and
- * names the directory it could not make; a whole-file write replaces the file or says why not. */
+ * names the directory it could not make; a whole-file write replaces the file or says why not; the
+ * line reader counts lines, drops newlines, and refuses a line longer than its buffer. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,3 +91,61 @@ Test(fs, write_file_reports_a_full_disk) {
   cr_assert_not_null(strstr(err.msg, "No space left on device"), "%s", err.msg);
 }
 #endif
+
+static FILE *text_file(const char *text) {
+  FILE *f = tmpfile();
+  cr_assert_not_null(f);
+  fputs(text, f);
+  rewind(f);
+  return f;
+}
+
+Test(fs, read_line_counts_and_drops_newlines) {
+  FILE *f = text_file("first\n\nlast without newline");
+  char line[32];
+  int lineno = 0;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 1);
+  cr_assert_str_eq(line, "first");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 1);
+  cr_assert_str_eq(line, "");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 1);
+  cr_assert_str_eq(line, "last without newline");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 0);
+  cr_assert_eq(lineno, 3);
+  fclose(f);
+}
+
+/* The buffer holds n - 1 bytes: a line of exactly that length is read whole, with or without its
+ * newline; one byte more is an error naming the line, not a second line. */
+Test(fs, read_line_limit_is_the_buffer) {
+  char line[8];
+  int lineno = 0;
+  cs_err err = {{0}};
+  FILE *f = text_file("1234567\n1234567");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 1, "%s", err.msg);
+  cr_assert_str_eq(line, "1234567");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 1, "%s", err.msg);
+  cr_assert_str_eq(line, "1234567");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 0);
+  fclose(f);
+  lineno = 0;
+  f = text_file("ok\n12345678\nnext\n");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 1);
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), -1);
+  cr_assert_str_eq(err.msg, "t.txt:2: line longer than 7 bytes");
+  fclose(f);
+}
+
+Test(fs, read_line_from_a_directory_says_why) {
+  FILE *f = fopen("/tmp", "r");
+  if (!f)
+    cr_skip_test("this system does not open directories as files");
+  char line[8];
+  int lineno = 0;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "/tmp", &lineno, &err), -1);
+  cr_assert_str_eq(err.msg, "/tmp: cannot read: Is a directory");
+  cr_assert_eq(lineno, 0);
+  fclose(f);
+}
