@@ -19,7 +19,7 @@
   X(NATIVE_OPENAI, "native.openai", "call_... (OpenAI)")                                                               \
   X(NATIVE_ANTHROPIC, "native.anthropic", "toolu_... / toolu_vrtx_... (Anthropic)")                                    \
   X(NATIVE_SERVER, "native.server", "srvtoolu_... (Anthropic server call)")                                            \
-  X(NATIVE_RESPONSES, "native.responses", "fc_...|call_... composite (OpenAI Responses)")                              \
+  X(NATIVE_RESPONSES, "native.responses", "call_...|fc_... composite stored by libraries (OpenAI Responses)")          \
   X(NATIVE_KIMI, "native.kimi", "functions.name:N and name:N (Kimi)")                                                  \
   X(NATIVE_MISTRAL, "native.mistral", "9 letters or digits (Mistral)")                                                 \
   X(NATIVE_ADK, "native.adk", "adk-<uuid> (Google ADK)")                                                               \

@@ -16,7 +16,8 @@ const cs_target cs_target_gemini = {
     .mapper = gemini_map,
     .native_passthrough = true,
     .summary = "functionCall.id optional, non-empty and unique when sent",
-    .evidence = "nothing documented; pairing by count and order observed",
+    .evidence = "nothing documented; pairing by count and order observed; Vertex was seen repeating an ID, so "
+                "unique is the pairing's need, not an enforced rule",
     .probe = &cs_probe_gemini,
 };
 

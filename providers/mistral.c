@@ -16,7 +16,8 @@ const cs_target cs_target_mistral = {
     .mapper = mistral_map,
     .native_passthrough = true,
     .summary = "tool_calls[].id ^[a-zA-Z0-9]{9}$, unique",
-    .evidence = "documented (mistral-common validator) and observed",
+    .evidence = "pattern documented (mistral-common validator) and observed; hosted models were seen reusing an ID "
+                "across turns, so unique is the pairing's need, not an enforced rule",
     .probe = &cs_probe_mistral,
 };
 

@@ -1,5 +1,5 @@
 /* providers/openai_chat.c: OpenAI Chat Completions. Rule: 1-40 characters (observed through early
- * 2026; 64 on some newer models, 40 on Azure and gateways), no character set found, unique. */
+ * 2026; 64 on some newer models, Azure and gateways may still use 40), no character set found, unique. */
 #include "providers/probe.h"
 #include "providers/target.h"
 
@@ -14,7 +14,7 @@ const cs_target cs_target_openai_chat = {
     .mapper = openai_chat_map,
     .native_passthrough = true,
     .summary = "tool_calls[].id 1-40 characters, unique (64 on some newer models)",
-    .evidence = "40 observed 2025-03..2026-03; 64 observed 2026-07 on newer models",
+    .evidence = "40 observed 2025-03..2026-03; 64 observed 2026-08 (gpt-5.6-luna)",
     .probe = &cs_probe_openai_chat,
 };
 
