@@ -12,6 +12,9 @@ INCS := -I. $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 LDLIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null || echo -lcjson -lpcre2-8 -lcrypto -lcurl) -lm -lpthread
 OPT ?= -O2 -g
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# gcc links UBSan as a library of its own, which ignores UBSAN_OPTIONS=log_path beside ASan; linked
+# statically it honours it, so the end-to-end tests collect every report (tests/e2e/lib/common.sh).
+SAN_LD := $(SAN) $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n 1)),,-static-libubsan)
 
 # Layers, lowest first (a folder includes only from folders before it).
 LAYERS := core providers generators impls reports harness
@@ -38,7 +41,7 @@ build/callsign: $(REL_OBJ) build/rel/harness/main.o
 	@echo "LD $@"; $(CC) $(OPT) -o $@ $^ $(LDLIBS)
 
 build/san/callsign: $(SAN_OBJ) build/san/harness/main.o
-	@echo "LD $@"; $(CC) $(SAN) -o $@ $^ $(LDLIBS)
+	@echo "LD $@"; $(CC) $(SAN_LD) -o $@ $^ $(LDLIBS)
 
 build/san/tests/%: tests/unit/%.c $(SAN_OBJ)
 	@mkdir -p $(dir $@)

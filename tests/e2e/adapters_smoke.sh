@@ -86,6 +86,11 @@ def answers(path):
     return out
 
 
+# The check each --bug mode's design breaks (the adapters' README describes the modes).
+BUG_BREAKS = {"sanitize-collide": "unique", "truncate": "unique", "random-fallback": "determinism",
+              "name-keyed": "pair", "per-turn-index": "unique", "asymmetric": "pair", "keep-orphans": "orphan"}
+
+
 def problems(a, target):
     """What is wrong with one emit/canonicalize answer (empty list: nothing)."""
     calls, results = a.get("calls"), a.get("results")
@@ -163,14 +168,19 @@ def main():
         name, path, argv = rest[0], rest[1], rest[2:]
         for check, problem in verdicts(answers(path), argv):
             print("%s %s: %s%s" % ("FAIL" if problem else "PASS", name, check, ": " + problem if problem else ""))
-    elif cmd == "bug":  # bug NAME OUT: the bug must make at least one emit check fail
-        name, path = rest
+    elif cmd == "bug":  # bug NAME BUG OUT: every emit answered, and the check the bug breaks fails
+        name, bug, path = rest
         out = answers(path)
-        caught = sorted({p.split(":")[0] for i, t in enumerate(TARGETS) if out.get(1 + i)
-                         for p in problems(out[1 + i], t)})
-        if out.get(7) != dict(out.get(1, {}), seq=7):
+        missing = [1 + i for i in range(len(TARGETS) + 1) if not out.get(1 + i)]
+        if missing:
+            print("FAIL %s: no answer to seq %s" % (name, missing))
+            return
+        caught = sorted({p.split(":")[0] for i, t in enumerate(TARGETS) for p in problems(out[1 + i], t)})
+        if out[7] != dict(out[1], seq=7):
             caught.append("determinism")
-        print("%s %s: caught (%s)" % ("PASS", name, ", ".join(caught)) if caught else "FAIL %s: not caught" % name)
+        want = BUG_BREAKS[bug]
+        print("%s %s: caught (%s)" % ("PASS", name, ", ".join(caught)) if want in caught
+              else "FAIL %s: %s not caught (caught: %s)" % (name, want, ", ".join(caught) or "nothing"))
 
 
 main()
@@ -193,8 +203,13 @@ run_bugs() {
   local name=$1 bug rc
   shift
   for bug in $BUGS; do
-    timeout 30 "$@" --bug "$bug" <"$work/requests" >"$work/bug.out" 2>/dev/null || true
-    python3 "$work/check.py" bug "$name --bug $bug" "$work/bug.out" >"$work/verdicts" || true
+    rc=0
+    timeout 30 "$@" --bug "$bug" <"$work/requests" >"$work/bug.out" 2>"$work/bug.err" || rc=$?
+    if [ "$rc" = 0 ]; then
+      python3 "$work/check.py" bug "$name --bug $bug" "$bug" "$work/bug.out" >"$work/verdicts" || true
+    else
+      echo "FAIL $name --bug $bug: exit $rc, stderr: $(head -c 200 "$work/bug.err")" >"$work/verdicts"
+    fi
     record "$name --bug $bug"
   done
   rc=0

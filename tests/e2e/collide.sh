@@ -60,10 +60,9 @@ check "--via normalize on an emit-only implementation: exit 2, says so" "[ $? -e
 # Budgets: a 53.6-bit space is not searched through in a test.
 "$CS" collide --impl mistral-hash9 --target mistral --budget 200000 --no-corpus --jobs 2 >"$T/m.txt" 2>"$T/m.err"
 check "mistral-hash9 under a small budget: exit 0, says how much work a collision needs" "[ $? -eq 0 ] && grep -q 'no collision found' '$T/m.txt' && grep -q '53.6 bits' '$T/m.txt'"
-if [ -x build/adapter-c ]; then
-  "$CS" collide --target mistral --budget 50000 --no-corpus --jobs 2 --impl-cmd -- build/adapter-c >"$T/x.txt" 2>"$T/x.err"
-  check "an external implementation is searched through pipelined normalize requests" "[ $? -eq 0 ] && grep -q 'normalize mistral of' '$T/x.txt'"
-fi
+# `make e2e` builds build/adapter-c first: its absence is a failure, not a reason to skip.
+"$CS" collide --target mistral --budget 50000 --no-corpus --jobs 2 --impl-cmd -- build/adapter-c >"$T/x.txt" 2>"$T/x.err"
+check "an external implementation is searched through pipelined normalize requests" "[ $? -eq 0 ] && grep -q 'normalize mistral of' '$T/x.txt'"
 
 # A real collision of the reference's own mistral mapper, found by
 #   callsign collide --impl reference --target mistral --via emit   (about 2^27 evaluations)
@@ -93,5 +92,4 @@ check "unknown --inputs: exit 2" "[ $? -eq 2 ] && grep -q 'unknown family' '$T/e
 "$CS" collide --impl anthropic-sanitize --target anthropic --memory 12Q >"$T/o" 2>"$T/e"
 check "bad --memory: exit 2" "[ $? -eq 2 ] && grep -q -- '--memory' '$T/e'"
 
-check "no sanitizer report" "san_clean '$T'/*.err"
 finish

@@ -76,5 +76,4 @@ done
 "$CS" run --no-corpus --quiet --cases 10 --deadline 500 --impl-cmd -- sh -c 'read x; echo nonsense; sleep 5' >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 3 ] && ok "garbage hello: exit 3" || bad "garbage hello: exit $rc"
-! grep -qE 'Sanitizer|runtime error' "$T/err" && ok "no sanitizer report" || bad "sanitizer report"
 finish

@@ -8,18 +8,13 @@ set -u
 CS=${1:-build/san/callsign}
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 FAKE="$HERE/fake_provider/fake_provider.py"
-T=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
   [ -n "${KEEP:-}" ] && echo "kept $T" || rm -rf "$T"
 }
 trap cleanup EXIT
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 
 # A safety net: anything not addressed to loopback would go to a proxy that does not exist.
 export http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 HTTP_PROXY=http://127.0.0.1:9 \
@@ -130,7 +125,7 @@ done
 check "replay prints the same table" "diff <(grep -v '^requests:' '$T/out.anthropic') <(grep -v '^requests:' '$T/rout.anthropic') >/dev/null"
 before=$(stats "$PORT_main")
 "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" "${RUN[@]}" --seed 8 \
-  --replay "$T/cassette" --json "$T/rep.miss.json" >/dev/null 2>&1
+  --replay "$T/cassette" --json "$T/rep.miss.json" >"$T/out.miss" 2>&1
 rc=$?
 check "replay of requests not in the cassette: transport, exit 1, nothing sent" \
   "[ $rc -eq 1 ] && [ $(stats "$PORT_main") -eq $before ] && grep -q 'no recorded answer' '$T/rep.miss.json'"
@@ -190,20 +185,20 @@ check "429 (Retry-After) and 503 retried: 2 extra requests, no transport error" 
 start_fake slow --flaky 1 --retry-after 2
 t0=$(date +%s.%N)
 with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_slow/openai" "${RUN[@]}" --max-requests 2 \
-  --json "$T/slow.json" >/dev/null 2>&1
+  --json "$T/slow.json" >"$T/out.slow" 2>&1
 t1=$(date +%s.%N)
 check "Retry-After: 2 is honoured before the retry" \
   "python3 -c 'import sys; sys.exit(not 2.0 <= $t1 - $t0 < 10)' && [ $(stats "$PORT_slow") -eq 2 ] && grep -q '\"accepted\"' '$T/slow.json'"
 t0=$(date +%s.%N)
 with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_slow/openai" --rate 4 --max-requests 5 \
-  >/dev/null 2>&1
+  >"$T/out.rate" 2>&1
 t1=$(date +%s.%N)
 check "--rate 4: five requests take at least one second" "python3 -c 'import sys; sys.exit(not 1.0 <= $t1 - $t0 < 10)'"
 for w in openrouter vertex; do
   start_fake "w$w" --wrap "$w" --bedrock-claude
   for p in anthropic mistral bedrock; do
     with_keys "$CS" probe --provider "$p" --base-url "http://127.0.0.1:$(eval echo \$PORT_w$w)/$(prefix "$p")" "${RUN[@]}" \
-      --json "$T/wrap.$w.$p.json" >/dev/null 2>&1
+      --json "$T/wrap.$w.$p.json" >"$T/out.wrap.$w.$p" 2>&1
     check "$p through a $w wrapper: documented verdicts" "python3 '$T/expect.py' '$p' '$T/wrap.$w.$p.json' >'$T/why' || { cat '$T/why'; false; }"
   done
 done
@@ -212,7 +207,7 @@ check "Claude's text passed through by Bedrock is read" "grep -q 'The model retu
 # ---- 5. budget, dry run, missing keys, a model endpoint that refuses IDs
 before=$(stats "$PORT_main")
 with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" "${RUN[@]}" --max-requests 5 \
-  --json "$T/budget.json" >"$T/o" 2>&1
+  --json "$T/budget.json" >"$T/out.budget" 2>&1
 rc=$?
 check "--max-requests 5: 5 requests reach the provider, the rest are not sent" \
   "[ $rc -eq 0 ] && [ $(($(stats "$PORT_main") - before)) -eq 5 ] && [ \"\$(python3 -c \"import json; print(json.load(open('$T/budget.json'))['summary']['not sent'])\")\" -gt 20 ]"
@@ -241,7 +236,5 @@ check "no key, secret or session token in any output, report or cassette" \
   "! grep -r -a -l -e '$CANARY' -e '$AWS_SECRET' -e '$AWS_ID' '$T' --exclude=probe.sh --exclude=expect.py"
 check "cassettes hold requests with the authorization redacted" \
   "grep -q -r '\"x-api-key\":.*\"\[redacted\]\"' '$T/cassette' && grep -q -r '\"authorization\":.*\"\[redacted\]\"' '$T/cassette-sig'"
-check "no sanitizer report" "! grep -l -E 'Sanitizer|runtime error' '$T'/err.* '$T'/rerr.* >/dev/null 2>&1"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

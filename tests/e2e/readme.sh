@@ -3,10 +3,7 @@
 # of its quick tour exist. Usage: readme.sh path/to/callsign
 set -u
 CS=${1:-build/san/callsign}
-pass=0
-fail=0
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 want=$("$CS" list --markdown)
 have=$(sed -n '/<!-- tables:/,/<!-- end of tables -->/p' README.md | sed '1d;$d' | sed '/./,$!d' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}')
 [ "$want" = "$have" ] && ok "README tables match callsign list --markdown" || bad "README tables differ: run sh mk/readme-tables.sh build/callsign"
@@ -15,5 +12,4 @@ for cmd in $(grep -oE 'build/callsign [a-z]+' README.md | awk '{print $2}' | sor
 done
 grep -q 'make run' README.md && grep -q 'make test' README.md && ok "README gives the two set-up commands" || bad "set-up commands missing"
 grep -q '^make deps' .ci/run && grep -q '^make test' .ci/run && ok ".ci/run runs make deps then the README's test command" || bad ".ci/run"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -8,8 +8,26 @@ fail=0
 ok() { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-san_clean() { ! grep -qE 'Sanitizer|runtime error' "$@"; }
+# Every sanitizer report of every command the script runs goes to $T/san.PID, whatever the command
+# did with its stderr, so a report cannot hide behind a redirection or an overwritten file.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/san"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$T/san"
+san_reports() { ls "$T"/san.* 2>/dev/null; }
+# True when no command so far left a report; a report found is shown once and set aside, so a
+# later check judges only the commands run after it.
+san_clean() {
+  local r
+  r=$(san_reports)
+  [ -z "$r" ] && return 0
+  mkdir -p "$T/san-seen"
+  for f in $r; do
+    sed 's/^/    /' "$f" | head -n 20
+    mv "$f" "$T/san-seen/"
+  done
+  return 1
+}
 finish() {
+  check "no sanitizer report from any command" "san_clean"
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]
 }
