@@ -2,6 +2,7 @@
 #include "harness/cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +97,7 @@ int cs_parse_duration(const char *s, double *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || errno || v < 0)
+  if (end == s || errno || !isfinite(v) || v < 0) /* strtod also reads "nan", "inf" */
     return -1;
   if (*end == 0 || strcmp(end, "s") == 0)
     *out = v;
@@ -154,7 +155,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   case ARG_SHARE: {
     char *end;
     d = strtod(v, &end);
-    if (end == v || (*end && strcmp(end, "%") != 0) || d < 0)
+    if (end == v || (*end && strcmp(end, "%") != 0) || !isfinite(d) || d < 0)
       return cs_err_set(err, "--%s: '%s' is not a share (0.02 or 2%%)", n, v);
     if (*end == '%' || d > 1)
       d /= 100;
@@ -165,7 +166,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   case ARG_DOUBLE: {
     char *end;
     d = strtod(v, &end);
-    if (end == v || *end || d <= 0)
+    if (end == v || *end || !isfinite(d) || d <= 0)
       return cs_err_set(err, "--%s: '%s' is not a positive number", n, v);
     break;
   }
@@ -236,7 +237,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
                   : !strcmp(end, "M") ? 1048576.0
                   : !strcmp(end, "G") ? 1073741824.0
                                       : 0;
-    if (end == v || errno || m <= 0 || unit == 0 || m * unit < 65536 || m * unit > 1e15)
+    if (end == v || errno || !isfinite(m) || m <= 0 || unit == 0 || m * unit < 65536 || m * unit > 1e15)
       return cs_err_set(err, "--memory: '%s' is not a size from 64K (512M, 2G)", v);
     o->memory = (uint64_t)(m * unit);
   } else if (!strcmp(n, "budget")) {

@@ -89,7 +89,8 @@ struct cJSON *cs_read_json_object(const char *path, const char *what, cs_err *er
 /* Writes `root` as indented JSON text and a newline to `path`, replacing it (cs_write_file). 0, or
  * -1 with `err` naming the file. */
 int cs_write_json(const char *path, const struct cJSON *root, cs_err *err);
-/* Parses "30", "30s", "5m", "2h". */
+/* Parses a finite, non-negative duration in seconds: "30", "30s", "1.5", "250ms", "5m", "2h". 0, or
+ * -1 (nothing is written to *out). */
 int cs_parse_duration(const char *s, double *out);
 
 /* Prints "callsign: <message>" on stderr and returns `status`. */
