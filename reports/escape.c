@@ -69,11 +69,6 @@ static size_t visible(uint32_t cp, char *out) {
   return (size_t)snprintf(out, 12, "\\U%08X", (unsigned)cp);
 }
 
-void cs_esc_visible(cs_buf *b, uint32_t cp) {
-  char out[12];
-  cs_buf_put(b, out, visible(cp, out));
-}
-
 size_t cs_esc_cut(const char *s, size_t n, size_t max) {
   if (n <= max)
     return n;

@@ -18,8 +18,6 @@
 size_t cs_esc_decode(const char *s, size_t n, uint32_t *cp);
 /* True for the characters no report shows raw (see the top of this file); \t and \n included. */
 bool cs_esc_is_hidden(uint32_t cp);
-/* Appends the visible escape of a hidden character. */
-void cs_esc_visible(cs_buf *b, uint32_t cp);
 /* The longest prefix of s, at most max bytes, that does not split a UTF-8 sequence. */
 size_t cs_esc_cut(const char *s, size_t n, size_t max);
 

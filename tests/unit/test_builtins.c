@@ -370,20 +370,35 @@ Test(builtins, every_builtin_answers_every_supported_request_without_crashing) {
   }
 }
 
+/* No turns, or only a user's text: every operation answers ok, with nothing in it. */
 Test(builtins, an_empty_history_gets_empty_answers) {
-  hb b;
-  hb_init(&b);
-  size_t n;
+  hb empty, text;
+  hb_init(&empty);
+  hb_init(&text);
+  hb_turn(&text, CS_ROLE_USER, CS_PROV_UNKNOWN, "u0");
+  const cs_history *hs[] = {&empty.h, &text.h};
+  size_t n, asked = 0;
   const cs_builtin *all = cs_builtins(&n);
   for (size_t i = 0; i < n; i++) {
     cs_impl *im = make(all[i].name);
-    for (cs_target_id t = 0; t < CS_TARGET_COUNT; t++)
-      if (im->info.emit_targets >> t & 1u) {
-        cs_answer x = emit(im, &b.h, t);
-        cr_assert_eq(x.ncalls + x.nresults, 0);
+    for (size_t k = 0; k < 2; k++) {
+      if (im->info.ops & CS_OP_CANONICALIZE) {
+        cs_reply rep = run(im, (cs_request){.op = CS_OP_CANONICALIZE, .history = hs[k]});
+        cr_assert_eq(rep.status, CS_REPLY_OK, "%s canonicalize", im->info.name);
+        cr_assert_eq(rep.answer.ncalls + rep.answer.nresults, 0, "%s canonicalize", im->info.name);
+        asked++;
       }
+      for (cs_target_id t = 0; t < CS_TARGET_COUNT; t++)
+        if (im->info.emit_targets >> t & 1u) {
+          cs_reply rep = run(im, (cs_request){.op = CS_OP_EMIT, .target = t, .history = hs[k]});
+          cr_assert_eq(rep.status, CS_REPLY_OK, "%s emit %s", im->info.name, cs_target_get(t)->name);
+          cr_assert_eq(rep.answer.ncalls + rep.answer.nresults, 0, "%s emit", im->info.name);
+          asked++;
+        }
+    }
     cs_impl_destroy(im);
   }
+  cr_assert_geq(asked, 2 * n, "every built-in was asked");
 }
 
 /* ---- reference ---- */

@@ -46,7 +46,8 @@ Test(campaign, select_keeps_the_smallest_index_per_window) {
   add(&f, "emit.pair", "-", UINT64_MAX, "cccccccccccccccc");
   add(&f, "emit.pair", "-", UINT64_MAX, "cccccccccccccccc"); /* the same corpus case twice */
   add(&f, "emit.pair", "-", UINT64_MAX, "dddddddddddddddd");
-  cr_assert_eq(f.n, 5);
+  add(&f, "emit.unique", "anthropic", 100, "bbbbbbbbbbbbbbbb"); /* another window, b's signature again */
+  cr_assert_eq(f.n, 6);
   cr_assert_eq(f.cases, 0);
   bool saw5 = false, saw9 = false;
   for (size_t i = 0; i < f.n; i++) {
@@ -57,8 +58,15 @@ Test(campaign, select_keeps_the_smallest_index_per_window) {
   }
   cr_assert(saw5 && !saw9);
   size_t idx[8];
-  /* distinct: anthropic b, anthropic a (case 20), bedrock a, pair c, pair d */
+  /* distinct: anthropic b (case 5, not 100), anthropic a (case 20), bedrock a, pair c, pair d */
   cr_assert_eq(cs_findings_distinct(&f, idx), 5);
+  size_t b_count = 0;
+  for (size_t k = 0; k < 5; k++)
+    if (!strcmp(f.f[idx[k]].signature, "bbbbbbbbbbbbbbbb")) {
+      b_count++;
+      cr_assert_eq(f.f[idx[k]].case_index, 5, "the first of a signature's findings stands for it");
+    }
+  cr_assert_eq(b_count, 1);
   cs_findings_free(&f);
 }
 

@@ -326,24 +326,48 @@ Test(history_gen, round_trips_through_protocol_json) {
   cs_buf_free(&j2);
 }
 
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* Any bytes make a well-formed history; the same bytes make the same one, and different bytes
+ * make different ones (the bytes are the choices, not a seed that is ignored). */
 Test(history_gen, fuzzer_bytes_drive_the_generator) {
+  enum { ROUNDS = 2000 };
   cs_arena a = {0};
   cs_choices c = {0};
-  uint64_t x = 12345;
+  cs_buf j1 = {0}, j2 = {0};
+  uint64_t x = 12345, *digest = calloc(ROUNDS, sizeof *digest);
   uint8_t bytes[512];
-  for (int round = 0; round < 2000; round++) {
+  for (int round = 0; round < ROUNDS; round++) {
     size_t n = (size_t)(round % 512);
     for (size_t i = 0; i < n; i++) {
       x = cs_seed_mix(x);
       bytes[i] = (uint8_t)x;
     }
+    cs_gen_config cfg = {0};
+    cs_gen_case g;
     cs_choices_replay_bytes(&c, bytes, n);
     cs_arena_reset(&a);
-    cs_gen_case g;
-    cs_gen_config cfg = {0};
     cs_gen_history(&c, &cfg, &a, &g);
     check_structure(&g, &cfg, &a);
+    to_json(&g.h, &j1);
+    cs_choices_replay_bytes(&c, bytes, n);
+    cs_arena_reset(&a);
+    cs_gen_history(&c, &cfg, &a, &g);
+    to_json(&g.h, &j2);
+    cr_assert_str_eq(j1.data, j2.data, "round %d: the same bytes gave two histories", round);
+    digest[round] = cs_str_hash(cs_buf_view(&j1));
   }
+  qsort(digest, ROUNDS, sizeof *digest, cmp_u64);
+  size_t distinct = 1;
+  for (size_t i = 1; i < ROUNDS; i++)
+    distinct += digest[i] != digest[i - 1];
+  cr_assert_gt(distinct, ROUNDS * 9 / 10, "only %zu distinct histories from %d byte strings", distinct, ROUNDS);
+  free(digest);
+  cs_buf_free(&j1);
+  cs_buf_free(&j2);
   cs_arena_free(&a);
   cs_choices_free(&c);
 }

@@ -114,6 +114,18 @@ Test(probe_build, bedrock_tool_use_id_and_tool_config) {
   cJSON_Delete(j);
 }
 
+/* The values of the probe's IDs ("a" is the NUL-holding ID as cJSON reads it), in document order. */
+static void id_sequence(const cJSON *j, char *out, size_t cap) {
+  for (const cJSON *c = j ? j->child : NULL; c; c = c->next) {
+    if (cJSON_IsString(c) &&
+        (!strcmp(c->valuestring, "a") || !strcmp(c->valuestring, "R2") || !strcmp(c->valuestring, "C3"))) {
+      size_t len = strlen(out);
+      snprintf(out + len, cap - len, "%s ", c->valuestring);
+    }
+    id_sequence(c, out, cap);
+  }
+}
+
 Test(probe_build, grouping_orphans_missing_and_hostile_ids) {
   /* message 0: a call answered, an orphan result; message 1: a call without result */
   const char nul_id[] = {'a', 0, 'b', '"', '\\'};
@@ -125,8 +137,13 @@ Test(probe_build, grouping_orphans_missing_and_hostile_ids) {
   const cs_probe_spec *all[] = {&cs_probe_anthropic, &cs_probe_openai_chat, &cs_probe_openai_responses,
                                 &cs_probe_mistral,   &cs_probe_kimi,        &cs_probe_gemini,
                                 &cs_probe_bedrock};
+  /* Every provider's body carries, in document order: the first call, its result, the orphan result
+   * (with the first message's results), then the unanswered call, alone. */
   for (size_t s = 0; s < 7; s++) {
     cJSON *j = build(all[s], p, 3, 0);
+    char seq[64] = "";
+    id_sequence(j, seq, sizeof seq);
+    cr_assert_str_eq(seq, "a a R2 C3 ", "provider %zu: IDs in order: %s", s, seq);
     cJSON_Delete(j);
   }
   cJSON *j = build(&cs_probe_anthropic, p, 3, 0);
