@@ -13,6 +13,7 @@
 
 #include "core/fs.h"
 #include "core/history_json.h"
+#include "harness/property.h"
 #include "reports/result.h"
 
 typedef enum { ARG_NONE, ARG_STR, ARG_U64, ARG_U32, ARG_DURATION, ARG_SHARE, ARG_DOUBLE } arg_kind;
@@ -115,9 +116,9 @@ int cs_parse_duration(const char *s, double *out) {
 static int parse_u64(const char *s, uint64_t *out) {
   char *end;
   errno = 0;
-  if (!*s || *s == '-')
-    return -1;
-  unsigned long long v = strtoull(s, &end, 0);
+  if (*s < '0' || *s > '9')
+    return -1;                                  /* strtoull would skip spaces and take a sign */
+  unsigned long long v = strtoull(s, &end, 10); /* decimal: "010" is ten, not eight */
   if (*end || errno)
     return -1;
   *out = v;
@@ -181,6 +182,14 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--target: unknown target '%s' (see callsign list)", v);
     o->targets |= 1u << t;
   } else if (!strcmp(n, "property")) {
+    /* A prefix naming no property would check nothing and pass: a typo must not turn a gate green. */
+    size_t np;
+    const cs_property *all = cs_properties(&np);
+    bool names_one = false;
+    for (size_t i = 0; i < np && !names_one; i++)
+      names_one = !strncmp(all[i].name, v, strlen(v));
+    if (!names_one || !*v)
+      return cs_err_set(err, "--property: no property's name starts with '%s' (see callsign list)", v);
     return push(o->only, &o->nonly, v, "--property", err);
   } else if (!strcmp(n, "seed")) {
     o->seed = u;
@@ -194,12 +203,20 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--jobs: must be 1 to 256");
     o->jobs = (unsigned)u;
   } else if (!strcmp(n, "shard")) {
-    unsigned i, k;
-    char extra;
-    if (sscanf(v, "%u/%u%c", &i, &k, &extra) != 2 || k == 0 || i >= k)
+    /* Two decimal numbers: sscanf's %u would take " 1" and wrap "-1" to 4294967295. */
+    const char *slash = strchr(v, '/');
+    char left[24];
+    uint64_t i = 0, k = 0;
+    bool ok = slash && (size_t)(slash - v) < sizeof left;
+    if (ok) {
+      memcpy(left, v, (size_t)(slash - v));
+      left[slash - v] = 0;
+      ok = !parse_u64(left, &i) && !parse_u64(slash + 1, &k) && k > 0 && k <= UINT32_MAX && i < k;
+    }
+    if (!ok)
       return cs_err_set(err, "--shard: '%s' is not I/N with 0 <= I < N", v);
-    o->shard_i = i;
-    o->shard_n = k;
+    o->shard_i = (unsigned)i;
+    o->shard_n = (unsigned)k;
   } else if (!strcmp(n, "rule")) {
     return push(o->rules, &o->nrules, v, "--rule", err);
   } else if (!strcmp(n, "profile")) {
