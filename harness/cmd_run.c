@@ -229,7 +229,7 @@ static int print_stats(run_ctx *c) {
     printf("\nGeneration statistics (%llu cases)\n", (unsigned long long)r->stat_cases);
   for (size_t i = 0; i < r->nstats; i++) {
     double share = r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0;
-    bool below = c->o.min_coverage > 0 && share < c->o.min_coverage;
+    bool below = cs_report_stat_below(r, i);
     if (c->o.stats || below)
       printf("  %-28s %8llu  %6.2f%%%s\n", r->stats[i].name, (unsigned long long)r->stats[i].count, share * 100,
              below ? "  below --min-coverage" : "");
@@ -304,6 +304,7 @@ int cs_cmd_run(int argc, char **argv) {
     c.report.stats[c.report.nstats++] =
         (cs_stat){cs_label_name((cs_label)l), cs_label_desc((cs_label)l), c.label_counts[l]};
   c.report.stat_cases = c.stat_cases;
+  c.report.min_coverage = c.o.min_coverage;
   /* Listed failures that never came up for an implementation that ran are reported as fixed. */
   for (size_t i = 0; i < c.expect.n; i++)
     if (!c.expect.e[i].matched)

@@ -140,6 +140,7 @@ static void summary(cs_buf *b, const cs_report *r) {
 static void statistics(cs_buf *b, const cs_report *r) {
   cs_buf_puts(b, "{\n    \"cases\": ");
   num(b, r->stat_cases);
+  cs_buf_printf(b, ",\n    \"min_coverage\": %.6f", r->min_coverage);
   cs_buf_puts(b, ",\n    \"labels\": [");
   for (size_t i = 0; i < r->nstats; i++) {
     const cs_stat *s = &r->stats[i];
@@ -149,7 +150,9 @@ static void statistics(cs_buf *b, const cs_report *r) {
     cs_esc_json(b, s->desc);
     cs_buf_puts(b, ", \"count\": ");
     num(b, s->count);
-    cs_buf_printf(b, ", \"share\": %.6f}", r->stat_cases ? (double)s->count / (double)r->stat_cases : 0.0);
+    cs_buf_printf(b, ", \"share\": %.6f, \"below_min_coverage\": %s}",
+                  r->stat_cases ? (double)s->count / (double)r->stat_cases : 0.0,
+                  cs_report_stat_below(r, i) ? "true" : "false");
   }
   cs_buf_puts(b, r->nstats ? "\n    ]\n  }" : "]\n  }");
 }

@@ -156,14 +156,26 @@ int cs_report_junit(const cs_report *r, FILE *out, cs_err *err) {
   cs_buf b = {0};
   cs_tally t = {0};
   cs_tally_report(&t, r);
+  size_t below = cs_report_coverage_below(r);
   cs_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   cs_buf_printf(&b,
                 "<testsuites name=\"callsign\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
                 "time=\"%.3f\">\n",
-                t.cells + t.could_not_run, t.fails_run, t.could_not_run,
+                t.cells + t.could_not_run + (below > 0), t.fails_run + (below > 0), t.could_not_run,
                 t.expected_failures + t.not_applicable + t.unchecked + (t.failed + t.fixed - t.fails_run), t.seconds);
   for (size_t k = 0; k < r->nimpls; k++)
     suite(&b, r, &r->impls[k]);
+  if (below) { /* --min-coverage fails the run: CI must see it as a failed test, not only as exit 1 */
+    cs_buf_puts(&b, "  <testsuite name=\"generation\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
+                    "    <testcase classname=\"generation\" name=\"min_coverage\">\n      <failure message=\"");
+    cs_buf_printf(&b, "%zu pathology classes occurred in fewer than %.2f%% of cases\">", below, r->min_coverage * 100);
+    for (size_t i = 0; i < r->nstats; i++)
+      if (cs_report_stat_below(r, i)) {
+        cs_esc_markup(&b, r->stats[i].name, strlen(r->stats[i].name), CS_ESC_TEXT);
+        cs_buf_printf(&b, " %llu\n", (unsigned long long)r->stats[i].count);
+      }
+    cs_buf_puts(&b, "</failure>\n    </testcase>\n  </testsuite>\n");
+  }
   cs_buf_puts(&b, "</testsuites>\n");
   int rc = cs_report_output(&b, out, "junit", err);
   cs_buf_free(&b);

@@ -57,7 +57,19 @@ int cs_report_exit_status(const cs_report *r) {
     for (size_t i = 0; i < r->impls[k].ncells; i++)
       if (cs_cell_fails_run(&r->impls[k].cells[i], r->strict))
         return 1;
-  return 0;
+  return cs_report_coverage_below(r) ? 1 : 0;
+}
+
+bool cs_report_stat_below(const cs_report *r, size_t i) {
+  double share = r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0;
+  return r->min_coverage > 0 && share < r->min_coverage;
+}
+
+size_t cs_report_coverage_below(const cs_report *r) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->nstats; i++)
+    n += cs_report_stat_below(r, i);
+  return n;
 }
 
 /* The terminal writer is not listed: it writes to stdout and takes a color flag. */

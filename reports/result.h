@@ -84,6 +84,7 @@ typedef struct {
   cs_stat *stats; /* generation statistics, over all implementations */
   size_t nstats;
   uint64_t stat_cases;
+  double min_coverage;    /* --min-coverage: a label below this share fails the run (0: none) */
   const char *targets[8]; /* targets run, in table order */
   size_t ntargets;
 } cs_report;
@@ -100,6 +101,9 @@ const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len);
 const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len);
 /* Exit status per DESIGN.md: 0 pass, 1 a property failed, 3 an implementation could not be run. */
 int cs_report_exit_status(const cs_report *r);
+/* Is statistics label i below --min-coverage? How many are? Either fails the run (exit 1). */
+bool cs_report_stat_below(const cs_report *r, size_t i);
+size_t cs_report_coverage_below(const cs_report *r);
 
 /* Writers. Each writes a complete document; returns 0, or -1 with `err` on an I/O error. */
 int cs_report_terminal(const cs_report *r, FILE *out, bool color, cs_err *err);

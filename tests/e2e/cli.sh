@@ -180,6 +180,14 @@ check "corpus case replayed first (fails with one generated case)" "[ $? -eq 1 ]
 
 "$CS" run --impl reference --cases 500 --no-corpus --stats --min-coverage 0.5% >"$T/st" 2>"$T/e"
 check "--stats prints every label" "grep -q 'id.missing' '$T/st' && grep -q 'twin.impl' '$T/st'"
-"$CS" run --impl reference --cases 200 --no-corpus --min-coverage 90% >"$T/o" 2>"$T/e"
+"$CS" run --impl reference --cases 200 --no-corpus --min-coverage 90% --json "$T/mc.json" --junit "$T/mc.xml" \
+  --markdown "$T/mc.md" >"$T/o" 2>"$T/e"
 check "--min-coverage fails when a class is rare" "[ $? -eq 1 ] && grep -q 'min-coverage' '$T/o'"
+check "--min-coverage: every report says the run failed" "python3 - '$T/mc.json' <<'P' && grep -q 'Exit status 1' '$T/mc.md' && grep -q 'name=\"min_coverage\"' '$T/mc.xml'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['exit_status'] == 1, d['exit_status']
+assert d['summary']['failing_run'] == 0, 'no cell fails: only coverage does'
+assert any(l['below_min_coverage'] for l in d['statistics']['labels'])
+P"
 finish
