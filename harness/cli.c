@@ -46,6 +46,7 @@ static const option_row rows[] = {
     {"html", ARG_STR, REPORTING & ~CS_CMD_PROBE, "FILE  write a self-contained HTML report"},
     {"failures", ARG_STR, REPORTING & ~CS_CMD_PROBE,
      "FILE  write the failing cells as a known-failures list (what --expect reads)"},
+    {"vectors", ARG_STR, CS_CMD_RUN, "FILE  the canonical v1 vectors (default: corpus/vectors/ here or by the binary)"},
     {"expect", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "FILE  known failures, 'property target [implementation]' per line"},
     {"strict", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY, "  recommended properties fail the run too"},
     {"no-corpus", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "  do not replay or save regression cases"},
@@ -223,6 +224,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     o->profile = v;
   } else if (!strcmp(n, "expect")) {
     o->expect = v;
+  } else if (!strcmp(n, "vectors")) {
+    o->vectors = v;
   } else if (!strcmp(n, "corpus")) {
     if (not_a_directory(v))
       return cs_err_set(err, "--corpus: '%s' is not a directory", v);

@@ -49,6 +49,7 @@ typedef struct {
   const char *profile;
   const char *report[8]; /* per cs_report_formats() index: --junit FILE etc. */
   const char *expect;
+  const char *vectors; /* --vectors FILE; NULL: cs_vectors_locate */
   bool strict, no_corpus, stats, check, generate, discover, dry_run, quiet;
   const char *corpus_dir;
   double min_coverage; /* share in [0,1]; 0: off */

@@ -22,6 +22,7 @@ typedef struct {
   cs_expect expect;
   cs_report report;
   cJSON *vectors;
+  bool vectors_unusable; /* the vectors file could not be read: an input error (exit 2), said once */
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */
   cs_arena literal_arena;
@@ -166,11 +167,16 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     if (!token && !strcmp(oc->prop->name, "vectors.canonical_v1") && impl->info.claims_canonical_v1 &&
         !(c->o.nonly && !cs_property_find("vectors.canonical_v1"))) {
       oc->applicable = true;
-      if (!c->vectors)
-        c->vectors = cs_vectors_load(CS_VECTORS_DEFAULT, &err);
+      char where[4200];
+      if (!c->vectors && !c->vectors_unusable) {
+        c->vectors = cs_vectors_load(c->o.vectors ? c->o.vectors : cs_vectors_locate(where, sizeof where), &err);
+        if (!c->vectors) {
+          cs_fail(CS_EXIT_USAGE, "%s (--vectors FILE names it)", err.msg);
+          c->vectors_unusable = true;
+        }
+      }
       if (!c->vectors) {
-        oc->failed = true;
-        snprintf(oc->message, sizeof oc->message, "%s", err.msg);
+        oc->applicable = false; /* not judged: the input is missing, not the implementation wrong */
       } else {
         char *hist = NULL;
         int v = cs_vectors_check_impl(impl, c->vectors, oc->message, sizeof oc->message, &hist, &oc->cases, &err);
@@ -321,6 +327,8 @@ int cs_cmd_run(int argc, char **argv) {
   int rs = cs_report_exit_status(&c.report);
   if (status == 0 || rs == CS_EXIT_IMPL)
     status = rs ? rs : status;
+  if (c.vectors_unusable && status != CS_EXIT_IMPL)
+    status = CS_EXIT_USAGE;
   cs_expect_free(&c.expect);
   if (c.vectors)
     cJSON_Delete(c.vectors);

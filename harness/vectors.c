@@ -4,10 +4,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 #include "core/history_json.h"
 #include "harness/cli.h"
+
+const char *cs_vectors_locate(char *buf, size_t cap) {
+  if (access(CS_VECTORS_DEFAULT, R_OK) == 0)
+    return CS_VECTORS_DEFAULT;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return CS_VECTORS_DEFAULT;
+  exe[n] = 0;
+  for (int up = 0; up < 3; up++) { /* the binary's directory, then its parents */
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+      break;
+    *slash = 0;
+    if ((size_t)snprintf(buf, cap, "%s/%s", exe, CS_VECTORS_DEFAULT) < cap && access(buf, R_OK) == 0)
+      return buf;
+  }
+  return CS_VECTORS_DEFAULT;
+}
 
 cJSON *cs_vectors_load(const char *path, cs_err *err) {
   const char *what = "a callsign-canonical-v1 vector file";

@@ -11,6 +11,11 @@
 
 #define CS_VECTORS_DEFAULT "corpus/vectors/canonical_v1.json"
 
+/* The default vectors file: CS_VECTORS_DEFAULT under the working directory when it is there, else
+ * under the source tree the binary was built in (build/callsign, build/san/callsign), so a run
+ * from another directory (a CI job in the user's repository) still finds it. Falls back to
+ * CS_VECTORS_DEFAULT, which the load error then names. `buf` holds the path when it is not. */
+const char *cs_vectors_locate(char *buf, size_t cap);
 /* Loads and validates the file's shape. The caller frees with cJSON_Delete. */
 cJSON *cs_vectors_load(const char *path, cs_err *err);
 /* Checks the canonicalize answers of `impl` on every vector. Returns 1 all agree, 0 a mismatch

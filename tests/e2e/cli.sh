@@ -28,6 +28,13 @@ for a in "run --cases 0x10" "run --cases 5.0" "run --seed -1" "run --shard 1/-1"
 done
 "$CS" run --impl reference --no-corpus --quiet --property emit.pair --target anthropic --cases 010 >"$T/o" 2>"$T/e"
 check "--cases 010 is ten cases" "[ $? -eq 0 ] && grep -q '(cases 10,' '$T/o'"
+# The vectors are found from any working directory (a CI job in another repository); a vectors file
+# that cannot be read is an input error, not a failure of the implementation.
+CS_ABS=$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")
+(cd "$T" && "$CS_ABS" run --impl reference --cases 20 --no-corpus --quiet --property vectors >"$T/o" 2>"$T/e")
+check "run from another directory finds the vectors" "[ $? -eq 0 ] && grep -q ' 0 failed, 1 passed' '$T/o'"
+"$CS" run --impl reference --cases 20 --no-corpus --quiet --vectors "$T/none.json" >"$T/o" 2>"$T/e"
+check "--vectors naming nothing: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'none.json: cannot open' '$T/e'"
 "$CS" run --impl nosuch >"$T/o" 2>"$T/e"
 check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation' '$T/e'"
 "$CS" run --rule 'anthropic.pattern=(' >"$T/o" 2>"$T/e"
