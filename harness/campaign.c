@@ -209,7 +209,50 @@ void cs_findings_select(cs_findings *f) {
   f->n = kept;
 }
 
+/* Shards I/N and J/M share a case index exactly when I = J modulo gcd(N, M); "all" shares with every
+ * part. Sets *a and *b to the first two parts that do. */
+static bool one_part(const char *p, size_t len, unsigned long long *i, unsigned long long *n) {
+  if (len == 3 && !strncmp(p, "all", 3)) {
+    *i = 0, *n = 1;
+    return true;
+  }
+  char buf[64];
+  if (len >= sizeof buf)
+    return false;
+  memcpy(buf, p, len);
+  buf[len] = 0;
+  char extra;
+  return sscanf(buf, "%llu/%llu%c", i, n, &extra) == 2 && *n > 0;
+}
+
+static bool parts_overlap(const char *x, const char *y, char *why, size_t cap) {
+  for (const char *p = x; *p; p += strcspn(p, " "), p += *p == ' ') {
+    size_t lp = strcspn(p, " ");
+    unsigned long long i, n, j, m;
+    if (!lp || !one_part(p, lp, &i, &n))
+      continue;
+    for (const char *q = y; *q; q += strcspn(q, " "), q += *q == ' ') {
+      size_t lq = strcspn(q, " ");
+      if (!lq || !one_part(q, lq, &j, &m))
+        continue;
+      unsigned long long g = n, h = m;
+      while (h) {
+        unsigned long long t = g % h;
+        g = h, h = t;
+      }
+      if (i % g == j % g) {
+        snprintf(why, cap, "%.*s and %.*s", (int)lp, p, (int)lq, q);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
+  char both[160];
+  if (into->impl[0] && parts_overlap(into->parts, from->parts, both, sizeof both))
+    return cs_err_set(err, "cannot merge: parts %s share cases (give each shard once)", both);
   if (into->impl[0] && strcmp(into->impl, from->impl) != 0)
     return cs_err_set(err, "cannot merge results of '%s' with results of '%s'", from->impl, into->impl);
   if (into->impl[0] && into->seed != from->seed)
@@ -262,8 +305,8 @@ void cs_findings_free(cs_findings *f) {
 /* --- the results directory ---------------------------------------------------------------------- */
 
 /* summary.json:
- * {"callsign_fuzz": 1, "impl": NAME, "seed": N, "parts": "all" | "I/N ...", "cases": N,
- *  "cases_cut": N (cut off by --time, not judged; optional when read), "seconds": S, "distinct": N,
+ * {"callsign_fuzz": 1, "impl": NAME, "seed": "N" (a decimal string, as in every report), "parts": "all" | "I/N ...",
+ * "cases": N, "cases_cut": N (cut off by --time, not judged; optional when read), "seconds": S, "distinct": N,
  *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
  *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
@@ -282,7 +325,7 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   cJSON_AddStringToObject(root, "impl", f->impl);
   char seed[32];
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->seed);
-  cJSON_AddRawToObject(root, "seed", seed);
+  cJSON_AddStringToObject(root, "seed", seed); /* a JSON number above 2^53 is not read back exactly */
   cJSON_AddStringToObject(root, "parts", f->parts);
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->cases);
   cJSON_AddRawToObject(root, "cases", seed);
@@ -335,18 +378,23 @@ static const char *str_or(const cJSON *o, const char *k, const char *dflt) {
 }
 
 /* A JSON integer written raw (64-bit values do not fit a double). */
+/* A decimal string (exact over 64 bits), or a number that is a whole one up to 2^53: cJSON holds
+ * numbers as doubles, so a larger one may already have lost digits. */
 static int u64_of(const cJSON *v, uint64_t *out) {
-  if (!cJSON_IsNumber(v))
+  if (cJSON_IsString(v)) {
+    const char *s = v->valuestring;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = s[0] >= '0' && s[0] <= '9' ? strtoull(s, &end, 10) : 0;
+    if (!end || *end || errno)
+      return -1;
+    *out = x;
+    return 0;
+  }
+  if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > 9007199254740992.0 ||
+      v->valuedouble != (double)(uint64_t)v->valuedouble)
     return -1;
-  char *text = cJSON_PrintUnformatted(v);
-  char *end = NULL;
-  errno = 0;
-  unsigned long long x = text ? strtoull(text, &end, 10) : 0;
-  int ok = text && end && *end == 0 && errno == 0 && text[0] != '-';
-  free(text);
-  if (!ok)
-    return -1;
-  *out = x;
+  *out = (uint64_t)v->valuedouble;
   return 0;
 }
 
@@ -370,7 +418,7 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   out->seconds = cJSON_IsNumber(secs) ? secs->valuedouble : 0;
   if (!out->impl[0] || u64_of(cJSON_GetObjectItemCaseSensitive(root, "seed"), &out->seed) ||
       u64_of(cJSON_GetObjectItemCaseSensitive(root, "cases"), &out->cases)) {
-    cs_err_set(err, "%s: summary without impl, seed or cases", path);
+    cs_err_set(err, "%s: impl, seed or cases is missing or not a whole number", path);
     goto cleanup;
   }
   const cJSON *cut = cJSON_GetObjectItemCaseSensitive(root, "cases_cut");

@@ -50,6 +50,17 @@ distinct "$T/merged/summary.json" >"$T/merged.distinct"
 check "merged distinct failures equal the unsharded run's" "[ -s '$T/all.distinct' ] && cmp -s '$T/all.distinct' '$T/merged.distinct'"
 check "merge writes the distinct cases" "[ \$(ls '$T/merged/cases/$BUGGY/' | wc -l) -eq \$(wc -l <'$T/merged.distinct') ]"
 
+# A 64-bit seed survives the round trip through summary.json; a shard given twice is refused.
+for i in 0 1; do
+  "$CS" fuzz --impl reference --cases 4 --seed 18446744073709551615 --shard $i/2 --no-corpus --quiet --out "$T/big$i" \
+    >"$T/big$i.txt" 2>"$T/big$i.err"
+done
+"$CS" fuzz --merge "$T/bigm" "$T/big0" "$T/big1" >"$T/bigm.txt" 2>"$T/bigm.err"
+check "merge keeps a 64-bit seed exactly" \
+  "[ $? -eq 0 ] && python3 -c \"import json;d=json.load(open('$T/bigm/summary.json'));assert d['seed']=='18446744073709551615' and d['cases']==4, d\""
+"$CS" fuzz --merge "$T/bigd" "$T/big0" "$T/big0" >"$T/o" 2>"$T/e"
+check "merge of one shard twice: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'share cases' '$T/e'"
+
 # --jobs 2: the same distinct failures as one process, for the same case budget.
 "$CS" fuzz --impl $BUGGY --cases $N --no-corpus --jobs 2 --out "$T/j2" >"$T/j2.txt" 2>"$T/j2.err"
 check "--jobs 2 exits 1" "[ $? -eq 1 ]"

@@ -79,6 +79,27 @@ Test(campaign, merge_refuses_other_implementations) {
   cr_assert(strstr(err.msg, "cannot merge") != NULL);
 }
 
+Test(campaign, merge_refuses_parts_that_share_cases) {
+  static const struct {
+    const char *a, *b;
+    bool overlap;
+  } c[] = {{"0/2", "0/2", true}, {"0/2", "1/2", false}, {"all", "1/4", true},          {"1/4", "3/8", false},
+           {"1/4", "5/8", true}, {"0/3", "1/2", true},  {"0/4 2/4", "1/4 3/4", false}, {"0/4 2/4", "1/4 2/4", true}};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    cs_findings a = {0}, b = {0};
+    snprintf(a.impl, sizeof a.impl, "x");
+    snprintf(b.impl, sizeof b.impl, "x");
+    snprintf(a.parts, sizeof a.parts, "%s", c[i].a);
+    snprintf(b.parts, sizeof b.parts, "%s", c[i].b);
+    cs_err err = {{0}};
+    int rc = cs_findings_merge(&a, &b, &err);
+    cr_assert_eq(rc, c[i].overlap ? -1 : 0, "%s with %s: %s", c[i].a, c[i].b, err.msg);
+    if (c[i].overlap)
+      cr_assert(strstr(err.msg, "share cases") != NULL, "%s", err.msg);
+    cs_findings_free(&a);
+  }
+}
+
 static cs_findings campaign(uint32_t si, uint32_t sn, uint64_t cases) {
   cs_err err = {{0}};
   cs_ruleset *rs = cs_ruleset_new(&err);
@@ -147,6 +168,16 @@ Test(campaign, results_directory_round_trip) {
   char cmd[256];
   snprintf(cmd, sizeof cmd, "test $(ls '%s/cases/anthropic-sanitize' | wc -l) -eq %zu", dir, nd);
   cr_assert_eq(system(cmd), 0, "one case file per distinct finding");
+  /* 64-bit seeds come back exactly (a JSON number above 2^53 would not) */
+  cs_findings big = {0};
+  snprintf(big.impl, sizeof big.impl, "x");
+  snprintf(big.parts, sizeof big.parts, "all");
+  big.seed = UINT64_MAX;
+  cr_assert_eq(cs_findings_write(dir, &big, false, &err), 0, "%s", err.msg);
+  cs_findings again;
+  cr_assert_eq(cs_findings_read(dir, &again, &err), 0, "%s", err.msg);
+  cr_assert_eq(again.seed, UINT64_MAX);
+  cs_findings_free(&again);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
   cs_findings_free(&f);
