@@ -27,16 +27,17 @@ typedef struct {
 
 #define GEN (CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY | CS_CMD_COLLIDE | CS_CMD_PROBE)
 #define RULES (GEN | CS_CMD_VECTORS | CS_CMD_CANON | CS_CMD_EMIT)
-#define REPORTING (CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY | CS_CMD_PROBE)
+#define REPORTING (CS_CMD_RUN | CS_CMD_REPLAY | CS_CMD_PROBE)
 static const option_row rows[] = {
     {"impl", ARG_STR, GEN, "NAME  a built-in implementation (repeatable; 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
     {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT | CS_CMD_VECTORS, "T  restrict to a target (repeatable)"},
-    {"property", ARG_STR, GEN & ~CS_CMD_PROBE, "P  restrict to properties whose name starts with P (repeatable)"},
+    {"property", ARG_STR, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
+     "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN, "N  run seed (default 1)"},
-    {"cases", ARG_U64, GEN, "N  cases per implementation"},
+    {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE, "N  cases per implementation"},
     {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE, "D  time limit (30s, 5m, 2h)"},
-    {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "N  worker processes"},
+    {"jobs", ARG_U32, CS_CMD_FUZZ | CS_CMD_COLLIDE, "N  worker processes"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
     {"rule", ARG_STR, RULES, "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern)"},
     {"profile", ARG_STR, RULES, "FILE  rule overrides, one per line"},
@@ -52,14 +53,13 @@ static const option_row rows[] = {
     {"no-corpus", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "  do not replay or save regression cases"},
     {"corpus", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "DIR  regression corpus (default corpus/regressions)"},
-    {"stats", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ, "  print how often each pathology class was generated"},
-    {"min-coverage", ARG_SHARE, CS_CMD_RUN | CS_CMD_FUZZ,
-     "SHARE  fail when a class occurs in fewer cases (0.01 or 1%)"},
+    {"stats", ARG_NONE, CS_CMD_RUN, "  print how often each pathology class was generated"},
+    {"min-coverage", ARG_SHARE, CS_CMD_RUN, "SHARE  fail when a class occurs in fewer cases (0.01 or 1%)"},
     {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd (default 5000)"},
     {"max-id-len", ARG_U32, GEN, "N  longest generated ID in bytes (default 65536)"},
     {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
     {"generate", ARG_NONE, CS_CMD_VECTORS, "  rewrite the vectors, keeping existing tcIds"},
-    {"color", ARG_STR, REPORTING, "WHEN  auto, always or never"},
+    {"color", ARG_STR, CS_CMD_RUN | CS_CMD_REPLAY, "WHEN  auto, always or never"},
     {"quiet", ARG_NONE, GEN, "  less output: no progress line, matrices or tables; failures and the summary stay"},
     {"merge", ARG_STR, CS_CMD_FUZZ, "OUT  merge shard result directories (the arguments) into OUT"},
     {"out", ARG_STR, CS_CMD_FUZZ,
@@ -80,6 +80,32 @@ static const option_row rows[] = {
     {"replay", ARG_STR, CS_CMD_PROBE, "DIR  answer from recorded responses, offline"},
     {"max-requests", ARG_U32, CS_CMD_PROBE, "N  request budget (default 50)"},
     {"rate", ARG_DOUBLE, CS_CMD_PROBE, "R  requests per second at most (default 2)"},
+};
+
+/* Options a command does not take, with the reason it gives instead of the generic one. */
+static const struct {
+  const char *name;
+  unsigned commands;
+  const char *why;
+} refusals[] = {
+    {"junit", CS_CMD_FUZZ,
+     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
+     "`callsign run` writes reports"},
+    {"json", CS_CMD_FUZZ,
+     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
+     "`callsign run` writes reports"},
+    {"markdown", CS_CMD_FUZZ,
+     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
+     "`callsign run` writes reports"},
+    {"html", CS_CMD_FUZZ,
+     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
+     "`callsign run` writes reports"},
+    {"failures", CS_CMD_FUZZ,
+     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
+     "`callsign run` writes reports"},
+    {"stats", CS_CMD_FUZZ, "fuzz: --stats and --min-coverage are options of `callsign run`"},
+    {"min-coverage", CS_CMD_FUZZ, "fuzz: --stats and --min-coverage are options of `callsign run`"},
+    {"jobs", CS_CMD_RUN, "run: --jobs is for fuzz; run uses one process (use --shard I/N to split a run)"},
 };
 
 int cs_fail(int status, const char *fmt, ...) {
@@ -343,8 +369,12 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
         row = &rows[k];
     if (!row)
       return cs_err_set(err, "unknown option '--%s' (see callsign help)", name);
-    if (!(row->commands & cmd))
+    if (!(row->commands & cmd)) {
+      for (size_t k = 0; k < sizeof refusals / sizeof *refusals; k++)
+        if (!strcmp(refusals[k].name, name) && (refusals[k].commands & cmd))
+          return cs_err_set(err, "%s", refusals[k].why);
       return cs_err_set(err, "option '--%s' does not apply to this command", name);
+    }
     if (!strcmp(name, "impl-cmd")) {
       if (i + 1 >= argc || strcmp(argv[i + 1], "--") != 0 || i + 2 >= argc)
         return cs_err_set(err, "--impl-cmd must be followed by -- and the program's argv");

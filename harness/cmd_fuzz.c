@@ -440,12 +440,6 @@ int cs_cmd_fuzz(int argc, char **argv) {
     return merge_command(&c);
   if (c.o.npositional)
     return cs_fail(CS_EXIT_USAGE, "fuzz: unexpected argument '%s'", c.o.positional[0]);
-  for (size_t i = 0; i < sizeof c.o.report / sizeof *c.o.report; i++)
-    if (c.o.report[i])
-      return cs_fail(CS_EXIT_USAGE, "fuzz: writes its results to --out DIR (summary.json), not to report files; "
-                                    "`callsign run` writes reports");
-  if (c.o.stats || c.o.min_coverage > 0)
-    return cs_fail(CS_EXIT_USAGE, "fuzz: --stats and --min-coverage are options of `callsign run`");
   if ((c.o.impl_cmd != NULL) == (c.o.nimpls == 1) || c.o.nimpls > 1 || (c.o.nimpls && !strcmp(c.o.impls[0], "all")))
     return cs_fail(CS_EXIT_USAGE, "fuzz: give one --impl NAME or --impl-cmd -- ARGV...");
   if (c.o.nimpls && !cs_builtin_find(c.o.impls[0]))

@@ -32,6 +32,19 @@ static const char *dup_s(cs_arena *a, const char *s) {
   return s ? cs_arena_strc(a, s).ptr : NULL;
 }
 
+/* The command line that produced a report, quoted for a shell ("callsign" for argv[0]). */
+static const char *command_line(cs_arena *a, int argc, char **argv) {
+  cs_buf cmd = {0};
+  for (int i = 0; i < argc; i++) {
+    if (i)
+      cs_buf_putc(&cmd, ' ');
+    cs_shell_arg(&cmd, i == 0 ? "callsign" : argv[i]);
+  }
+  const char *s = dup_s(a, cmd.data);
+  cs_buf_free(&cmd);
+  return s;
+}
+
 static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_cell *out, bool external) {
   const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
   out->property = oc->prop->name;
@@ -257,8 +270,6 @@ int cs_cmd_run(int argc, char **argv) {
     return cs_fail(CS_EXIT_USAGE, "run: unexpected argument '%s'", c.o.positional[0]);
   if (c.o.impl_cmd && c.o.nimpls)
     return cs_fail(CS_EXIT_USAGE, "run: give --impl or --impl-cmd, not both");
-  if (c.o.jobs > 1)
-    return cs_fail(CS_EXIT_USAGE, "run: --jobs is for fuzz; run uses one process (use --shard I/N to split a run)");
   if (!(c.rs = cs_cli_ruleset(&c.o, &err)))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   if (c.o.expect && cs_expect_load(c.o.expect, &c.expect, &err)) {
@@ -285,14 +296,7 @@ int cs_cmd_run(int argc, char **argv) {
     for (size_t k = 0; k < nb; k++)
       names[nn++] = b[k].name;
 
-  cs_buf cmd = {0};
-  for (int i = 0; i < argc; i++) {
-    if (i)
-      cs_buf_putc(&cmd, ' ');
-    cs_shell_arg(&cmd, i == 0 ? "callsign" : argv[i]);
-  }
-  c.report.command = dup_s(&c.a, cmd.data);
-  cs_buf_free(&cmd);
+  c.report.command = command_line(&c.a, argc, argv);
   c.report.tool_version = CS_VERSION;
   c.report.seed = c.o.seed;
   c.report.strict = c.o.strict;
@@ -381,7 +385,7 @@ int cs_cmd_replay(int argc, char **argv) {
   c.report.seed = c.o.seed;
   c.report.strict = c.o.strict;
   c.report.brief = c.o.quiet;
-  c.report.command = "callsign replay";
+  c.report.command = command_line(&c.a, argc, argv);
   for (int t = 0; t < CS_TARGET_COUNT; t++)
     if (!c.o.targets || (c.o.targets >> t & 1u))
       c.report.targets[c.report.ntargets++] = cs_target_get((cs_target_id)t)->name;

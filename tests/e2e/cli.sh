@@ -35,6 +35,11 @@ CS_ABS=$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")
 check "run from another directory finds the vectors" "[ $? -eq 0 ] && grep -q ' 0 failed, 1 passed' '$T/o'"
 "$CS" run --impl reference --cases 20 --no-corpus --quiet --vectors "$T/none.json" >"$T/o" 2>"$T/e"
 check "--vectors naming nothing: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'none.json: cannot open' '$T/e'"
+"$CS" replay --impl reference cs1.AQAB --json "$T/rp.json" >"$T/o" 2>"$T/e"
+check "replay --json records its own command line" \
+  "[ $? -eq 0 ] && python3 -c \"import json,sys; c=json.load(open('$T/rp.json'))['command']; sys.exit(c != 'callsign replay --impl reference cs1.AQAB --json $T/rp.json')\""
+# help lists what a command takes: fuzz has no report files, run no --jobs, collide no --cases
+check "help: no refused option listed" "! \"$CS\" help fuzz | grep -q -- '--json\\|--stats' && ! \"$CS\" help run | grep -q -- '--jobs' && ! \"$CS\" help collide | grep -q -- '--cases'"
 "$CS" run --impl nosuch >"$T/o" 2>"$T/e"
 check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation' '$T/e'"
 "$CS" run --rule 'anthropic.pattern=(' >"$T/o" 2>"$T/e"

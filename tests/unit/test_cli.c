@@ -1,5 +1,7 @@
 /* Unit tests for harness/cli.c: durations (--time, --deadline), the parsing every command shares. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "harness/cli.h"
 
@@ -22,4 +24,39 @@ Test(cli, durations_refused) {
     cr_assert_eq(cs_parse_duration(bad[i], &v), -1, "%s was taken", bad[i]);
     cr_assert_float_eq(v, 42, 0, "%s: a refused duration writes nothing", bad[i]);
   }
+}
+
+/* What `help CMD` lists is what CMD takes: every listed option parses without "does not apply" or
+ * a refusal, and the options a command refuses are not listed for it. */
+Test(cli, help_lists_exactly_the_options_a_command_takes) {
+  static const cs_cmd_bit cmds[] = {CS_CMD_RUN,     CS_CMD_FUZZ, CS_CMD_REPLAY, CS_CMD_COLLIDE, CS_CMD_PROBE,
+                                    CS_CMD_VECTORS, CS_CMD_LIST, CS_CMD_CANON,  CS_CMD_EMIT};
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+    char text[8192] = "";
+    FILE *f = fmemopen(text, sizeof text - 1, "w");
+    cr_assert_not_null(f);
+    cs_options_usage(f, cmds[c]);
+    fclose(f);
+    size_t listed = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+      char opt[64];
+      if (sscanf(line, "  %63s", opt) != 1 || strncmp(opt, "--", 2) != 0 || !strcmp(opt, "--impl-cmd"))
+        continue;
+      char *argv[] = {"callsign", opt, "1", NULL};
+      cs_options o = {0};
+      cs_err err = {{0}};
+      cs_options_parse(&o, 3, argv, 1, cmds[c], &err);
+      cr_assert(!strstr(err.msg, "does not apply") && !strstr(err.msg, "writes its results") &&
+                    !strstr(err.msg, "are options of") && !strstr(err.msg, "is for fuzz"),
+                "command %#x lists %s but refuses it: %s", (unsigned)cmds[c], opt, err.msg);
+      listed++;
+    }
+    cr_assert(cmds[c] == CS_CMD_LIST || listed > 0, "command %#x lists no option", (unsigned)cmds[c]);
+  }
+  /* and a refused option says why */
+  char *argv[] = {"callsign", "--json", "x.json", NULL};
+  cs_options o = {0};
+  cs_err err = {{0}};
+  cr_assert_eq(cs_options_parse(&o, 3, argv, 1, CS_CMD_FUZZ, &err), -1);
+  cr_assert(strstr(err.msg, "--out DIR") != NULL, "%s", err.msg);
 }
