@@ -1,6 +1,7 @@
 /* harness/cmd_probe.c: `callsign probe`: live checks that a provider accepts what callsign's rule
- * accepts. It sends the targeted cases of PROVIDERS.md section 19 (lengths, empty, characters,
- * duplicates, pairing breaks, foreign formats) and histories generated and emitted through an
+ * accepts. It sends the targeted cases of PROVIDERS.md section 19, rows 1-9 and 12 (lengths,
+ * empty, characters, duplicates, pairing breaks, foreign formats; rows 10-11 put text between or
+ * before results, which these requests cannot carry), and histories generated and emitted through an
  * implementation, then prints an agreement table of the provider's verdict against callsign's
  * offline rule. `--discover` measures the provider's rule instead (maximum and minimum length by
  * bisection, each character class, the scope of uniqueness) and prints it beside the configured
@@ -183,7 +184,8 @@ static int send_one_id(probe_ctx *c, const char *name, cs_str id) {
 /* ---- the targeted matrix (PROVIDERS.md section 19) ---- */
 
 static void targeted_cases(probe_ctx *c) {
-  static const uint32_t lens[] = {1, 9, 40, 41, 64, 65, 128, 256, 1000};
+  /* Section 19's lengths, and 10000, which section 2 asks of Anthropic (no maximum seen there yet). */
+  static const uint32_t lens[] = {1, 9, 40, 41, 64, 65, 128, 256, 1000, 10000};
   char name[64];
   cs_str control = make_id(c, c->control_len, 0, 1);
   one_id_case(c, "native", control);
@@ -236,18 +238,23 @@ static uint32_t pairs_from_answer(const cs_history *h, const cs_history_index *i
   uint32_t *turn_msg = CS_ARENA_NEW(a, uint32_t, h->nturns + 1), nmsg = 0;
   int32_t *pair_of_call = CS_ARENA_NEW(a, int32_t, ix->ncalls + 1);
   cs_probe_pair *p = CS_ARENA_NEW(a, cs_probe_pair, ix->ncalls + ix->nresults + 1);
-  uint32_t n = 0;
+  uint32_t n = 0, skipped = 0;
   for (uint32_t t = 0; t < h->nturns; t++)
     turn_msg[t] = UINT32_MAX;
   for (uint32_t i = 0; i < ix->ncalls; i++) {
     pair_of_call[i] = -1;
-    if (ix->calls[i]->server || !ans->calls[i].ptr)
+    if (!ans->calls[i].ptr)
       continue;
+    if (ix->calls[i]->server) {
+      skipped++; /* it had its place in the emitted request (emit.regex counts it) */
+      continue;
+    }
     uint32_t t = ix->call_turn[i];
     if (turn_msg[t] == UINT32_MAX)
       turn_msg[t] = nmsg++;
     pair_of_call[i] = (int32_t)n;
-    p[n++] = (cs_probe_pair){.call_id = ans->calls[i], .message = turn_msg[t], .unanswered = true};
+    p[n++] = (cs_probe_pair){.call_id = ans->calls[i], .message = turn_msg[t], .unanswered = true, .skipped = skipped};
+    skipped = 0;
   }
   for (uint32_t r = 0; r < ix->nresults; r++) {
     if (!ans->results[r].ptr)
@@ -797,6 +804,10 @@ int cs_cmd_probe(int argc, char **argv) {
     c.control_len = rule->min_len;
   if (!c.control_len)
     c.control_len = 1;
+  /* Kimi's native ID is functions.{name}:{index}: filler would change the function's name, which
+   * self-hosted parsers read back from the ID. */
+  if (c.spec->id_index_suffix && c.spec->id_prefix)
+    c.control_len = (uint32_t)strlen(c.spec->id_prefix) + 2;
 
   /* libcurl's global set-up, once, while the process has one thread (see providers/http.h). */
   if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {

@@ -280,6 +280,7 @@ cs_probe_verdict cs_probe_offline(cs_ruleset *rs, cs_target_id t, cs_probe_pairi
   for (uint32_t i = 0; i < req->npairs; i++) {
     const cs_probe_pair *p = &req->pairs[i];
     if (!p->orphan) {
+      index += p->skipped;
       if (!cs_rule_check(rs, t, p->call_id, index, false, reason, sizeof reason)) {
         if (why)
           snprintf(why, why_len, "call %u: ID %s", index, reason);
@@ -348,7 +349,7 @@ cs_str cs_probe_make_id(const cs_probe_spec *spec, uint32_t len, uint32_t index,
   if (spec->id_index_suffix)
     snprintf(suffix, sizeof suffix, ":%u", index);
   size_t pl = spec->id_prefix ? strlen(spec->id_prefix) : 0, sl = strlen(suffix);
-  if (pl + sl >= len)
+  if (pl + sl > len)
     pl = sl = 0; /* too short for the native shape: filler only */
   char *s = cs_arena_alloc(a, (size_t)len + 1);
   if (pl)

@@ -53,7 +53,7 @@ RUN=(--rate 1000 --seed 7)
 cat >"$T/expect.py" <<'PY'
 import json, sys
 provider, path = sys.argv[1], sys.argv[2]
-lens = [1, 9, 40, 41, 64, 65, 128, 256, 1000]
+lens = [1, 9, 40, 41, 64, 65, 128, 256, 1000, 10000]
 chars = ["dash", "underscore", "dot", "colon", "pipe", "slash", "space", "non-ascii", "nul"]
 foreign = {"anthropic": 29, "openai": 29, "kimi": 17, "mistral": 9, "responses_composite": 42, "bedrock": 30, "adk": 40}
 def table(max_len=None, exact=None, char_ok=chars, empty="R", dup=("R", "R"), mismatch="P", foreign_ok=None):

@@ -488,6 +488,13 @@ Test(probe_shared, offline_verdict) {
   cr_assert_eq(offline(CS_PROV_KIMI, &cs_probe_kimi, kok, 1), CS_PROBE_ACCEPTED);
   cs_probe_pair kbad[] = {{.call_id = k5, .result_id = k5}};
   cr_assert_eq(offline(CS_PROV_KIMI, &cs_probe_kimi, kbad, 1), CS_PROBE_REJECTED_RULE);
+  /* a server call left out before the second call kept its place in the global index */
+  cs_str k2 = cs_str_c("functions.get_x:2");
+  cs_probe_pair kgap[] = {{.call_id = k0, .result_id = k0},
+                          {.call_id = k2, .result_id = k2, .message = 1, .skipped = 1}};
+  cr_assert_eq(offline(CS_PROV_KIMI, &cs_probe_kimi, kgap, 2), CS_PROBE_ACCEPTED);
+  kgap[1].skipped = 0;
+  cr_assert_eq(offline(CS_PROV_KIMI, &cs_probe_kimi, kgap, 2), CS_PROBE_REJECTED_RULE);
 }
 
 Test(probe_shared, make_id_and_url) {
@@ -500,6 +507,9 @@ Test(probe_shared, make_id_and_url) {
   cr_assert_eq(k.len, 24);
   cr_assert(cs_str_starts(k, "functions.get_x") && !memcmp(k.ptr + 22, ":3", 2), "%s", k.ptr);
   cr_assert_eq(cs_probe_make_id(&cs_probe_kimi, 3, 0, 1, &a).len, 3);
+  cs_str native = cs_probe_make_id(&cs_probe_kimi, 17, 0, 1, &a);
+  cr_assert(cs_str_eq(native, cs_str_c("functions.get_x:0")), "no room for filler: the native ID itself, %s",
+            native.ptr);
   cr_assert_eq(cs_probe_make_id(&cs_probe_mistral, 4096, 0, 1, &a).len, 4096);
   cs_buf u = {0};
   cs_probe_url(&cs_probe_bedrock, cs_probe_bedrock.base_url, "eu-west-3", 0, "a.b-c:0", &u);
