@@ -66,7 +66,8 @@ static const option_row rows[] = {
      "DIR  write the campaign's results here (summary.json, cases/; default fuzz-results)"},
     {"list-cases", ARG_NONE, CS_CMD_FUZZ, "  print each case run: 'case INDEX SHA256-OF-HISTORY TOKEN'"},
     {"memory", ARG_STR, CS_CMD_COLLIDE, "SIZE  memory for the search table (512M, 2G; default 1G)"},
-    {"budget", ARG_U64, CS_CMD_COLLIDE, "N  stop after N evaluations"},
+    {"budget", ARG_U64, CS_CMD_COLLIDE,
+     "N  stop after about N evaluations (checked between batches of a few thousand)"},
     {"inputs", ARG_STR, CS_CMD_COLLIDE,
      "KIND  input family: auto (default), long, illegal, long-plain, plain, unicode"},
     {"dp-bits", ARG_U32, CS_CMD_COLLIDE, "N  use distinguished points with N zero bits even when a table would do"},
@@ -378,6 +379,8 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     if (!strcmp(name, "impl-cmd")) {
       if (i + 1 >= argc || strcmp(argv[i + 1], "--") != 0 || i + 2 >= argc)
         return cs_err_set(err, "--impl-cmd must be followed by -- and the program's argv");
+      if (!argv[i + 2][0])
+        return cs_err_set(err, "--impl-cmd: the program's name is empty");
       o->impl_cmd = &argv[i + 2];
       break; /* the rest belongs to the implementation */
     }

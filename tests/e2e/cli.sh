@@ -40,6 +40,8 @@ check "replay --json records its own command line" \
   "[ $? -eq 0 ] && python3 -c \"import json,sys; c=json.load(open('$T/rp.json'))['command']; sys.exit(c != 'callsign replay --impl reference cs1.AQAB --json $T/rp.json')\""
 # help lists what a command takes: fuzz has no report files, run no --jobs, collide no --cases
 check "help: no refused option listed" "! \"$CS\" help fuzz | grep -q -- '--json\\|--stats' && ! \"$CS\" help run | grep -q -- '--jobs' && ! \"$CS\" help collide | grep -q -- '--cases'"
+"$CS" run --no-corpus --impl-cmd -- "" >"$T/o" 2>"$T/e"
+check "--impl-cmd with an empty program name: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'name is empty' '$T/e'"
 "$CS" run --impl nosuch >"$T/o" 2>"$T/e"
 check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation' '$T/e'"
 "$CS" run --rule 'anthropic.pattern=(' >"$T/o" 2>"$T/e"
