@@ -19,6 +19,9 @@
 #define MAX_BATCH 256
 #define FIRST_TIMED_BATCH 1 /* cases in the first batches of a run under --time */
 #define SHRINK_GRACE_S 5.0  /* how long shrinking may go on after --time has run out */
+#define SHRINK_MAX_S                                                                                                   \
+  30.0 /* how long one failure's shrinking may take: each try of a hanging                                             \
+        * implementation waits out the request deadline */
 /* How long a batch started before --time ran out may still wait for answers. Batch sizes follow the
  * pace of the last batch, which a restart (every 500 cases; a tenth of a second for an interpreter)
  * or a slow answer can upset: without this, cases a normal implementation would answer a moment
@@ -868,10 +871,10 @@ static void shrink(runner *r, cs_outcome *cell) {
    * together), so that a failure found at the end is still shrunk; a try still waiting for answers
    * then is cut off. */
   int64_t run_stop = r->impl->stop_at_ns;
-  if (r->deadline > 0) {
+  s.stop_at = cs_now_s() + SHRINK_MAX_S;
+  if (r->deadline > 0 && r->deadline + SHRINK_GRACE_S < s.stop_at)
     s.stop_at = r->deadline + SHRINK_GRACE_S;
-    r->impl->stop_at_ns = ns_of(s.stop_at);
-  }
+  r->impl->stop_at_ns = ns_of(s.stop_at);
   unsigned steps = 0;
   bool progress = s.cand != NULL; /* without room for a candidate, the case is reported unshrunk */
   /* A restart per try costs a process start (tens of ms for an interpreter): first see whether the

@@ -76,4 +76,21 @@ done
 "$CS" run --no-corpus --quiet --cases 10 --deadline 500 --impl-cmd -- sh -c 'read x; echo nonsense; sleep 5' >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 3 ] && ok "garbage hello: exit 3" || bad "garbage hello: exit $rc"
+# An implementation that hangs on every request: its failure is shrunk for 30 s at most (each try
+# waits out the deadline), not for minutes.
+cat >"$T/hang.py" <<'PY'
+import json, sys, time
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] != "hello":
+        time.sleep(3600)
+    print(json.dumps({"seq": r["seq"], "protocol": 1, "name": "hang", "version": "1", "ops": ["emit"],
+                      "targets": ["anthropic"]}), flush=True)
+PY
+t0=$(date +%s)
+"$CS" run --no-corpus --quiet --cases 1 --deadline 300 --impl-cmd -- python3 "$T/hang.py" >"$T/hang.out" 2>&1
+rc=$?
+t1=$(date +%s)
+check "a hanging implementation: exit 1, a timeout, shrinking bounded (under 60 s)" \
+  "[ $rc -eq 1 ] && grep -q 'timeout' '$T/hang.out' && [ $((t1 - t0)) -lt 60 ]"
 finish
