@@ -170,15 +170,24 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   c->stat_cases += res.stat_cases;
   memcpy(ir->faults, res.faults, sizeof ir->faults);
   cs_str tail = impl->vt->stderr_tail ? impl->vt->stderr_tail(impl) : CS_NULL_STR;
-  if (tail.len)
-    ir->stderr_tail = cs_arena_str(&c->a, tail).ptr;
+  if (tail.len) { /* the reports take C strings: a NUL byte would hide everything after it */
+    cs_buf clean = {0};
+    for (size_t i = 0; i < tail.len; i++)
+      if (tail.ptr[i])
+        cs_buf_putc(&clean, tail.ptr[i]);
+      else
+        cs_buf_puts(&clean, "\xEF\xBF\xBD"); /* U+FFFD */
+    ir->stderr_tail = cs_arena_strc(&c->a, clean.data).ptr;
+    cs_buf_free(&clean);
+  }
 
   ir->cells = CS_ARENA_NEW(&c->a, cs_cell, res.ncells + 1);
   for (size_t i = 0; i < res.ncells; i++) {
     cs_outcome *oc = &res.cells[i];
     /* The vectors are checked here, once, not per case. */
+    /* Only an implementation that claims the scheme and announced canonicalize is asked. */
     if (!token && !strcmp(oc->prop->name, "vectors.canonical_v1") && impl->info.claims_canonical_v1 &&
-        !(c->o.nonly && !cs_property_find("vectors.canonical_v1"))) {
+        (impl->info.ops & CS_OP_CANONICALIZE) && !(c->o.nonly && !cs_property_find("vectors.canonical_v1"))) {
       oc->applicable = true;
       char where[4200];
       if (!c->vectors && !c->vectors_unusable) {

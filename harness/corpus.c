@@ -25,6 +25,9 @@ void cs_corpus_dirname(const char *impl, char *out, size_t len) {
   if (o == 0 && len > 1)
     out[o++] = '_';
   out[o] = 0;
+  /* A name of only dots ("." or ".." from an implementation's hello) would leave the corpus. */
+  if (strspn(out, ".") == o)
+    memset(out, '_', o);
 }
 
 static cJSON *load_case(const char *path, cs_err *err) {
@@ -119,7 +122,8 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
     names[nn++] = strdup(e->d_name);
   }
   closedir(d);
-  qsort(names, nn, sizeof *names, by_name); /* a stable order: replays are reproducible */
+  if (nn)
+    qsort(names, nn, sizeof *names, by_name); /* a stable order: replays are reproducible */
   out->v = calloc(nn + 1, sizeof *out->v);
   out->len = calloc(nn + 1, sizeof *out->len);
   out->lit = calloc(nn + 1, sizeof *out->lit);

@@ -480,6 +480,14 @@ static char *dup_str(const char *p) {
   return d;
 }
 
+/* One JSON object per line: after it, only blanks (a line end's \r included). */
+static bool data_after(cs_str line, const char *end) {
+  for (size_t used = end ? (size_t)(end - line.ptr) : line.len; used < line.len; used++)
+    if (!strchr(" \t\r", line.ptr[used]))
+      return true;
+  return false;
+}
+
 /* Checks a hello answer; fills `info` (and name/version copies when wanted). 0, or -1 with `why`. */
 int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *why, size_t wn) {
   cs_err e;
@@ -489,7 +497,12 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     snprintf(why, wn, "hello answer is not valid JSON text: %s", e.msg);
     return -1;
   }
-  root = cJSON_ParseWithLength(line.ptr, line.len);
+  const char *end = NULL;
+  root = cJSON_ParseWithLengthOpts(line.ptr, line.len, &end, 0);
+  if (root && data_after(line, end)) {
+    snprintf(why, wn, "hello answer has data after the JSON object");
+    goto cleanup;
+  }
   if (!cJSON_IsObject(root)) {
     snprintf(why, wn, "hello answer is not a JSON object: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
     goto cleanup;
@@ -751,11 +764,10 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
     snprintf(why, wn, "answer is not JSON: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
     goto cleanup;
   }
-  for (size_t used = end ? (size_t)(end - line.ptr) : line.len; used < line.len; used++)
-    if (!strchr(" \t\r", line.ptr[used])) {
-      snprintf(why, wn, "answer has data after the JSON object");
-      goto cleanup;
-    }
+  if (data_after(line, end)) {
+    snprintf(why, wn, "answer has data after the JSON object");
+    goto cleanup;
+  }
   if (!cJSON_IsObject(root)) {
     snprintf(why, wn, "answer is not a JSON object: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
     goto cleanup;

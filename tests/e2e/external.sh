@@ -76,6 +76,32 @@ done
 "$CS" run --no-corpus --quiet --cases 10 --deadline 500 --impl-cmd -- sh -c 'read x; echo nonsense; sleep 5' >"$T/out" 2>"$T/err"
 rc=$?
 [ $rc -eq 3 ] && ok "garbage hello: exit 3" || bad "garbage hello: exit $rc"
+# vectors.canonical_v1 asks only an implementation that claims the scheme and announced canonicalize;
+# a NUL byte in the implementation's stderr hides nothing after it in the reports.
+cat >"$T/emitonly.py" <<'PY'
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        sys.stderr.write("before\0after the nul\n")
+        sys.stderr.flush()
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "emit-only", "version": "1", "ops": ["emit"],
+                          "targets": ["anthropic"], "scheme": "callsign-canonical-v1"}), flush=True)
+    elif r["op"] == "stop":
+        break
+    else:
+        sys.exit(9)  # nothing but hello and stop may come with --property vectors
+PY
+"$CS" run --no-corpus --quiet --property vectors --json "$T/eo.json" --impl-cmd -- python3 "$T/emitonly.py" >"$T/eo.out" 2>&1
+check "no canonicalize to an implementation that did not announce it; stderr kept past a NUL" \
+  "[ $? -eq 0 ] && python3 - '$T/eo.json' <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))['implementations'][0]
+cell = [c for c in d['cells'] if c['property'] == 'vectors.canonical_v1'][0]
+assert cell['verdict'] == 'not_applicable', cell['verdict']
+assert 'after the nul' in d['stderr_tail'], d['stderr_tail']
+P"
+
 # An implementation that hangs on every request: its failure is shrunk for 30 s at most (each try
 # waits out the deadline), not for minutes.
 cat >"$T/hang.py" <<'PY'

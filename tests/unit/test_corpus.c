@@ -129,3 +129,26 @@ Test(corpus, malformed_literal_history_names_the_file) {
   cr_assert_eq(cs_corpus_read_case(path, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1);
   cr_assert(strstr(err.msg, "no \"token\"") != NULL, "%s", err.msg);
 }
+
+/* An implementation names its own directory: the name cannot lead out of the corpus. */
+Test(corpus, implementation_names_stay_inside_the_corpus) {
+  const struct {
+    const char *name, *dir;
+  } c[] = {{"..", "__"}, {".", "_"}, {"...", "___"}, {"a/../b", "a_.._b"}, {"", "_"}, {"ref.v1", "ref.v1"}};
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    char out[64];
+    cs_corpus_dirname(c[i].name, out, sizeof out);
+    cr_assert_str_eq(out, c[i].dir, "'%s'", c[i].name);
+  }
+}
+
+Test(corpus, an_empty_implementation_directory_is_an_empty_corpus) {
+  char sub[300];
+  snprintf(sub, sizeof sub, "%s/empty-impl", dir);
+  cr_assert_eq(mkdir(sub, 0700), 0);
+  cs_corpus c;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_corpus_load(dir, "empty-impl", &c, &err), 0, "%s", err.msg);
+  cr_assert_eq(c.n + c.nlit, 0);
+  cs_corpus_free(&c);
+}

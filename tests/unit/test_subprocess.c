@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/history_json.h"
 #include "impls/impl.h"
+#include "impls/subprocess_parse.h"
 
 #define ECHO "tests/fixtures/proto_echo.py"
 #define MINI "tests/fixtures/proto_mini.sh"
@@ -448,6 +449,30 @@ Test(subprocess, hello_failures) {
   OPEN_FAILS(proto, "\"protocol\":1");
   char *garbage[] = {ECHO, "--hello-garbage", NULL};
   OPEN_FAILS(garbage, "hello answer is not a JSON object: 'hello there'");
+}
+
+/* One JSON object per line, in the hello answer as in every answer. */
+Test(subprocess, hello_with_data_after_the_object_is_refused) {
+  const char *lines[] = {
+      "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]} "
+      "garbage",
+      "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]}[]"};
+  for (size_t i = 0; i < 2; i++) {
+    cs_impl_info info = {0};
+    char *name = NULL, *version = NULL, why[300] = "";
+    cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(lines[i]), &info, &name, &version, why, sizeof why), -1, "%s",
+                 lines[i]);
+    cr_assert_not_null(strstr(why, "data after the JSON object"), "%s", why);
+    free(name);
+    free(version);
+  }
+  const char *ok =
+      "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]} \r";
+  cs_impl_info info = {0};
+  char *name = NULL, *version = NULL, why[300] = "";
+  cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(ok), &info, &name, &version, why, sizeof why), 0, "%s", why);
+  free(name);
+  free(version);
 }
 
 Test(subprocess, cannot_start) {
