@@ -563,6 +563,18 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
   info->emit_targets = (info->ops & CS_OP_EMIT) ? tmask : 0;
   info->normalize_targets = (info->ops & CS_OP_NORMALIZE) ? tmask : 0;
   info->claims_canonical_v1 = cJSON_IsString(scheme) && strcmp(scheme->valuestring, SP_SCHEME_V1) == 0;
+  /* Unknown ops and targets are skipped (the protocol grows compatibly), but an implementation left
+   * with nothing to check would pass every gate: that is an error, not a green run. */
+  if (!info->ops) {
+    snprintf(why, wn, "hello answer announces no op callsign knows (emit, canonicalize, normalize)");
+    goto cleanup;
+  }
+  if (!(info->ops & CS_OP_CANONICALIZE) && !tmask) {
+    snprintf(why, wn,
+             "hello answer announces nothing callsign can check: no canonicalize, and no target it knows "
+             "for emit or normalize");
+    goto cleanup;
+  }
   if (name) {
     *name = dup_str(nm->valuestring);
     *version = dup_str(ver->valuestring);

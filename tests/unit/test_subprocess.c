@@ -475,6 +475,34 @@ Test(subprocess, hello_with_data_after_the_object_is_refused) {
   free(version);
 }
 
+/* Nothing to check is not a pass: unknown ops, or emit with no known target, are refused. */
+Test(subprocess, hello_with_nothing_to_check_is_refused) {
+  const struct {
+    const char *line, *why;
+  } c[] = {
+      {"{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[],\"targets\":[\"anthropic\"]}",
+       "no op callsign knows"},
+      {"{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emmit\"],\"targets\":[\"anthropic\"]}",
+       "no op callsign knows"},
+      {"{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"antropic\"]}",
+       "nothing callsign can check"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    cs_impl_info info = {0};
+    char *name = NULL, *version = NULL, why[300] = "";
+    cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(c[i].line), &info, &name, &version, why, sizeof why), -1, "%s",
+                 c[i].line);
+    cr_assert_not_null(strstr(why, c[i].why), "%s", why);
+  }
+  const char *canon_only = "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"canonicalize\"],"
+                           "\"targets\":[]}";
+  cs_impl_info info = {0};
+  char *name = NULL, *version = NULL, why[300] = "";
+  cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(canon_only), &info, &name, &version, why, sizeof why), 0, "%s", why);
+  free(name);
+  free(version);
+}
+
 Test(subprocess, cannot_start) {
   char *missing[] = {"tests/fixtures/no-such-program", NULL};
   OPEN_FAILS(missing, "cannot start 'tests/fixtures/no-such-program'", "No such file or directory");
