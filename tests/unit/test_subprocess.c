@@ -451,28 +451,38 @@ Test(subprocess, hello_failures) {
   OPEN_FAILS(garbage, "hello answer is not a JSON object: 'hello there'");
 }
 
+/* Parses a hello line: NULL when taken, else the reason (static). */
+static const char *hello_why(const char *line) {
+  static char why[300];
+  cs_impl_info info = {0};
+  char *name = NULL, *version = NULL;
+  why[0] = 0;
+  int rc = cs_subprocess_parse_hello(cs_str_c(line), &info, &name, &version, why, sizeof why);
+  free(name);
+  free(version);
+  return rc ? why : NULL;
+}
+static void hello_refused(const char *line, const char *reason) {
+  const char *why = hello_why(line);
+  cr_assert_not_null(why, "taken: %s", line);
+  cr_assert_not_null(strstr(why, reason), "%s: %s", line, why);
+}
+static void hello_taken(const char *line) {
+  const char *why = hello_why(line);
+  cr_assert_null(why, "%s: %s", line, why);
+}
+
 /* One JSON object per line, in the hello answer as in every answer. */
 Test(subprocess, hello_with_data_after_the_object_is_refused) {
   const char *lines[] = {
       "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]} "
       "garbage",
       "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]}[]"};
-  for (size_t i = 0; i < 2; i++) {
-    cs_impl_info info = {0};
-    char *name = NULL, *version = NULL, why[300] = "";
-    cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(lines[i]), &info, &name, &version, why, sizeof why), -1, "%s",
-                 lines[i]);
-    cr_assert_not_null(strstr(why, "data after the JSON object"), "%s", why);
-    free(name);
-    free(version);
-  }
+  for (size_t i = 0; i < 2; i++)
+    hello_refused(lines[i], "data after the JSON object");
   const char *ok =
       "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]} \r";
-  cs_impl_info info = {0};
-  char *name = NULL, *version = NULL, why[300] = "";
-  cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(ok), &info, &name, &version, why, sizeof why), 0, "%s", why);
-  free(name);
-  free(version);
+  hello_taken(ok);
 }
 
 /* Nothing to check is not a pass: unknown ops, or emit with no known target, are refused. */
@@ -487,20 +497,11 @@ Test(subprocess, hello_with_nothing_to_check_is_refused) {
       {"{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"antropic\"]}",
        "nothing callsign can check"},
   };
-  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
-    cs_impl_info info = {0};
-    char *name = NULL, *version = NULL, why[300] = "";
-    cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(c[i].line), &info, &name, &version, why, sizeof why), -1, "%s",
-                 c[i].line);
-    cr_assert_not_null(strstr(why, c[i].why), "%s", why);
-  }
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+    hello_refused(c[i].line, c[i].why);
   const char *canon_only = "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"canonicalize\"],"
                            "\"targets\":[]}";
-  cs_impl_info info = {0};
-  char *name = NULL, *version = NULL, why[300] = "";
-  cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(canon_only), &info, &name, &version, why, sizeof why), 0, "%s", why);
-  free(name);
-  free(version);
+  hello_taken(canon_only);
 }
 
 Test(subprocess, cannot_start) {
