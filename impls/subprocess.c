@@ -40,6 +40,7 @@ extern char **environ;
 #define SP_DEFAULT_MAX_LINE ((size_t)64 << 20)
 #define SP_MSG_TAIL 400u                  /* stderr bytes quoted in a fault message */
 #define SP_READ_CHUNK ((size_t)256 << 10) /* room kept free in the stdout buffer before a read */
+#define SP_EXIT_CHECK_MS 50               /* how often a wait looks whether the process died */
 #define SP_DRAIN_LIMIT ((size_t)4 << 20)  /* stderr bytes read per wake-up, so deadlines stay checked */
 #define SP_STOP_GRACE_MS 200u
 #define SP_CRASH_GRACE_MS 100u /* after EOF on stdout: time for the exit status to become visible */
@@ -261,7 +262,15 @@ static void pump(cs_subproc *s, int timeout_ms) {
     io = np, p[np++] = (struct pollfd){.fd = s->from_child, .events = POLLIN};
   if (s->err_child >= 0)
     ie = np, p[np++] = (struct pollfd){.fd = s->err_child, .events = POLLIN};
-  int r = poll(p, (nfds_t)np, timeout_ms);
+  /* Wake up now and then: a process that died while a child of its own holds its stdout open
+   * never gives EOF, so its end is seen through waitid (which leaves it to be reaped later). */
+  int r = poll(p, (nfds_t)np, timeout_ms < 0 || timeout_ms > SP_EXIT_CHECK_MS ? SP_EXIT_CHECK_MS : timeout_ms);
+  if (r == 0 && s->pid > 0 && !s->out_eof) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == s->pid)
+      s->out_eof = true; /* the process is gone; what its children write is not its answer */
+  }
   if (r <= 0)
     return;
   if (iw >= 0 && p[iw].revents)

@@ -102,6 +102,14 @@ assert cell['verdict'] == 'not_applicable', cell['verdict']
 assert 'after the nul' in d['stderr_tail'], d['stderr_tail']
 P"
 
+# A program that dies while a child of its own keeps its stdout open is seen dying, not waited on
+# until the hello deadline.
+t0=$(date +%s)
+"$CS" run --no-corpus --quiet --cases 5 --impl-cmd -- sh -c 'sleep 5 & exit 3' >"$T/o" 2>"$T/e"
+rc=$? t1=$(date +%s)
+check "a program that exits while its child holds stdout: exit 3 at once, its status named" \
+  "[ $rc -eq 3 ] && [ $((t1 - t0)) -lt 3 ] && grep -q 'exited with status 3 before answering hello' '$T/e'"
+
 # An implementation that hangs on every request: its failure is shrunk for 30 s at most (each try
 # waits out the deadline), not for minutes.
 cat >"$T/hang.py" <<'PY'
