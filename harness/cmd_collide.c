@@ -59,6 +59,11 @@ typedef struct {
   cs_request *reqs;
   cs_reply *replies;
   size_t capreq;
+  /* Faults (crash, timeout, protocol, error answer): the process is restarted and the faulted
+   * inputs are skipped, as a run goes on with the next case; only an implementation that never
+   * answers stops the search. */
+  uint64_t answered, faulted_batches;
+  bool fault_told;
 } evaluator;
 
 static void grow_inputs(evaluator *ev, size_t n) {
@@ -128,12 +133,26 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
   if (cs_impl_exec(ev->impl, ev->reqs, ev->replies, nreq, &ev->arena, err))
     return -1;
   size_t o = 0;
+  bool any_fault = false;
   for (size_t r = 0; r < nreq; r++) {
     const cs_reply *rp = &ev->replies[r];
-    if (rp->status != CS_REPLY_OK)
-      return cs_err_set(err, "%s answered %s with %s: %.*s", ev->impl->info.name ? ev->impl->info.name : "it",
-                        cs_op_name(ev->reqs[r].op), cs_reply_status_name(rp->status),
-                        (int)(rp->message.len < 300 ? rp->message.len : 300), rp->message.ptr ? rp->message.ptr : "");
+    if (rp->status != CS_REPLY_OK) {
+      if (!any_fault && !ev->fault_told) /* once per worker: the search goes on */
+        fprintf(stderr, "callsign: collide: a %s request got %s (%.*s); its inputs are skipped\n",
+                cs_op_name(ev->reqs[r].op), cs_reply_status_name(rp->status),
+                (int)(rp->message.len < 300 ? rp->message.len : 300), rp->message.ptr ? rp->message.ptr : "");
+      ev->fault_told = true;
+      if (!any_fault && ev->answered == 0 && ++ev->faulted_batches >= 3)
+        return cs_err_set(err, "no %s request answered in three batches (%s: %.*s)", cs_op_name(ev->reqs[r].op),
+                          cs_reply_status_name(rp->status), (int)(rp->message.len < 300 ? rp->message.len : 300),
+                          rp->message.ptr ? rp->message.ptr : "");
+      any_fault = true;
+      size_t k = ev->emit ? 1 : rp->nids ? rp->nids : ev->reqs[r].nids;
+      for (size_t j = 0; j < k; j++, o++)
+        outs[o] = or_unique(ev, CS_NULL_STR, in[o]);
+      continue;
+    }
+    ev->answered++;
     if (ev->emit) {
       cs_str out = rp->answer.ncalls == 1 ? rp->answer.calls[0] : CS_NULL_STR;
       outs[o] = or_unique(ev, out, in[o]);

@@ -64,6 +64,31 @@ check "mistral-hash9 under a small budget: exit 0, says how much work a collisio
 "$CS" collide --target mistral --budget 50000 --no-corpus --jobs 2 --impl-cmd -- build/adapter-c >"$T/x.txt" 2>"$T/x.err"
 check "an external implementation is searched through pipelined normalize requests" "[ $? -eq 0 ] && grep -q 'normalize mistral of' '$T/x.txt'"
 
+# Faults do not end a search: the process is restarted and the faulted inputs skipped (said once);
+# an implementation that never answers is exit 3.
+cat >"$T/crash5.py" <<'PY'
+import hashlib, json, sys
+n = 0
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "c5", "version": "1", "ops": ["normalize"],
+                          "targets": ["mistral"]}), flush=True)
+        continue
+    if r["op"] == "stop" or len(sys.argv) > 1:
+        sys.exit(7)
+    n += 1
+    if n == 5:
+        sys.exit(7)
+    ids = ["".join("abcdefghij"[b % 10] for b in hashlib.sha256(i.encode()).digest()[:9]) for i in r["ids"]]
+    print(json.dumps({"seq": r["seq"], "ids": ids}), flush=True)
+PY
+"$CS" collide --no-corpus --target mistral --budget 2000 --jobs 1 --impl-cmd -- python3 "$T/crash5.py" >"$T/c5.out" 2>"$T/c5.err"
+check "a crash during a search: restarted, skipped, said once, the search goes on" \
+  "[ $? -eq 0 ] && [ \$(grep -c 'its inputs are skipped' '$T/c5.err') -eq 1 ] && grep -q 'no collision found' '$T/c5.out'"
+"$CS" collide --no-corpus --target mistral --budget 2000 --jobs 1 --impl-cmd -- python3 "$T/crash5.py" always >"$T/o" 2>"$T/e"
+check "an implementation that never answers: exit 3" "[ $? -eq 3 ] && grep -q 'no normalize request answered' '$T/e'"
+
 # A real collision of the reference's own mistral mapper, found by
 #   callsign collide --impl reference --target mistral --via emit   (about 2^27 evaluations)
 # Alone, each call gets the same wire ID; planted in two turns of one history, the reference's
