@@ -23,6 +23,7 @@ typedef struct {
   cs_report report;
   cJSON *vectors;
   bool vectors_unusable; /* the vectors file could not be read: an input error (exit 2), said once */
+  bool corpus_unwritable; /* a save failed: said once, no more tries this run */
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */
   cs_arena literal_arena;
@@ -211,10 +212,12 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       }
     }
     fill_cell(c, ir, oc, &ir->cells[ir->ncells++], external);
-    if (oc->failed && oc->choices && !c->o.no_corpus && !token) {
+    if (oc->failed && oc->choices && !c->o.no_corpus && !token && !c->corpus_unwritable) {
       const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
-      if (cs_corpus_save(corpus_dir, ir->name, oc, tname, &err))
-        fprintf(stderr, "callsign: warning: %s\n", err.msg);
+      if (cs_corpus_save(corpus_dir, ir->name, oc, tname, &err)) {
+        fprintf(stderr, "callsign: warning: %s (no failure of this run is saved to the corpus)\n", err.msg);
+        c->corpus_unwritable = true;
+      }
     }
   }
   /* Which half of the normalizer theorem did it give up? */

@@ -67,6 +67,9 @@ check "--json naming a directory: exit 2, the reason" "[ $? -eq 2 ] && grep -qF 
 check "probe --replay naming a file: exit 2, one line" "one_line_2 $? \"$T/a-file: cannot replay: not a directory\""
 "$CS" probe --provider anthropic --replay "$T/no-such-dir" >"$T/o" 2>"$T/e"
 check "probe --replay naming nothing: exit 2, one line" "one_line_2 $? \"$T/no-such-dir: cannot replay: No such file or directory\""
+"$CS" run --impl reference --cases 5 --quiet --corpus "$T/a-file/corpus" >"$T/o" 2>"$T/e"
+check "a corpus that cannot be written: one warning, not one per failure" \
+  "[ \$(grep -c 'warning:.*no failure of this run is saved' '$T/e') -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
 
 "$CS" list >"$T/list" 2>&1
 check "list shows every target" "(for t in anthropic openai_chat openai_responses mistral kimi gemini bedrock; do grep -q \"^\$t \" '$T/list' || exit 1; done)"
