@@ -54,7 +54,8 @@ static const option_row rows[] = {
     {"corpus", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "DIR  regression corpus (default corpus/regressions)"},
     {"stats", ARG_NONE, CS_CMD_RUN, "  print how often each pathology class was generated"},
-    {"min-coverage", ARG_SHARE, CS_CMD_RUN, "SHARE  fail when a class occurs in fewer cases (0.01 or 1%)"},
+    {"min-coverage", ARG_SHARE, CS_CMD_RUN,
+     "SHARE  fail when a class occurs in fewer cases (0.01 or 1%; a number above 1 is a percentage)"},
     {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd (default 5000)"},
     {"max-id-len", ARG_U32, GEN, "N  longest generated ID in bytes (default 65536)"},
     {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
@@ -171,6 +172,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   const char *n = row->name;
   uint64_t u = 0;
   double d = 0;
+  if (row->kind == ARG_STR && !*v) /* an empty path or name: say so, not ": cannot write" later */
+    return cs_err_set(err, "--%s: the value is empty", n);
   switch (row->kind) {
   case ARG_U64:
   case ARG_U32:

@@ -22,7 +22,7 @@ typedef struct {
   cs_expect expect;
   cs_report report;
   cJSON *vectors;
-  bool vectors_unusable; /* the vectors file could not be read: an input error (exit 2), said once */
+  bool vectors_unusable;  /* the vectors file could not be read: an input error (exit 2), said once */
   bool corpus_unwritable; /* a save failed: said once, no more tries this run */
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */

@@ -20,10 +20,11 @@ for a in "run --time nan" "run --time inf" "run --min-coverage nan" "probe --pro
   check "$a: exit 2, one line naming the option" "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q -- '--${opt%% *}:' '$T/e'"
 done
 # Whole numbers are decimal, shards two of them, and a --property must name at least one property.
-for a in "run --cases 0x10" "run --cases 5.0" "run --seed -1" "run --shard 1/-1" "run --shard 1/2x" "run --property nope"; do
+for a in "run --cases 0x10" "run --cases 5.0" "run --seed -1" "run --shard 1/-1" "run --shard 1/2x" "run --property nope" \
+  "run --json="; do
   # shellcheck disable=SC2086
   "$CS" $a >"$T/o" 2>"$T/e"
-  rc=$? opt=${a#* --}
+  rc=$? opt=${a#* --} && opt=${opt%%=*}
   check "$a: exit 2, one line naming the option" "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q -- '--${opt%% *}:' '$T/e'"
 done
 "$CS" run --impl reference --no-corpus --quiet --property emit.pair --target anthropic --cases 010 >"$T/o" 2>"$T/e"
