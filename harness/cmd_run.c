@@ -192,7 +192,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       oc->applicable = true;
       char where[4200];
       if (!c->vectors && !c->vectors_unusable) {
-        c->vectors = cs_vectors_load(c->o.vectors ? c->o.vectors : cs_vectors_locate(where, sizeof where), &err);
+        c->vectors = cs_vectors_load(c->o.vectors ? c->o.vectors : cs_vectors_locate(where, sizeof where), true, &err);
         if (!c->vectors) {
           cs_fail(CS_EXIT_USAGE, "%s (--vectors FILE names it)", err.msg);
           c->vectors_unusable = true;

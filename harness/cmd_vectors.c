@@ -111,7 +111,7 @@ static bool same_json(const cJSON *a, const cJSON *b) {
 
 static int check(const char *path, cs_ruleset *rs, const cs_digest *d) {
   cs_err err = {{0}};
-  cJSON *root = cs_vectors_load(path, &err);
+  cJSON *root = cs_vectors_load(path, true, &err);
   if (!root)
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   cs_arena a = {0};
@@ -200,7 +200,7 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
   FILE *probe = fopen(path, "r");
   if (probe) {
     fclose(probe);
-    if (!(old = cs_vectors_load(path, &err)))
+    if (!(old = cs_vectors_load(path, false, &err)))
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
   cJSON *root = cJSON_CreateObject();

@@ -29,8 +29,9 @@ const char *cs_vectors_locate(char *buf, size_t cap) {
   return CS_VECTORS_DEFAULT;
 }
 
-cJSON *cs_vectors_load(const char *path, cs_err *err) {
+cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
   const char *what = "a callsign-canonical-v1 vector file";
+  int n = 0, *ids = NULL; /* the tcIds seen */
   cJSON *root = cs_read_json_object(path, what, err);
   if (!root)
     return NULL;
@@ -38,10 +39,55 @@ cJSON *cs_vectors_load(const char *path, cs_err *err) {
   const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "testGroups");
   if (!cJSON_IsString(alg) || strcmp(alg->valuestring, "callsign-canonical-v1") || !cJSON_IsArray(groups)) {
     cs_err_set(err, "%s: not %s", path, what);
-    cJSON_Delete(root);
-    root = NULL;
+    goto bad;
   }
+  /* The data is the specification: a file that does not say what it holds is refused whole. */
+  for (const cJSON *g = groups->child; g; g = g->next) {
+    const cJSON *tests = cJSON_GetObjectItemCaseSensitive(g, "tests");
+    if (!cJSON_IsArray(tests)) {
+      cs_err_set(err, "%s: a test group without a \"tests\" array", path);
+      goto bad;
+    }
+    for (const cJSON *t = tests->child; t; t = t->next, n++) {
+      const cJSON *id = cJSON_GetObjectItemCaseSensitive(t, "tcId");
+      if (!cJSON_IsNumber(id) || id->valuedouble < 1 || id->valuedouble > 1e9 ||
+          id->valuedouble != (double)id->valueint) {
+        cs_err_set(err, "%s: test %d has no whole tcId from 1", path, n + 1);
+        goto bad;
+      }
+      if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t, "history"))) {
+        cs_err_set(err, "%s: tcId %d has no history object", path, id->valueint);
+        goto bad;
+      }
+      for (int k = 0; k < n; k++) /* a few hundred tests: a scan is enough */
+        if (ids[k] == id->valueint) {
+          cs_err_set(err, "%s: tcId %d appears twice", path, id->valueint);
+          goto bad;
+        }
+      int *grown = realloc(ids, (size_t)(n + 1) * sizeof *ids);
+      if (!grown) {
+        cs_err_set(err, "%s: out of memory", path);
+        goto bad;
+      }
+      ids = grown;
+      ids[n] = id->valueint;
+    }
+  }
+  const cJSON *count = cJSON_GetObjectItemCaseSensitive(root, "numberOfTests");
+  if (!n) {
+    cs_err_set(err, "%s: holds no test", path);
+    goto bad;
+  }
+  if (counted && (!cJSON_IsNumber(count) || count->valuedouble != (double)n)) {
+    cs_err_set(err, "%s: numberOfTests is not the %d tests the file holds", path, n);
+    goto bad;
+  }
+  free(ids);
   return root;
+bad:
+  free(ids);
+  cJSON_Delete(root);
+  return NULL;
 }
 
 static int expect_ids(const cJSON *arr, const cs_str *got, uint32_t n, const char *what, int tc, char *why,

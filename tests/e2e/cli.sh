@@ -43,6 +43,22 @@ check "replay --json records its own command line" \
 check "help: no refused option listed" "! \"$CS\" help fuzz | grep -q -- '--json\\|--stats' && ! \"$CS\" help run | grep -q -- '--jobs' && ! \"$CS\" help collide | grep -q -- '--cases'"
 "$CS" run --no-corpus --impl-cmd -- "" >"$T/o" 2>"$T/e"
 check "--impl-cmd with an empty program name: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'name is empty' '$T/e'"
+# A vector file that does not say what it holds is refused whole (exit 2), not checked in part.
+python3 - "$T" <<'P'
+import copy, json, sys
+d = json.load(open('corpus/vectors/canonical_v1.json'))
+def w(name, x):
+    json.dump(x, open('%s/v_%s.json' % (sys.argv[1], name), 'w'))
+e = copy.deepcopy(d); e['testGroups'] = []; e['numberOfTests'] = 0; w('empty', e)
+e = copy.deepcopy(d); e['numberOfTests'] = 7; w('count', e)
+e = copy.deepcopy(d); e['testGroups'][0]['tests'][1]['tcId'] = e['testGroups'][0]['tests'][0]['tcId']; w('dup', e)
+e = copy.deepcopy(d); e['testGroups'][0]['tests'][0]['tcId'] = '1'; w('str', e)
+e = copy.deepcopy(d); del e['testGroups'][0]['tests'][0]['history']; w('nohist', e)
+P
+for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no whole tcId" "nohist:no history object"; do
+  "$CS" vectors --check "$T/v_${v%%:*}.json" >"$T/o" 2>"$T/e"
+  check "vectors --check, ${v%%:*} file: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '${v#*:}' '$T/e'"
+done
 "$CS" run --impl nosuch >"$T/o" 2>"$T/e"
 check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation' '$T/e'"
 "$CS" run --rule 'anthropic.pattern=(' >"$T/o" 2>"$T/e"
