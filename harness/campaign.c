@@ -209,8 +209,7 @@ void cs_findings_select(cs_findings *f) {
   f->n = kept;
 }
 
-/* Shards I/N and J/M share a case index exactly when I = J modulo gcd(N, M); "all" shares with every
- * part. Sets *a and *b to the first two parts that do. */
+/* One part of a "parts" list: "all" (as 0/1) or "I/N". */
 static bool one_part(const char *p, size_t len, unsigned long long *i, unsigned long long *n) {
   if (len == 3 && !strncmp(p, "all", 3)) {
     *i = 0, *n = 1;
@@ -225,6 +224,8 @@ static bool one_part(const char *p, size_t len, unsigned long long *i, unsigned 
   return sscanf(buf, "%llu/%llu%c", i, n, &extra) == 2 && *n > 0;
 }
 
+/* Shards I/N and J/M share a case index exactly when I = J modulo gcd(N, M); "all" shares with every
+ * part. True, with the first two such parts named in `why`, when parts lists x and y share one. */
 static bool parts_overlap(const char *x, const char *y, char *why, size_t cap) {
   for (const char *p = x; *p; p += strcspn(p, " "), p += *p == ' ') {
     size_t lp = strcspn(p, " ");
@@ -305,8 +306,9 @@ void cs_findings_free(cs_findings *f) {
 /* --- the results directory ---------------------------------------------------------------------- */
 
 /* summary.json:
- * {"callsign_fuzz": 1, "impl": NAME, "seed": "N" (a decimal string, as in every report), "parts": "all" | "I/N ...",
- * "cases": N, "cases_cut": N (cut off by --time, not judged; optional when read), "seconds": S, "distinct": N,
+ * {"callsign_fuzz": 1, "impl": NAME, "seed": "N" (a decimal string, as in every report),
+ *  "parts": "all" | "I/N ...", "cases": N, "cases_cut": N (cut off by --time, not judged; optional
+ *  when read), "seconds": S, "distinct": N,
  *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
  *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
@@ -377,7 +379,6 @@ static const char *str_or(const cJSON *o, const char *k, const char *dflt) {
   return cJSON_IsString(v) ? v->valuestring : dflt;
 }
 
-/* A JSON integer written raw (64-bit values do not fit a double). */
 /* A decimal string (exact over 64 bits), or a number that is a whole one up to 2^53: cJSON holds
  * numbers as doubles, so a larger one may already have lost digits. */
 static int u64_of(const cJSON *v, uint64_t *out) {

@@ -85,28 +85,21 @@ static const option_row rows[] = {
 };
 
 /* Options a command does not take, with the reason it gives instead of the generic one. */
+#define FUZZ_NO_REPORTS                                                                                                \
+  "fuzz: writes its results to --out DIR (summary.json), not to report files; `callsign run` writes reports"
+#define FUZZ_NO_STATS "fuzz: --stats and --min-coverage are options of `callsign run`"
 static const struct {
   const char *name;
   unsigned commands;
   const char *why;
 } refusals[] = {
-    {"junit", CS_CMD_FUZZ,
-     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
-     "`callsign run` writes reports"},
-    {"json", CS_CMD_FUZZ,
-     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
-     "`callsign run` writes reports"},
-    {"markdown", CS_CMD_FUZZ,
-     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
-     "`callsign run` writes reports"},
-    {"html", CS_CMD_FUZZ,
-     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
-     "`callsign run` writes reports"},
-    {"failures", CS_CMD_FUZZ,
-     "fuzz: writes its results to --out DIR (summary.json), not to report files; "
-     "`callsign run` writes reports"},
-    {"stats", CS_CMD_FUZZ, "fuzz: --stats and --min-coverage are options of `callsign run`"},
-    {"min-coverage", CS_CMD_FUZZ, "fuzz: --stats and --min-coverage are options of `callsign run`"},
+    {"junit", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"json", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"markdown", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"html", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"failures", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"stats", CS_CMD_FUZZ, FUZZ_NO_STATS},
+    {"min-coverage", CS_CMD_FUZZ, FUZZ_NO_STATS},
     {"jobs", CS_CMD_RUN, "run: --jobs is for fuzz; run uses one process (use --shard I/N to split a run)"},
 };
 
@@ -214,12 +207,12 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     o->targets |= 1u << t;
   } else if (!strcmp(n, "property")) {
     /* A prefix naming no property would check nothing and pass: a typo must not turn a gate green. */
-    size_t np;
+    size_t np, vl = strlen(v);
     const cs_property *all = cs_properties(&np);
     bool names_one = false;
     for (size_t i = 0; i < np && !names_one; i++)
-      names_one = !strncmp(all[i].name, v, strlen(v));
-    if (!names_one || !*v)
+      names_one = !strncmp(all[i].name, v, vl);
+    if (!names_one)
       return cs_err_set(err, "--property: no property's name starts with '%s' (see callsign list)", v);
     return push(o->only, &o->nonly, v, "--property", err);
   } else if (!strcmp(n, "seed")) {

@@ -137,15 +137,14 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
   for (size_t r = 0; r < nreq; r++) {
     const cs_reply *rp = &ev->replies[r];
     if (rp->status != CS_REPLY_OK) {
+      const char *op = cs_op_name(ev->reqs[r].op), *st = cs_reply_status_name(rp->status);
+      int ml = (int)(rp->message.len < 300 ? rp->message.len : 300);
+      const char *msg = rp->message.ptr ? rp->message.ptr : "";
       if (!any_fault && !ev->fault_told) /* once per worker: the search goes on */
-        fprintf(stderr, "callsign: collide: a %s request got %s (%.*s); its inputs are skipped\n",
-                cs_op_name(ev->reqs[r].op), cs_reply_status_name(rp->status),
-                (int)(rp->message.len < 300 ? rp->message.len : 300), rp->message.ptr ? rp->message.ptr : "");
+        fprintf(stderr, "callsign: collide: a %s request got %s (%.*s); its inputs are skipped\n", op, st, ml, msg);
       ev->fault_told = true;
       if (!any_fault && ev->answered == 0 && ++ev->faulted_batches >= 3)
-        return cs_err_set(err, "no %s request answered in three batches (%s: %.*s)", cs_op_name(ev->reqs[r].op),
-                          cs_reply_status_name(rp->status), (int)(rp->message.len < 300 ? rp->message.len : 300),
-                          rp->message.ptr ? rp->message.ptr : "");
+        return cs_err_set(err, "no %s request answered in three batches (%s: %.*s)", op, st, ml, msg);
       any_fault = true;
       size_t k = ev->emit ? 1 : rp->nids ? rp->nids : ev->reqs[r].nids;
       for (size_t j = 0; j < k; j++, o++)

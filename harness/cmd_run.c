@@ -185,8 +185,8 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   ir->cells = CS_ARENA_NEW(&c->a, cs_cell, res.ncells + 1);
   for (size_t i = 0; i < res.ncells; i++) {
     cs_outcome *oc = &res.cells[i];
-    /* The vectors are checked here, once, not per case. */
-    /* Only an implementation that claims the scheme and announced canonicalize is asked. */
+    /* The vectors are checked here, once, not per case, and only for an implementation that claims
+     * the scheme and announced canonicalize. */
     if (!token && !strcmp(oc->prop->name, "vectors.canonical_v1") && impl->info.claims_canonical_v1 &&
         (impl->info.ops & CS_OP_CANONICALIZE) && !(c->o.nonly && !cs_property_find("vectors.canonical_v1"))) {
       oc->applicable = true;

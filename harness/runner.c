@@ -19,9 +19,9 @@
 #define MAX_BATCH 256
 #define FIRST_TIMED_BATCH 1 /* cases in the first batches of a run under --time */
 #define SHRINK_GRACE_S 5.0  /* how long shrinking may go on after --time has run out */
-#define SHRINK_MAX_S                                                                                                   \
-  30.0 /* how long one failure's shrinking may take: each try of a hanging                                             \
-        * implementation waits out the request deadline */
+/* How long one failure's shrinking may take: each try of a hanging implementation waits out the
+ * request deadline. */
+#define SHRINK_MAX_S 30.0
 /* How long a batch started before --time ran out may still wait for answers. Batch sizes follow the
  * pace of the last batch, which a restart (every 500 cases; a tenth of a second for an interpreter)
  * or a slow answer can upset: without this, cases a normal implementation would answer a moment

@@ -99,7 +99,8 @@ bool cs_cell_failed(const cs_cell *c);
 const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len);
 /* The shrunk case's size, for people: "3 turns, 1 call" (singular and plural as the counts need). */
 const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len);
-/* Exit status per DESIGN.md: 0 pass, 1 a property failed, 3 an implementation could not be run. */
+/* Exit status per DESIGN.md: 0 pass, 1 a property failed (or a label fell below --min-coverage), 3 an
+ * implementation could not be run. */
 int cs_report_exit_status(const cs_report *r);
 /* Is statistics label i below --min-coverage? How many are? Either fails the run (exit 1). */
 bool cs_report_stat_below(const cs_report *r, size_t i);
