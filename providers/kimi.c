@@ -50,7 +50,7 @@ const cs_target cs_target_kimi = {
 /* ---- live probe: PROVIDERS.md section 6 ---- */
 
 static void kimi_build(const cs_probe_request *req, cs_buf *b) {
-  cs_probe_build_chat(req, "max_tokens", b);
+  cs_probe_build_chat(req, "max_tokens", 1, b);
 }
 
 static const cs_probe_pattern kimi_errors[] = {

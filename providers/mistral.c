@@ -24,7 +24,7 @@ const cs_target cs_target_mistral = {
 /* ---- live probe: PROVIDERS.md section 5 ---- */
 
 static void mistral_build(const cs_probe_request *req, cs_buf *b) {
-  cs_probe_build_chat(req, "max_tokens", b);
+  cs_probe_build_chat(req, "max_tokens", 1, b);
 }
 
 static const cs_probe_pattern mistral_errors[] = {

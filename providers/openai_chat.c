@@ -21,8 +21,10 @@ const cs_target cs_target_openai_chat = {
 /* ---- live probe: PROVIDERS.md section 3 ---- */
 
 static void openai_chat_build(const cs_probe_request *req, cs_buf *b) {
-  /* max_completion_tokens: every current model takes it; o-series and gpt-5 refuse max_tokens */
-  cs_probe_build_chat(req, "max_completion_tokens", b);
+  /* max_completion_tokens: every current model takes it; o-series and gpt-5 refuse max_tokens. 16, not
+   * 1: a reasoning model may fail an accepted request whose budget leaves it no output (PROVIDERS.md
+   * section 3.1); a rejected one fails validation before generation, so the budget costs it nothing. */
+  cs_probe_build_chat(req, "max_completion_tokens", 16, b);
 }
 
 /* Section 3.3, and the OpenAI-compatible variants (DeepSeek, Groq, Qwen: "preceding", capitals). */

@@ -85,14 +85,14 @@ static const cs_probe_shape chat_results = {
     .tail = "\"content\":\"ok\"}",
 };
 
-void cs_probe_build_chat(const cs_probe_request *req, const char *budget_field, cs_buf *b) {
+void cs_probe_build_chat(const cs_probe_request *req, const char *budget_field, unsigned budget, cs_buf *b) {
   cs_buf_puts(b, "{\"model\":");
   cs_buf_json_str(b, cs_str_c(req->model));
   cs_buf_printf(b,
-                ",\"%s\":1,\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"" CS_PROBE_TOOL
+                ",\"%s\":%u,\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"" CS_PROBE_TOOL
                 "\",\"parameters\":{\"type\":\"object\",\"properties\":{}}}}],"
                 "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}",
-                budget_field);
+                budget_field, budget);
   cs_probe_write_turns(req, &chat_calls, &chat_results, b);
   cs_buf_puts(b, "]}");
 }

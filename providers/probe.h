@@ -126,8 +126,8 @@ void cs_probe_write_turns(const cs_probe_request *req, const cs_probe_shape *cal
                           cs_buf *body);
 
 /* The OpenAI-compatible chat body (OpenAI Chat Completions, Mistral, Kimi): `budget_field` is the
- * output-budget parameter set to 1 (max_tokens or max_completion_tokens). */
-void cs_probe_build_chat(const cs_probe_request *req, const char *budget_field, cs_buf *body);
+ * output-budget parameter (max_tokens or max_completion_tokens), set to `budget` tokens. */
+void cs_probe_build_chat(const cs_probe_request *req, const char *budget_field, unsigned budget, cs_buf *body);
 
 /* The innermost error message of an error body, through gateway envelopes: {"error":{"message"}},
  * {"message"}, {"error":"..."}, OpenRouter's error.metadata.raw, Vertex's JSON-string message and
