@@ -160,6 +160,7 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   out->seed = rc.seed;
   out->cases += res.cases;
   out->cases_cut += res.cases_cut;
+  out->given_up |= res.given_up;
   out->seconds = res.seconds;
   if (rc.shard_n)
     snprintf(out->parts, sizeof out->parts, "%u/%u", rc.shard_i, rc.shard_n);
@@ -265,6 +266,7 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
   }
   into->cases += from->cases;
   into->cases_cut += from->cases_cut;
+  into->given_up |= from->given_up;
   if (from->seconds > into->seconds)
     into->seconds = from->seconds;
   size_t used = strlen(into->parts);
@@ -308,7 +310,8 @@ void cs_findings_free(cs_findings *f) {
 /* summary.json:
  * {"callsign_fuzz": 1, "impl": NAME, "seed": "N" (a decimal string, as in every report),
  *  "parts": "all" | "I/N ...", "cases": N, "cases_cut": N (cut off by --time, not judged; optional
- *  when read), "seconds": S, "distinct": N,
+ *  when read), "given_up": [request kinds no longer sent, e.g. "emit anthropic"] (optional when
+ *  read), "seconds": S, "distinct": N,
  *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
  *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
@@ -334,6 +337,13 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->cases_cut);
   cJSON_AddRawToObject(root, "cases_cut", seed);
   cJSON_AddNumberToObject(root, "seconds", f->seconds);
+  cJSON *gu = cJSON_AddArrayToObject(root, "given_up");
+  for (unsigned k = 0; k < CS_KIND_COUNT; k++)
+    if (f->given_up >> k & 1u) {
+      char name[64];
+      cs_request_kind_name(k, name, sizeof name);
+      cJSON_AddItemToArray(gu, cJSON_CreateString(name));
+    }
   cJSON_AddNumberToObject(root, "distinct", (double)nd);
   for (size_t i = 0; i < f->n; i++) {
     const cs_finding *x = &f->f[i];
@@ -399,6 +409,25 @@ static int u64_of(const cJSON *v, uint64_t *out) {
   return 0;
 }
 
+/* A list of request kind names into bits; -1 when it is not one. */
+static int read_kinds(const cJSON *list, uint32_t *bits) {
+  if (!cJSON_IsArray(list))
+    return -1;
+  const cJSON *it;
+  cJSON_ArrayForEach(it, list) {
+    unsigned k = 0;
+    for (char name[64]; k < CS_KIND_COUNT; k++) {
+      cs_request_kind_name(k, name, sizeof name);
+      if (cJSON_IsString(it) && !strcmp(it->valuestring, name))
+        break;
+    }
+    if (k == CS_KIND_COUNT)
+      return -1;
+    *bits |= 1u << k;
+  }
+  return 0;
+}
+
 int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   char path[2200];
@@ -428,6 +457,11 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     goto cleanup;
   }
   const cJSON *it;
+  const cJSON *gu = cJSON_GetObjectItemCaseSensitive(root, "given_up");
+  if (gu && read_kinds(gu, &out->given_up)) {
+    cs_err_set(err, "%s: given_up is not a list of request kinds", path);
+    goto cleanup;
+  }
   size_t k = 0;
   cJSON_ArrayForEach(it, arr) {
     const cJSON *ci = cJSON_GetObjectItemCaseSensitive(it, "case_index");

@@ -366,6 +366,12 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
     printf("  %s\n", line.data);
     cs_buf_free(&line);
   }
+  if (f->given_up) {
+    cs_buf line = {0};
+    cs_given_up_line(&line, f->given_up, CS_RUN_GIVE_UP_AFTER);
+    printf("  %s\n", line.data);
+    cs_buf_free(&line);
+  }
   for (size_t i = 0; i < nd; i++) {
     const cs_finding *x = &f->f[idx[i]];
     cs_expect_entry *e = expect ? cs_expect_find(expect, f->impl, x->property, x->target) : NULL;

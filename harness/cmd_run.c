@@ -170,6 +170,8 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     c->label_counts[l] += res.label_counts[l];
   c->stat_cases += res.stat_cases;
   memcpy(ir->faults, res.faults, sizeof ir->faults);
+  ir->given_up = res.given_up;
+  ir->given_up_after = CS_RUN_GIVE_UP_AFTER;
   cs_str tail = impl->vt->stderr_tail ? impl->vt->stderr_tail(impl) : CS_NULL_STR;
   if (tail.len) { /* the reports take C strings: a NUL byte would hide everything after it */
     cs_buf clean = {0};

@@ -84,7 +84,16 @@ typedef struct {
   uint64_t label_counts[CS_LABEL_COUNT];
   uint64_t stat_cases;
   uint64_t faults[5];
+  /* Request kinds (cs_request_kind) the run stopped sending, bit per kind: CS_RUN_GIVE_UP_AFTER
+   * faults of the kind and none of it answered, or as many of any kind and nothing answered at all.
+   * Their properties went unchecked after that. */
+  uint32_t given_up;
 } cs_run_result;
+
+/* cs_impl.give_up_after during a run (not while shrinking): a program that crashes on every request
+ * costs a restart per request, about 30 a case; a kind that is answered now and then is never given
+ * up. */
+#define CS_RUN_GIVE_UP_AFTER 20
 
 /* Runs. Returns 0, or -1 with `err` when the implementation could not be run at all, or when under
  * time_s not one case got all its answers in time (then `err` says which request was waiting). */

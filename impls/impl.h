@@ -39,8 +39,17 @@ typedef enum {
   /* Not a fault: still unanswered, within its deadline, when the caller's stop time came
    * (cs_impl.stop_at_ns). It says nothing about the implementation; the case is not judged. */
   CS_REPLY_CUT,
+  /* Not a fault: not sent, because its request kind was given up (cs_impl.give_up_after). */
+  CS_REPLY_SKIPPED,
 } cs_reply_status;
 const char *cs_reply_status_name(cs_reply_status s);
+
+/* Request kinds: canonicalize, then emit to each target, then normalize for each target. A kind is
+ * what one broken code path of an implementation tends to fail as a whole. */
+#define CS_KIND_COUNT (1 + 2 * CS_TARGET_COUNT)
+unsigned cs_request_kind(const cs_request *r);
+/* "canonicalize", "emit anthropic", "normalize mistral" (as fault messages name requests). */
+void cs_request_kind_name(unsigned kind, char *out, size_t n);
 
 typedef struct {
   cs_reply_status status;
@@ -82,6 +91,14 @@ struct cs_impl {
    * request would wait out its own deadline); a process start waiting for its hello answer is
    * ended then too, and the requests it was for are cut. 0: never. Built-ins answer at once and ignore it. */
   int64_t stop_at_ns;
+  /* Set by the caller: a request kind is given up once this many of its requests have faulted
+   * (crash, timeout, protocol) while none of that kind was answered, and every kind once this many
+   * requests have faulted while none at all was answered. Requests of a given-up kind are not sent:
+   * exec answers them CS_REPLY_SKIPPED at once. Each such fault costs a restart or a deadline, and a
+   * path that never answers would otherwise cost them on every case. Faults are counted since the
+   * implementation was opened. 0: nothing is given up (built-ins never fault). */
+  unsigned give_up_after;
+  uint32_t given_up; /* set by exec: bit k when kind k was given up */
 };
 
 /* Has the caller's stop time come? Then nothing more is started: no request, no process. */

@@ -75,6 +75,11 @@ typedef struct {
   uint64_t *seqs, *start_off; /* seq and stream offset of each queued request */
   int64_t *wtime;             /* when the first byte of the request entered the pipe */
   size_t slots_cap, b_sent, b_stamped;
+
+  /* For cs_impl.give_up_after: faults that cost a restart or a deadline, and what was answered. */
+  uint32_t kind_faults[CS_KIND_COUNT], faults_total;
+  uint32_t answered_kinds; /* bit per kind */
+  bool answered_any;
 } cs_subproc;
 
 static int ms_until(int64_t deadline) {
@@ -688,10 +693,7 @@ static void stop_process(cs_subproc *s) {
 /* ---- requests and answers ---- */
 
 static void describe_request(const cs_request *r, char *out, size_t n) {
-  if (r->op == CS_OP_CANONICALIZE)
-    snprintf(out, n, "%s", cs_op_name(r->op));
-  else
-    snprintf(out, n, "%s %s", cs_op_name(r->op), cs_provider_name(r->target));
+  cs_request_kind_name(cs_request_kind(r), out, n);
 }
 
 static void queue_request(cs_subproc *s, const cs_request *r, uint64_t seq) {
@@ -899,6 +901,40 @@ static void cut_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, s
     kill_process(s);
 }
 
+/* Is the kind of `r` given up (and giving up in force)? Its request is then not sent. */
+static bool kind_given_up(const cs_subproc *s, const cs_request *r) {
+  return s->base.give_up_after && (s->base.given_up >> cs_request_kind(r) & 1u);
+}
+
+/* Counts how request `r` ended, and gives up kinds as cs_impl.give_up_after says. An error answer
+ * is an answer: the process read the request and lived. */
+static void note_outcome(cs_subproc *s, const cs_request *r, cs_reply_status st) {
+  unsigned k = cs_request_kind(r);
+  if (st == CS_REPLY_OK || st == CS_REPLY_REJECTED) {
+    s->answered_kinds |= 1u << k;
+    s->answered_any = true;
+    return;
+  }
+  if (st != CS_REPLY_CRASH && st != CS_REPLY_TIMEOUT && st != CS_REPLY_PROTOCOL)
+    return;
+  s->kind_faults[k]++;
+  s->faults_total++;
+  unsigned limit = s->base.give_up_after;
+  if (!limit)
+    return;
+  if (!(s->answered_kinds >> k & 1u) && s->kind_faults[k] >= limit)
+    s->base.given_up |= 1u << k;
+  if (!s->answered_any && s->faults_total >= limit)
+    s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
+}
+
+static void skip(cs_reply *rep, const cs_request *r, cs_arena *a) {
+  char what[64];
+  describe_request(r, what, sizeof what);
+  *rep = (cs_reply){.status = CS_REPLY_SKIPPED};
+  rep->message = cs_arena_printf(a, "%s was given up: not sent", what);
+}
+
 static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, size_t n, cs_arena *a, cs_err *err) {
   cs_subproc *s = (cs_subproc *)self;
   char why[700], what[64], detail[900];
@@ -917,6 +953,14 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
   int64_t head_since = cs_now_ns(); /* when the oldest unanswered request became the oldest */
   s->b_sent = s->b_stamped = 0;
   while (recv < n) {
+    /* Nothing in flight ahead of it (or nothing alive): a request of a given-up kind is answered
+     * at once, without starting a process for it. */
+    if ((recv == s->b_sent || s->pid <= 0) && kind_given_up(s, &reqs[recv])) {
+      skip(&replies[recv], &reqs[recv], a);
+      recv++;
+      s->b_sent = s->b_stamped = recv;
+      continue;
+    }
     /* After the stop time no process is started and no request sent; what is in flight may still
      * be answered until then (below). */
     if ((s->pid <= 0 || s->b_sent == recv) && cs_impl_stop_came(&s->base)) {
@@ -947,13 +991,20 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     /* Refill at half the window, so that many requests go out in one write(). */
     if (s->b_sent < n && !s->write_closed && s->b_sent - recv <= s->pipeline / 2) {
       while (s->b_sent < n && s->b_sent - recv < s->pipeline) {
-        size_t i = s->b_sent;
-        s->seqs[i] = s->next_seq++;
+        size_t i = s->b_sent++;
         s->start_off[i] = s->wqueued;
+        s->seqs[i] = 0; /* seq 0 is hello's: here it marks a request not sent */
+        if (kind_given_up(s, &reqs[i]))
+          continue;
+        s->seqs[i] = s->next_seq++;
         queue_request(s, &reqs[i], s->seqs[i]);
-        s->b_sent++;
       }
       flush_writes(s);
+    }
+    if (recv < s->b_sent && s->seqs[recv] == 0) { /* not sent: its kind was given up when it was queued */
+      skip(&replies[recv], &reqs[recv], a);
+      recv++;
+      continue;
     }
     cs_str line;
     int r = take_line(s, &line);
@@ -976,6 +1027,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
                  why);
         fault(s, &replies[recv], st, detail, a);
       }
+      note_outcome(s, rq, st);
       recv++;
       head_since = cs_now_ns();
       continue;
@@ -985,6 +1037,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       snprintf(detail, sizeof detail, "answer to seq %llu (%s) is longer than %zu bytes",
                (unsigned long long)s->seqs[recv], what, s->max_line);
       fault(s, &replies[recv], CS_REPLY_PROTOCOL, detail, a);
+      note_outcome(s, rq, CS_REPLY_PROTOCOL);
       recv++;
       continue;
     }
@@ -994,6 +1047,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       snprintf(detail, sizeof detail, "the process %s before answering seq %llu (%s)", how,
                (unsigned long long)s->seqs[recv], what);
       fault(s, &replies[recv], CS_REPLY_CRASH, detail, a);
+      note_outcome(s, rq, CS_REPLY_CRASH);
       recv++;
       continue;
     }
@@ -1007,6 +1061,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       snprintf(detail, sizeof detail, "no answer to seq %llu (%s) within %u ms", (unsigned long long)s->seqs[recv],
                what, s->deadline_ms);
       fault(s, &replies[recv], CS_REPLY_TIMEOUT, detail, a);
+      note_outcome(s, rq, CS_REPLY_TIMEOUT);
       recv++;
       continue;
     }

@@ -186,6 +186,14 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
       cs_buf_printf(b, "<td>%llu</td>", (unsigned long long)impl->faults[f]);
     cs_buf_puts(b, "</tr>\n</table>\n");
   }
+  if (impl->given_up) {
+    cs_buf line = {0};
+    cs_given_up_line(&line, impl->given_up, impl->given_up_after);
+    cs_buf_puts(b, "<p class=\"given-up\">");
+    esc(b, line.data);
+    cs_buf_puts(b, "</p>\n");
+    cs_buf_free(&line);
+  }
   if (impl->stderr_tail && impl->stderr_tail[0])
     pre(b, "stderr (tail)", impl->stderr_tail);
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "impls/impl.h"
 #include "reports/escape.h"
 #include "reports/output.h"
 #include "reports/result.h"
@@ -107,6 +108,15 @@ static void impl_obj(cs_buf *b, const cs_impl_result *impl, bool strict) {
     num(b, impl->faults[f]);
   }
   cs_buf_puts(b, "},\n");
+  key(b, in, "given_up");
+  cs_buf_putc(b, '[');
+  for (unsigned k = 0, n = 0; k < CS_KIND_COUNT; k++)
+    if (impl->given_up >> k & 1u) {
+      char name[64];
+      cs_request_kind_name(k, name, sizeof name);
+      cs_buf_printf(b, "%s\"%s\"", n++ ? ", " : "", name);
+    }
+  cs_buf_puts(b, "],\n");
   key(b, in, "stderr_tail");
   cs_esc_json(b, impl->stderr_tail);
   cs_buf_puts(b, ",\n");

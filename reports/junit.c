@@ -140,6 +140,13 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
     cs_buf_puts(b, "    <system-out>faults:");
     for (size_t f = 1; f < CS_FAULT_KINDS; f++)
       cs_buf_printf(b, " %s=%llu", cs_fault_name(f), (unsigned long long)impl->faults[f]);
+    if (impl->given_up) {
+      cs_buf line = {0};
+      cs_given_up_line(&line, impl->given_up, impl->given_up_after);
+      cs_buf_puts(b, "\n");
+      cs_esc_markup(b, line.data, line.len, CS_ESC_TEXT);
+      cs_buf_free(&line);
+    }
     cs_buf_puts(b, "</system-out>\n");
   }
   if (impl->stderr_tail && impl->stderr_tail[0]) {

@@ -174,6 +174,10 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
     cs_cut_line(b, impl->cases_cut, "`--time`");
     cs_buf_puts(b, ".\n\n");
   }
+  if (impl->given_up) {
+    cs_given_up_line(b, impl->given_up, impl->given_up_after);
+    cs_buf_puts(b, ".\n\n");
+  }
   if (impl->stderr_tail && impl->stderr_tail[0]) {
     cs_buf_puts(b, "<details><summary>stderr (tail)</summary>\n\n");
     code_block(b, "", impl->stderr_tail, MD_MAX_BLOCK);

@@ -68,6 +68,9 @@ typedef struct {
   uint64_t cases_cut; /* cut off by --time before their last answer: not judged */
   double seconds;
   uint64_t faults[5]; /* per cs_reply_status (ok unused): rejected, crash, timeout, protocol */
+  /* Request kinds (cs_request_kind) no longer sent after given_up_after faults and no answer. */
+  uint32_t given_up;
+  unsigned given_up_after;
   const char *stderr_tail;
   bool could_not_run; /* exit status 3 */
   const char *error;  /* why it could not run */

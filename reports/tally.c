@@ -1,5 +1,8 @@
-/* reports/tally.c: counting cells by verdict and the shared one-line summary. */
+/* reports/tally.c: counting cells by verdict, the shared one-line summary and the lines every format
+ * words alike (cut cases, request kinds given up). */
 #include "reports/tally.h"
+
+#include "impls/impl.h"
 
 void cs_tally_add(cs_tally *t, const cs_impl_result *impl, bool strict) {
   t->impls++;
@@ -61,6 +64,19 @@ void cs_tally_line(cs_buf *b, const cs_tally *t) {
 void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag) {
   cs_buf_printf(b, "%llu case%s cut off by %s: still waiting for answers when the time ran out, not judged",
                 (unsigned long long)cases_cut, cases_cut == 1 ? "" : "s", flag);
+}
+
+void cs_given_up_line(cs_buf *b, uint32_t given_up, unsigned after) {
+  cs_buf_printf(b, "not sent any more after %u faults and no answer:", after);
+  const char *sep = " ";
+  for (unsigned k = 0; k < CS_KIND_COUNT; k++)
+    if (given_up >> k & 1u) {
+      char name[64];
+      cs_request_kind_name(k, name, sizeof name);
+      cs_buf_printf(b, "%s%s", sep, name);
+      sep = ", ";
+    }
+  cs_buf_puts(b, " (their properties went unchecked from then on)");
 }
 
 const char *cs_fault_name(size_t i) {

@@ -28,6 +28,11 @@ void cs_tally_line(cs_buf *b, const cs_tally *t);
  * flag spelt as `flag` (a format may quote it); no newline. */
 void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag);
 
+/* "not sent any more after 20 faults and no answer: canonicalize, emit anthropic (their properties
+ * went unchecked from then on)" for the request kinds in `given_up` (bit per cs_request_kind), after
+ * `after` faults; no newline. */
+void cs_given_up_line(cs_buf *b, uint32_t given_up, unsigned after);
+
 /* Names of cs_impl_result.faults[1..4] (index 0, "ok", is not a fault). */
 #define CS_FAULT_KINDS 5
 const char *cs_fault_name(size_t i);

@@ -297,6 +297,11 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
     cs_cut_line(t->b, impl->cases_cut, "--time");
     cs_buf_putc(t->b, '\n');
   }
+  if (impl->given_up) {
+    cs_buf_puts(t->b, "\n  ");
+    cs_given_up_line(t->b, impl->given_up, impl->given_up_after);
+    cs_buf_putc(t->b, '\n');
+  }
   if (impl->stderr_tail && impl->stderr_tail[0]) {
     cs_buf_puts(t->b, "  stderr (tail):\n");
     put_block(t, impl->stderr_tail);

@@ -127,4 +127,32 @@ rc=$?
 t1=$(date +%s)
 check "a hanging implementation: exit 1, a timeout, shrinking bounded (under 60 s)" \
   "[ $rc -eq 1 ] && grep -q 'timeout' '$T/hang.out' && [ $((t1 - t0)) -lt 60 ]"
+
+# An implementation that crashes on every request: after 20 faults and no answer nothing more is
+# sent (each crash costs a restart, about 30 per case: 20 cases once took 140 s), the fault is shrunk
+# among the replies it was one of, and every report names what was given up.
+FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
+t0=$(date +%s)
+"$CS" run --no-corpus --cases 20 --json "$T/dead.json" --impl-cmd -- python3 "$FIX/proto_echo.py" --crash-after 0 \
+  >"$T/dead.out" 2>&1
+rc=$? t1=$(date +%s)
+check "crashes on every request: exit 1 in under 60 s (took $((t1 - t0)) s), every announced kind given up, shrunk to one call" \
+  "[ $rc -eq 1 ] && [ $((t1 - t0)) -lt 60 ] && grep -q 'not sent any more after 20 faults and no answer: canonicalize, emit anthropic' '$T/dead.out' &&
+   python3 -c \"import json;i=json.load(open('$T/dead.json'))['implementations'][0]
+assert i['given_up']==['canonicalize','emit anthropic','emit openai_chat','normalize anthropic','normalize openai_chat'], i['given_up']
+assert i['faults']['crash'] < 150, i['faults']
+c=[c for c in i['cells'] if c['property']=='protocol.answer'][0]
+assert c['verdict']=='fail' and c['failure']['shrunk_calls']==1, c['failure']\""
+# Only canonicalize crashes: it alone is given up, and emit goes on being checked.
+"$CS" run --no-corpus --cases 60 --json "$T/half.json" --impl-cmd -- python3 "$FIX/proto_echo.py" \
+  --crash-op canonicalize >"$T/half.out" 2>&1
+rc=$?
+check "crashes on every canonicalize: exit 1, canonicalize alone given up, emit still checked" \
+  "[ $rc -eq 1 ] && python3 -c \"import json;i=json.load(open('$T/half.json'))['implementations'][0]
+assert i['given_up']==['canonicalize'], i['given_up']
+assert i['faults']['crash'] < 80, i['faults']
+e=[c['verdict'] for c in i['cells'] if c['property'].startswith('emit.') and c['target'] in ('anthropic','openai_chat')]
+assert e and all(v in ('pass','fail') for v in e), e
+k=[c['verdict'] for c in i['cells'] if c['property'].startswith('canon.')]
+assert k and all(v=='unchecked' for v in k), k\""
 finish

@@ -173,11 +173,19 @@ Test(campaign, results_directory_round_trip) {
   snprintf(big.impl, sizeof big.impl, "x");
   snprintf(big.parts, sizeof big.parts, "all");
   big.seed = UINT64_MAX;
+  /* so do the request kinds given up (a merge reports them) */
+  big.given_up = 1u << 0 | 1u << (CS_KIND_COUNT - 1);
   cr_assert_eq(cs_findings_write(dir, &big, false, &err), 0, "%s", err.msg);
   cs_findings again;
   cr_assert_eq(cs_findings_read(dir, &again, &err), 0, "%s", err.msg);
   cr_assert_eq(again.seed, UINT64_MAX);
+  cr_assert_eq(again.given_up, big.given_up, "given up: %#x", again.given_up);
   cs_findings_free(&again);
+  /* a name that is no request kind is refused, not dropped */
+  snprintf(cmd, sizeof cmd, "sed -i 's/\"canonicalize\"/\"canonicalise\"/' '%s/summary.json'", dir);
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(cs_findings_read(dir, &again, &err), -1);
+  cr_assert(strstr(err.msg, "given_up is not a list of request kinds") != NULL, "%s", err.msg);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
   cs_findings_free(&f);

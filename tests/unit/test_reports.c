@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness/expect.h"
+#include "impls/impl.h"
 #include "reports/escape.h"
 #include "reports/result.h"
 
@@ -740,6 +741,45 @@ Test(output, unchecked_cells_and_cut_cases) {
   cr_assert_null(strstr(doc, " ok "), "%s", doc);
   free(doc);
   unlink(path);
+}
+
+/* Request kinds a run stopped sending: every format names them. */
+Test(output, given_up_kinds_are_named) {
+  cs_cell cells[1] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_UNCHECKED)};
+  cells[0].cases = 0;
+  cs_request canon = {.op = CS_OP_CANONICALIZE}, emit = {.op = CS_OP_EMIT, .target = CS_PROV_MISTRAL};
+  cs_impl_result dead = {.name = "dead",
+                         .cells = cells,
+                         .ncells = 1,
+                         .faults = {0, 0, 40, 0, 0},
+                         .given_up = 1u << cs_request_kind(&canon) | 1u << cs_request_kind(&emit),
+                         .given_up_after = 20};
+  cs_report r = {.impls = &dead, .nimpls = 1};
+  const char *line = "not sent any more after 20 faults and no answer: canonicalize, emit mistral (their properties";
+  char path[64];
+  char *doc = write_tmp(&r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root, "%s", doc);
+  cJSON *list = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0), "given_up");
+  cr_assert_eq(cJSON_GetArraySize(list), 2, "%s", doc);
+  cr_assert_str_eq(cJSON_GetArrayItem(list, 0)->valuestring, "canonicalize");
+  cr_assert_str_eq(cJSON_GetArrayItem(list, 1)->valuestring, "emit mistral");
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+  const struct {
+    writer_fn write;
+    const char *ext;
+  } text[] = {{cs_report_junit, ".xml"},
+              {cs_report_html, ".html"},
+              {cs_report_markdown, ".md"},
+              {write_terminal_plain, ".txt"}};
+  for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
+    doc = write_tmp(&r, text[k].write, path, text[k].ext);
+    cr_assert_not_null(strstr(doc, line), "%s: %s", text[k].ext, doc);
+    free(doc);
+    unlink(path);
+  }
 }
 
 /* ---- the schema document lists every key the writer emits ---- */

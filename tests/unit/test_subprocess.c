@@ -278,6 +278,78 @@ Test(subprocess, crash_after_k_restarts_each_time) {
   cs_impl_destroy(im);
 }
 
+/* One normalize request for `target` with a single ID. */
+static cs_request norm_for(cs_target_id target, const char *id) {
+  cs_request r = norm1(id);
+  r.target = target;
+  return r;
+}
+
+#define NA CS_PROV_ANTHROPIC
+#define NO CS_PROV_OPENAI_CHAT
+
+static void assert_status(const cs_reply *rep, size_t n, const cs_reply_status *want) {
+  for (size_t i = 0; i < n; i++)
+    cr_assert_eq(rep[i].status, want[i], "reply %zu: %s, want %s: %.*s", i, cs_reply_status_name(rep[i].status),
+                 cs_reply_status_name(want[i]), (int)rep[i].message.len, rep[i].message.ptr ? rep[i].message.ptr : "");
+}
+
+Test(subprocess, a_kind_that_never_answers_is_given_up) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--crash-on", "TRIGGER");
+  im->give_up_after = 3;
+  /* normalize openai_chat answers first, so only the kind that never answered is given up. */
+  cs_request rq[8] = {norm_for(NO, "ok0"),     norm_for(NA, "TRIGGER"), norm_for(NA, "TRIGGER"),
+                      norm_for(NA, "TRIGGER"), norm_for(NA, "TRIGGER"), norm_for(NA, "ok1"),
+                      norm_for(NO, "TRIGGER"), norm_for(NO, "ok2")};
+  cs_reply rep[8];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 8, &A, &err), 0, "%s", err.msg);
+  const cs_reply_status want[8] = {CS_REPLY_OK,      CS_REPLY_CRASH,   CS_REPLY_CRASH, CS_REPLY_CRASH,
+                                   CS_REPLY_SKIPPED, CS_REPLY_SKIPPED, CS_REPLY_CRASH, CS_REPLY_OK};
+  assert_status(rep, 8, want);
+  assert_fault(&rep[4], CS_REPLY_SKIPPED, "normalize anthropic was given up");
+  cs_request one = norm_for(NA, "x");
+  cr_assert_eq(im->given_up, 1u << cs_request_kind(&one), "given up: %#x", im->given_up);
+  /* Without give_up_after the kind is sent again (shrinking a fault of that kind needs it). */
+  im->give_up_after = 0;
+  cr_assert_eq(cs_impl_exec(im, &rq[5], rep, 1, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[0], "ok1", 0);
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, a_kind_answered_once_is_never_given_up) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--crash-on", "TRIGGER");
+  im->give_up_after = 2;
+  cs_request rq[5] = {norm_for(NA, "ok"), norm_for(NA, "TRIGGER"), norm_for(NA, "TRIGGER"), norm_for(NA, "TRIGGER"),
+                      norm_for(NA, "ok2")};
+  cs_reply rep[5];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 5, &A, &err), 0, "%s", err.msg);
+  const cs_reply_status want[5] = {CS_REPLY_OK, CS_REPLY_CRASH, CS_REPLY_CRASH, CS_REPLY_CRASH, CS_REPLY_OK};
+  assert_status(rep, 5, want);
+  cr_assert_eq(im->given_up, 0);
+  cs_impl_destroy(im);
+}
+
+Test(subprocess, nothing_answered_gives_up_every_kind_and_starts_no_process) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--crash-after", "0");
+  im->give_up_after = 3;
+  cs_request rq[6] = {norm_for(NA, "a"), norm_for(NO, "b"), norm_for(NA, "c"),
+                      norm_for(NO, "d"), norm_for(NA, "e"), norm_for(NO, "f")};
+  cs_reply rep[6];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 6, &A, &err), 0, "%s", err.msg);
+  const cs_reply_status want[6] = {CS_REPLY_CRASH,   CS_REPLY_CRASH,   CS_REPLY_CRASH,
+                                   CS_REPLY_SKIPPED, CS_REPLY_SKIPPED, CS_REPLY_SKIPPED};
+  assert_status(rep, 6, want);
+  cr_assert_eq(im->given_up, (1u << CS_KIND_COUNT) - 1u);
+  /* A batch of given-up kinds only is answered without a process: no child is left to wait for. */
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 2, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(rep[0].status, CS_REPLY_SKIPPED);
+  cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a process was started for skipped requests");
+  cs_impl_destroy(im);
+}
+
 Test(subprocess, failed_restart_gives_crash_replies) {
   char path[] = "/tmp/callsign_once_XXXXXX";
   int fd = mkstemp(path);
