@@ -1043,6 +1043,17 @@ static void make_cells(runner *r) {
   }
 }
 
+/* The replies read by every property of an op the implementation has, whether checked or not. */
+static unsigned every_need(const runner *r) {
+  unsigned needs = 0;
+  size_t np;
+  const cs_property *props = cs_properties(&np);
+  for (size_t i = 0; i < np; i++)
+    if (r->impl->info.ops & props[i].op)
+      needs |= props[i].needs;
+  return needs;
+}
+
 static void recompute_needs(runner *r) {
   r->needs = 0;
   for (size_t i = 0; i < r->ncells; i++)
@@ -1463,7 +1474,12 @@ int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const
   case_plan plan;
   cs_choices_replay(&r.ch[0], choices, n);
   int rc = 0;
-  if (run_batch(&r, 1, &plan, r.needs | CS_NEED_EMIT_RESTART, true, idx) || check_batch(&r, 1, &failures))
+  unsigned needs = r.needs | CS_NEED_EMIT_RESTART;
+  /* protocol.answer reads no reply of its own: asked for, it is every request a full run makes,
+   * since the fault it replays may be in any of them. */
+  if (c.nonly && wanted(&c, CS_PROPERTY_ANSWER))
+    needs |= every_need(&r);
+  if (run_batch(&r, 1, &plan, needs, true, idx) || check_batch(&r, 1, &failures))
     rc = -1;
   out->cases = 1;
   runner_finish(&r, t0);

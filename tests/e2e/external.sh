@@ -155,4 +155,11 @@ e=[c['verdict'] for c in i['cells'] if c['property'].startswith('emit.') and c['
 assert e and all(v in ('pass','fail') for v in e), e
 k=[c['verdict'] for c in i['cells'] if c['property'].startswith('canon.')]
 assert k and all(v=='unchecked' for v in k), k\""
+# Its replay line reproduces the crash (protocol.answer asks for every request, not none).
+replay=$(python3 -c "import json;i=json.load(open('$T/half.json'))['implementations'][0]
+print([c for c in i['cells'] if c['property']=='protocol.answer'][0]['failure']['replay'])")
+eval "${replay/callsign/\"\$CS\"}" >"$T/o" 2>&1
+rc=$?
+check "the protocol.answer replay line reproduces the crash: exit 1" \
+  "[ $rc -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/o' && grep -q 'crashing on every canonicalize' '$T/o'"
 finish
