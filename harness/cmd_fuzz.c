@@ -10,13 +10,11 @@
  * 0..N-1 together list exactly the cases of the unsharded run.
  * Exit status: 1 a failure was found (not listed by --expect), 0 none, 2 usage, 3 cannot run. */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -28,12 +26,12 @@
 #include "harness/corpus.h"
 #include "harness/expect.h"
 #include "harness/session.h"
+#include "harness/workers.h"
 #include "reports/tally.h"
 
 #define DEFAULT_TIME_S 60.0
 #define DEFAULT_OUT "fuzz-results"
 #define DEFAULT_CORPUS "corpus/regressions"
-#define MAX_JOBS 256
 #define PROGRESS_EVERY_S 0.2
 
 typedef struct {
@@ -82,25 +80,16 @@ static void print_progress(fuzz_ctx *c, uint64_t cases, double elapsed, bool for
     fprintf(stderr, ", ~%.0f s left", (double)(c->cases > cases ? c->cases - cases : 0) / rate);
 }
 
-/* Writes one whole line to the worker's pipe. */
-static void report_line(fuzz_ctx *c, const char *line, size_t n) {
-  while (n) {
-    ssize_t k = write(c->report_fd, line, n);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      return; /* the parent is gone: the campaign result still goes to the worker's directory */
-    line += k;
-    n -= (size_t)k;
-  }
+/* Sends one message to the parent (harness/workers.h); a parent that is gone is ignored: the
+ * campaign result still goes to the worker's directory. */
+static void report(fuzz_ctx *c, char type, const char *data, size_t n) {
+  cs_worker_send(c->report_fd, type, data, n);
 }
 
 static void on_finding(void *user, const cs_finding *f) {
   fuzz_ctx *c = user;
   if (c->report_fd >= 0) {
-    char line[64];
-    int n = snprintf(line, sizeof line, "F %s\n", f->signature);
-    report_line(c, line, (size_t)n);
+    report(c, 'F', f->signature, strlen(f->signature));
     return;
   }
   note_signature(c, f->signature);
@@ -113,8 +102,8 @@ static void on_progress(void *user, uint64_t cases, uint64_t failing, double ela
       return;
     c->last_report = elapsed;
     char line[96];
-    int n = snprintf(line, sizeof line, "P %llu %llu\n", (unsigned long long)cases, (unsigned long long)failing);
-    report_line(c, line, (size_t)n);
+    int n = snprintf(line, sizeof line, "%llu %llu", (unsigned long long)cases, (unsigned long long)failing);
+    report(c, 'P', line, (size_t)n);
     return;
   }
   c->failing = failing;
@@ -133,15 +122,10 @@ static void on_case(void *user, uint64_t index, const uint64_t *choices, size_t 
   cs_buf_printf(&c->scratch, "case %llu %s ", (unsigned long long)index, hex);
   cs_choices_token(choices, n, &c->scratch);
   cs_buf_putc(&c->scratch, '\n');
-  if (c->report_fd >= 0) {
-    cs_buf line = {0};
-    cs_buf_put(&line, "C ", 2);
-    cs_buf_put(&line, c->scratch.data, c->scratch.len);
-    report_line(c, line.data, line.len);
-    cs_buf_free(&line);
-  } else {
+  if (c->report_fd >= 0)
+    report(c, 'C', c->scratch.data, c->scratch.len);
+  else
     fwrite(c->scratch.data, 1, c->scratch.len, stdout);
-  }
 }
 
 /* Runs the campaign of one process (the whole run, or one worker's shard) into `out`. */
@@ -197,137 +181,83 @@ static void remove_worker_dir(const char *dir) {
   rmdir(dir);
 }
 
+/* The workers (harness/workers.h): their context, and the parent's view of them. */
+typedef struct {
+  fuzz_ctx *c;
+  unsigned jobs;
+  uint64_t *cases, *failing; /* per worker, as last reported */
+  char (*error)[620];        /* per worker: why it could not run */
+  double t0;
+} workers_view;
+
 /* The worker process: its shard of the part, reported on fd, results in its directory. */
-static int worker_main(fuzz_ctx *c, unsigned j, unsigned jobs, int fd) {
+static int worker_main(void *user, unsigned j, unsigned jobs, int fd) {
+  fuzz_ctx *c = ((workers_view *)user)->c;
   c->report_fd = fd;
   c->tty = false;
   uint32_t si = c->o.shard_n ? c->o.shard_i : 0, sn = c->o.shard_n ? c->o.shard_n : 1;
   cs_findings f = {0};
   cs_err err = {{0}};
   int rc = run_part(c, si + sn * j, sn * jobs, j == 0, &f, &err);
-  char dir[2100], line[700];
+  char dir[2100];
   if (rc == 0) {
     worker_dir(c, j, dir, sizeof dir);
     rc = cs_findings_write(dir, &f, false, &err);
   }
-  if (rc) {
-    int n = snprintf(line, sizeof line, "E %.600s\n", err.msg);
-    report_line(c, line, (size_t)n);
-  }
+  if (rc)
+    report(c, 'E', err.msg, strlen(err.msg));
   cs_findings_free(&f);
   return rc ? CS_EXIT_IMPL : 0;
 }
 
-typedef struct {
-  pid_t pid;
-  int fd;
-  cs_buf in;
-  uint64_t cases, failing;
-  char error[620];
-} worker;
-
-/* Handles the complete lines a worker sent. */
-static void take_lines(fuzz_ctx *c, worker *w) {
-  size_t start = 0;
-  for (size_t i = 0; i < w->in.len; i++) {
-    if (w->in.data[i] != '\n')
-      continue;
-    char *line = w->in.data + start;
-    w->in.data[i] = 0;
-    unsigned long long a, b;
-    if (line[0] == 'P' && sscanf(line, "P %llu %llu", &a, &b) == 2) {
-      w->cases = a;
-      w->failing = b;
-    } else if (line[0] == 'F' && strlen(line) == 18) {
-      note_signature(c, line + 2);
-    } else if (line[0] == 'C' && line[1] == ' ') {
-      fputs(line + 2, stdout);
-      fputc('\n', stdout);
-    } else if (line[0] == 'E' && line[1] == ' ') {
-      snprintf(w->error, sizeof w->error, "%s", line + 2);
-    }
-    start = i + 1;
-  }
-  if (start) {
-    memmove(w->in.data, w->in.data + start, w->in.len - start);
-    w->in.len -= start;
+static void on_worker_message(void *user, unsigned j, char type, const char *data, size_t len) {
+  workers_view *v = user;
+  char text[620];
+  snprintf(text, sizeof text, "%.*s", (int)(len < sizeof text - 1 ? len : sizeof text - 1), data);
+  unsigned long long a, b;
+  if (type == 'P' && sscanf(text, "%llu %llu", &a, &b) == 2) {
+    v->cases[j] = a;
+    v->failing[j] = b;
+  } else if (type == 'F' && len == 16) {
+    note_signature(v->c, text);
+  } else if (type == 'C') {
+    fwrite(data, 1, len, stdout);
+  } else if (type == 'E') {
+    snprintf(v->error[j], sizeof v->error[j], "%s", text);
   }
 }
 
+static void on_worker_tick(void *user) {
+  workers_view *v = user;
+  uint64_t cases = 0;
+  v->c->failing = 0;
+  for (unsigned k = 0; k < v->jobs; k++) {
+    cases += v->cases[k];
+    v->c->failing += v->failing[k];
+  }
+  print_progress(v->c, cases, cs_now_s() - v->t0, false);
+}
+
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
-  worker *ws = calloc(jobs, sizeof *ws);
-  struct pollfd *pf = calloc(jobs, sizeof *pf);
-  unsigned started = 0;
-  int rc = 0;
-  if (!ws || !pf)
+  workers_view v = {
+      c,         jobs, calloc(jobs, sizeof *v.cases), calloc(jobs, sizeof *v.failing), calloc(jobs, sizeof *v.error),
+      cs_now_s()};
+  cs_worker_end *ends = calloc(jobs, sizeof *ends);
+  if (!v.cases || !v.failing || !v.error || !ends)
     abort();
-  fflush(stdout);
-  fflush(stderr);
-  for (; started < jobs; started++) {
-    int fds[2];
-    if (pipe(fds)) {
-      rc = cs_err_set(err, "cannot create a pipe: %s", strerror(errno));
-      break;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-      close(fds[0]);
-      close(fds[1]);
-      rc = cs_err_set(err, "cannot start worker %u: %s", started, strerror(errno));
-      break;
-    }
-    if (pid == 0) {
-      close(fds[0]);
-      for (unsigned k = 0; k < started; k++)
-        close(ws[k].fd);
-      int status = worker_main(c, started, jobs, fds[1]);
-      close(fds[1]);
-      fflush(stdout);
-      _exit(status);
-    }
-    close(fds[1]);
-    ws[started].pid = pid;
-    ws[started].fd = fds[0];
-  }
-  double t0 = cs_now_s();
-  unsigned open = started;
-  while (open) {
-    for (unsigned k = 0; k < started; k++)
-      pf[k] = (struct pollfd){ws[k].fd, POLLIN, 0};
-    if (poll(pf, started, 200) < 0 && errno != EINTR)
-      break;
-    for (unsigned k = 0; k < started; k++) {
-      if (ws[k].fd < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      char buf[65536];
-      ssize_t n = read(ws[k].fd, buf, sizeof buf);
-      if (n > 0) {
-        cs_buf_put(&ws[k].in, buf, (size_t)n);
-        take_lines(c, &ws[k]);
-      } else if (n == 0 || errno != EINTR) {
-        close(ws[k].fd);
-        ws[k].fd = -1;
-        open--;
-      }
-    }
-    uint64_t cases = 0;
-    c->failing = 0;
-    for (unsigned k = 0; k < started; k++) {
-      cases += ws[k].cases;
-      c->failing += ws[k].failing;
-    }
-    print_progress(c, cases, cs_now_s() - t0, false);
-  }
-  for (unsigned k = 0; k < started; k++) {
-    int st = 0;
-    while (waitpid(ws[k].pid, &st, 0) < 0 && errno == EINTR)
-      ;
+  cs_workers_config wc = {
+      .n = jobs, .work = worker_main, .on_message = on_worker_message, .on_tick = on_worker_tick, .user = &v};
+  int rc = cs_workers_run(&wc, ends, err);
+  for (unsigned k = 0; k < jobs; k++) {
     char dir[2100];
     worker_dir(c, k, dir, sizeof dir);
-    if (rc == 0 && ws[k].error[0])
-      rc = cs_err_set(err, "worker %u: %s", k, ws[k].error);
-    else if (rc == 0 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
-      rc = cs_err_set(err, "worker %u ended abnormally (status %d)", k, st);
+    if (rc == 0 && v.error[k][0]) {
+      rc = cs_err_set(err, "worker %u: %s", k, v.error[k]);
+    } else if (rc == 0 && (ends[k].exit_status != 0 || ends[k].broken)) {
+      char msg[300];
+      cs_worker_end_describe(k, &ends[k], msg, sizeof msg);
+      rc = cs_err_set(err, "%s", msg);
+    }
     cs_findings part;
     if (rc == 0 && cs_findings_read(dir, &part, err) == 0) {
       rc = cs_findings_merge(total, &part, err);
@@ -336,16 +266,17 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
       rc = -1;
     }
     remove_worker_dir(dir);
-    cs_buf_free(&ws[k].in);
   }
   /* The workers' parts are sub-shards; the whole is the part this command was asked for. */
   if (c->o.shard_n)
     snprintf(total->parts, sizeof total->parts, "%u/%u", c->o.shard_i, c->o.shard_n);
   else
     snprintf(total->parts, sizeof total->parts, "all");
-  total->seconds = cs_now_s() - t0;
-  free(ws);
-  free(pf);
+  total->seconds = cs_now_s() - v.t0;
+  free(v.cases);
+  free(v.failing);
+  free(v.error);
+  free(ends);
   return rc;
 }
 
@@ -451,8 +382,8 @@ int cs_cmd_fuzz(int argc, char **argv) {
   if (c.o.nimpls && !cs_builtin_find(c.o.impls[0]))
     return cs_fail(CS_EXIT_USAGE, "unknown implementation '%s' (see callsign list)", c.o.impls[0]);
   unsigned jobs = c.o.jobs ? c.o.jobs : 1;
-  if (jobs > MAX_JOBS)
-    return cs_fail(CS_EXIT_USAGE, "--jobs: at most %d", MAX_JOBS);
+  if (jobs > CS_WORKERS_MAX)
+    return cs_fail(CS_EXIT_USAGE, "--jobs: at most %d", CS_WORKERS_MAX);
   c.time_s = c.o.time_s;
   c.cases = c.o.cases;
   if (!c.time_s && !c.cases)

@@ -1,0 +1,49 @@
+/* harness/workers.h: worker processes that report to their parent, for `fuzz --jobs` and
+ * `run --jobs`. cs_workers_run forks N workers; each runs `work` and sends framed messages (a type
+ * byte, a 32-bit little-endian length, the payload) over a pipe of its own; the parent polls every
+ * pipe, hands each whole message to `on_message` as it arrives, calls `on_tick` between reads, and
+ * reaps every worker. The pipes are close-on-exec, so an implementation a worker starts does not
+ * hold its pipe open past the worker's end. */
+#ifndef CS_HARNESS_WORKERS_H
+#define CS_HARNESS_WORKERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+#define CS_WORKERS_MAX 256
+#define CS_WORKER_MESSAGE_MAX (256u << 20) /* a longer frame is a broken worker, not a message */
+
+typedef struct {
+  unsigned n; /* workers, 1 to CS_WORKERS_MAX */
+  /* In worker j of n (a forked child): its work. The return value is its exit status. */
+  int (*work)(void *user, unsigned j, unsigned n, int fd);
+  /* In the parent: one whole message of worker j, in the order sent. */
+  void (*on_message)(void *user, unsigned j, char type, const char *data, size_t len);
+  /* In the parent, at least every 200 ms while workers run (NULL: none). */
+  void (*on_tick)(void *user);
+  void *user;
+} cs_workers_config;
+
+/* What became of one worker. */
+typedef struct {
+  int exit_status; /* its exit status, or -1 when it did not exit normally */
+  int signal;      /* the signal that ended it, or 0 */
+  bool broken;     /* it sent a malformed frame or left a frame unfinished */
+} cs_worker_end;
+
+/* Runs the workers to their end; ends[j] says how worker j ended. Returns 0, or -1 with `err` when
+ * a worker could not be started (the workers already started are still run to their end, and the
+ * later ones get exit_status -1). stdout and stderr are flushed before forking. */
+int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *err);
+
+/* In a worker: sends one message. Returns 0, or -1 when the parent no longer reads. */
+int cs_worker_send(int fd, char type, const void *data, size_t len);
+
+/* "worker 2 was killed by signal 9", "worker 0 exited with status 3": one line for a worker that
+ * did not end with status 0, for the caller's error. */
+void cs_worker_end_describe(unsigned j, const cs_worker_end *e, char *out, size_t n);
+
+#endif
