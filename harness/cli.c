@@ -37,7 +37,8 @@ static const option_row rows[] = {
     {"seed", ARG_U64, GEN, "N  run seed (default 1)"},
     {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE, "N  cases per implementation"},
     {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE, "D  time limit (30s, 5m, 2h)"},
-    {"jobs", ARG_U32, CS_CMD_FUZZ | CS_CMD_COLLIDE, "N  worker processes"},
+    {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
+     "N  parallel workers, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
     {"rule", ARG_STR, RULES, "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern)"},
     {"profile", ARG_STR, RULES, "FILE  rule overrides, one per line"},
@@ -93,14 +94,10 @@ static const struct {
   unsigned commands;
   const char *why;
 } refusals[] = {
-    {"junit", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
-    {"json", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
-    {"markdown", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
-    {"html", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
-    {"failures", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
-    {"stats", CS_CMD_FUZZ, FUZZ_NO_STATS},
+    {"junit", CS_CMD_FUZZ, FUZZ_NO_REPORTS},      {"json", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"markdown", CS_CMD_FUZZ, FUZZ_NO_REPORTS},   {"html", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"failures", CS_CMD_FUZZ, FUZZ_NO_REPORTS},   {"stats", CS_CMD_FUZZ, FUZZ_NO_STATS},
     {"min-coverage", CS_CMD_FUZZ, FUZZ_NO_STATS},
-    {"jobs", CS_CMD_RUN, "run: --jobs is for fuzz; run uses one process (use --shard I/N to split a run)"},
 };
 
 int cs_fail(int status, const char *fmt, ...) {

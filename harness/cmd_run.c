@@ -10,6 +10,7 @@
 #include "harness/cli.h"
 #include "harness/corpus.h"
 #include "harness/expect.h"
+#include "harness/run_jobs.h"
 #include "harness/runner.h"
 #include "harness/session.h"
 #include "harness/vectors.h"
@@ -109,6 +110,18 @@ static void progress_line(void *user, uint64_t cases, uint64_t failures, double 
           (unsigned long long)failures, elapsed);
 }
 
+/* What a --jobs worker needs to open its own instance of the implementation. */
+typedef struct {
+  const cs_options *o;
+  cs_ruleset *rs;
+  const char *name; /* NULL: --impl-cmd */
+} session_args;
+
+static cs_impl *open_session(void *user, cs_err *err) {
+  const session_args *s = user;
+  return cs_session_open(s->o, s->rs, s->name, err);
+}
+
 /* Runs one implementation; with `token` choices, replays that one case instead of generating. */
 static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint64_t *token, size_t ntoken) {
   cs_err err = {{0}};
@@ -153,8 +166,17 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   if (!c->o.quiet && isatty(2))
     rc.progress = progress_line;
   cs_run_result res;
-  int status =
-      token ? cs_run_replay(impl, c->rs, &rc, token, ntoken, &res, &err) : cs_run_impl(impl, c->rs, &rc, &res, &err);
+  cs_str tail = CS_NULL_STR; /* with --jobs: the first worker's stderr tail (heap) */
+  int status;
+  if (token) {
+    status = cs_run_replay(impl, c->rs, &rc, token, ntoken, &res, &err);
+  } else if (c->o.jobs > 1) {
+    /* The instance opened above gave the name and checks the vectors; each worker opens its own. */
+    session_args sa = {&c->o, c->rs, name};
+    status = cs_run_jobs(c->o.jobs, open_session, &sa, c->rs, &rc, &res, &tail, &err);
+  } else {
+    status = cs_run_impl(impl, c->rs, &rc, &res, &err);
+  }
   if (rc.progress)
     fputs("\r\033[K", stderr);
   cs_corpus_free(&corpus);
@@ -172,7 +194,9 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   memcpy(ir->faults, res.faults, sizeof ir->faults);
   ir->given_up = res.given_up;
   ir->given_up_after = CS_RUN_GIVE_UP_AFTER;
-  cs_str tail = impl->vt->stderr_tail ? impl->vt->stderr_tail(impl) : CS_NULL_STR;
+  char *tail_heap = (char *)tail.ptr;
+  if (!tail.ptr && impl->vt->stderr_tail)
+    tail = impl->vt->stderr_tail(impl);
   if (tail.len) { /* the reports take C strings: a NUL byte would hide everything after it */
     cs_buf clean = {0};
     for (size_t i = 0; i < tail.len; i++)
@@ -183,6 +207,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     ir->stderr_tail = cs_arena_strc(&c->a, clean.data).ptr;
     cs_buf_free(&clean);
   }
+  free(tail_heap);
 
   ir->cells = CS_ARENA_NEW(&c->a, cs_cell, res.ncells + 1);
   for (size_t i = 0; i < res.ncells; i++) {

@@ -39,8 +39,8 @@ check "--vectors naming nothing: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <
 "$CS" replay --impl reference cs1.AQAB --json "$T/rp.json" >"$T/o" 2>"$T/e"
 check "replay --json records its own command line" \
   "[ $? -eq 0 ] && python3 -c \"import json,sys; c=json.load(open('$T/rp.json'))['command']; sys.exit(c != 'callsign replay --impl reference cs1.AQAB --json $T/rp.json')\""
-# help lists what a command takes: fuzz has no report files, run no --jobs, collide no --cases
-check "help: no refused option listed" "! \"$CS\" help fuzz | grep -q -- '--json\\|--stats' && ! \"$CS\" help run | grep -q -- '--jobs' && ! \"$CS\" help collide | grep -q -- '--cases'"
+# help lists what a command takes: fuzz has no report files, collide no --cases; run takes --jobs
+check "help: no refused option listed" "! \"$CS\" help fuzz | grep -q -- '--json\\|--stats' && \"$CS\" help run | grep -q -- '--jobs' && ! \"$CS\" help collide | grep -q -- '--cases'"
 "$CS" run --no-corpus --impl-cmd -- "" >"$T/o" 2>"$T/e"
 check "--impl-cmd with an empty program name: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'name is empty' '$T/e'"
 # A vector file that does not say what it holds is refused whole (exit 2), not checked in part.

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# End-to-end tests of `run --jobs N`: N worker processes report exactly what one process reports
+# (verdicts, failing cases, replay tokens, shrunk histories, case counts, statistics, exit status),
+# for built-ins, for the default job with its corpus and known-failures list, and for an external
+# program; bad values and broken programs get one line and their exit status.
+# Usage: run_jobs.sh path/to/callsign
+set -u
+CS=${1:-build/san/callsign}
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
+ROOT="$(dirname "${BASH_SOURCE[0]}")/../.."
+
+# The report of a run, without what may differ between runs: timings, per-cell check counts (each
+# worker checks a failing property up to its own first failure), the command line, and the random
+# UUIDs that tool-id-strategy answers (they differ between any two runs).
+cat >"$T/same.py" <<'PY'
+import json, re, sys
+def norm(s):
+    return re.sub(r"[0-9a-f]{32}", "UUID", s) if isinstance(s, str) else s
+def view(path):
+    d = json.load(open(path))
+    out = {"exit": d["exit_status"], "statistics": d["statistics"]}
+    for i in d["implementations"]:
+        out[i["name"] + " cases"] = i["cases"]
+        out[i["name"] + " faults"] = i["faults"]
+        for c in i["cells"]:
+            f = c.get("failure") or {}
+            out[" ".join((i["name"], c["property"], c["target"]))] = (
+                c["verdict"], f.get("case_index"), f.get("token"), norm(f.get("message")), norm(f.get("history")),
+                f.get("shrunk_turns"), f.get("shrunk_calls"))
+    return out
+a, b = view(sys.argv[1]), view(sys.argv[2])
+diff = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+for k in diff[:5]:
+    print("  differs:", k, a.get(k), b.get(k))
+failed = sum(1 for v in a.values() if isinstance(v, tuple) and v[0] in ("fail", "expected_fail"))
+print("  compared", len(a), "entries,", failed, "failing cells")
+sys.exit(1 if diff or failed == 0 else 0)
+PY
+
+# Built-ins whose designs fail many properties: the same failing cases, shrunk the same.
+"$CS" run --impl prefix-swap --impl adk-stream-v1 --impl mistral-hash9 --cases 1500 --seed 5 --no-corpus --quiet \
+  --json "$T/one.json" >"$T/one.out" 2>&1
+rc1=$?
+"$CS" run --impl prefix-swap --impl adk-stream-v1 --impl mistral-hash9 --cases 1500 --seed 5 --no-corpus --quiet \
+  --jobs 3 --json "$T/three.json" >"$T/three.out" 2>&1
+rc3=$?
+check "built-ins, --jobs 3: exit 1 as with one process" "[ $rc1 -eq 1 ] && [ $rc3 -eq 1 ]"
+check "built-ins, --jobs 3: the report of one process (cells, failing cases, tokens, statistics)" \
+  "python3 '$T/same.py' '$T/one.json' '$T/three.json'"
+
+# The default job of `make run`: every built-in, the committed corpus and the known-failures list.
+cp -r "$ROOT/corpus/regressions" "$T/corpus1"
+cp -r "$ROOT/corpus/regressions" "$T/corpus2"
+"$CS" run --expect "$ROOT/corpus/expected/builtins.txt" --corpus "$T/corpus1" --quiet --json "$T/d1.json" \
+  >"$T/d1.out" 2>&1
+rc1=$?
+"$CS" run --expect "$ROOT/corpus/expected/builtins.txt" --corpus "$T/corpus2" --quiet --jobs 2 --json "$T/d2.json" \
+  >"$T/d2.out" 2>&1
+rc2=$?
+check "the default job with --jobs 2: exit 0, every listed failure and no other" "[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]"
+check "the default job with --jobs 2: the report of one process" "python3 '$T/same.py' '$T/d1.json' '$T/d2.json'"
+check "the default job with --jobs 2 saves the same corpus cases" \
+  "diff <(cd '$T/corpus1' && find . | sort) <(cd '$T/corpus2' && find . | sort) >/dev/null"
+
+# An external program: each worker starts its own; its stderr tail still reaches the report.
+"$CS" run --cases 300 --no-corpus --quiet --json "$T/x1.json" --impl-cmd -- \
+  python3 "$ROOT/examples/adapters/python/normalizer.py" >"$T/x1.out" 2>&1
+"$CS" run --cases 300 --no-corpus --quiet --jobs 2 --json "$T/x2.json" --impl-cmd -- \
+  python3 "$ROOT/examples/adapters/python/normalizer.py" >"$T/x2.out" 2>&1
+check "an external program, --jobs 2: the report of one process" "python3 '$T/same.py' '$T/x1.json' '$T/x2.json'"
+
+t0=$(date +%s)
+"$CS" run --no-corpus --cases 20 --jobs 2 --json "$T/dead.json" --impl-cmd -- python3 "$FIX/proto_echo.py" \
+  --crash-after 0 >"$T/dead.out" 2>&1
+rc=$? t1=$(date +%s)
+check "a program crashing on every request, --jobs 2: exit 1 in under 60 s (took $((t1 - t0)) s), its stderr kept" \
+  "[ $rc -eq 1 ] && [ $((t1 - t0)) -lt 60 ] && python3 -c \"import json;i=json.load(open('$T/dead.json'))['implementations'][0]
+c=[c for c in i['cells'] if c['property']=='protocol.answer'][0]
+assert c['verdict']=='fail', c
+assert i['faults']['crash'] > 0 and 'canonicalize' in i['given_up'], i
+assert 'fixture' in (i.get('stderr_tail') or ''), i.get('stderr_tail')\""
+
+t0=$(date +%s)
+"$CS" run --impl reference --time 2s --cases 100000000 --no-corpus --quiet --jobs 2 --json "$T/timed.json" \
+  >"$T/timed.out" 2>&1
+rc=$? t1=$(date +%s)
+check "--time 2s with --jobs 2: exit 0 within 10 s (took $((t1 - t0)) s), cases from both workers" \
+  "[ $rc -eq 0 ] && [ $((t1 - t0)) -lt 10 ] && python3 -c \"import json;i=json.load(open('$T/timed.json'))['implementations'][0]
+assert i['cases'] > 1000, i['cases']\""
+
+# Cases cut off by --time are not judged; when no worker judged any, the run checked nothing (exit 3,
+# naming the request that was waiting), as with one process.
+"$CS" run --no-corpus --time 1s --jobs 2 --impl-cmd -- python3 "$FIX/proto_echo.py" --slow 3 >"$T/o" 2>"$T/e"
+check "every case cut off by --time in every worker: exit 3, one line naming the request" \
+  "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'no case got all its answers.*unanswered' '$T/e'"
+
+for v in 0 257 x; do
+  "$CS" run --impl reference --jobs "$v" >"$T/o" 2>"$T/e"
+  check "--jobs $v: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q -- '--jobs' '$T/e'"
+done
+"$CS" run --jobs 2 --impl-cmd -- "$T/no-such-program" >"$T/o" 2>"$T/e"
+check "a program that cannot start, --jobs 2: exit 3, one line naming it" \
+  "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'no-such-program' '$T/e'"
+finish
