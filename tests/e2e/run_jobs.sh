@@ -26,7 +26,7 @@ def view(path):
         for c in i["cells"]:
             f = c.get("failure") or {}
             out[" ".join((i["name"], c["property"], c["target"]))] = (
-                c["verdict"], f.get("case_index"), f.get("token"), norm(f.get("message")), norm(f.get("history")),
+                c["verdict"], f.get("case_index"), f.get("token"), norm(f.get("message")), norm(f.get("history_json")),
                 f.get("shrunk_turns"), f.get("shrunk_calls"))
     return out
 a, b = view(sys.argv[1]), view(sys.argv[2])
