@@ -56,7 +56,7 @@ static const option_row rows[] = {
      "DIR  regression corpus (default corpus/regressions)"},
     {"stats", ARG_NONE, CS_CMD_RUN, "  print how often each pathology class was generated"},
     {"min-coverage", ARG_SHARE, CS_CMD_RUN,
-     "SHARE  fail when a class occurs in fewer cases (0.01 or 1%; a number above 1 is a percentage)"},
+     "SHARE  fail when a class occurs in fewer cases (0.01 or 1%; a number above 1 is a percentage, 1 is refused)"},
     {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd (default 5000)"},
     {"max-id-len", ARG_U32, GEN, "N  longest generated ID in bytes (default 65536)"},
     {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
@@ -179,6 +179,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     d = strtod(v, &end);
     if (end == v || (*end && strcmp(end, "%") != 0) || !isfinite(d) || d < 0)
       return cs_err_set(err, "--%s: '%s' is not a share (0.02 or 2%%)", n, v);
+    /* A bare number up to 1 is a fraction and above 1 a percentage: a bare 1 could be either. */
+    if (!*end && d == 1)
+      return cs_err_set(err, "--%s: '%s' could mean 1%% or 100%%: write 1%% or 100%%", n, v);
     if (*end == '%' || d > 1)
       d /= 100;
     if (d > 1)

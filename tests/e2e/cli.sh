@@ -212,6 +212,9 @@ check "failures are saved to the corpus" "ls '$T/corpus/prefix-swap/'*.json >/de
 "$CS" run --impl prefix-swap --cases 1 --corpus "$T/corpus" --property emit.regex --target anthropic >"$T/o2" 2>"$T/e"
 check "corpus case replayed first (fails with one generated case)" "[ $? -eq 1 ] && grep -q 'emit.regex' '$T/o2'"
 
+"$CS" run --impl reference --cases 10 --no-corpus --min-coverage 1 >"$T/o" 2>"$T/e"
+check "--min-coverage 1 (1% or 100%?): exit 2, one line saying how to write either" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"write 1% or 100%\" '$T/e'"
 "$CS" run --impl reference --cases 500 --no-corpus --stats --min-coverage 0.5% >"$T/st" 2>"$T/e"
 check "--stats prints every label" "grep -q 'id.missing' '$T/st' && grep -q 'twin.impl' '$T/st'"
 "$CS" run --impl reference --cases 200 --no-corpus --min-coverage 90% --json "$T/mc.json" --junit "$T/mc.xml" \
