@@ -69,7 +69,7 @@ static const option_row rows[] = {
     {"list-cases", ARG_NONE, CS_CMD_FUZZ, "  print each case run: 'case INDEX SHA256-OF-HISTORY TOKEN'"},
     {"memory", ARG_STR, CS_CMD_COLLIDE, "SIZE  memory for the search table (512M, 2G; default 1G)"},
     {"budget", ARG_U64, CS_CMD_COLLIDE,
-     "N  stop after about N evaluations (checked between batches of a few thousand)"},
+     "N  stop after N evaluations (confirming a candidate pair may take a few more)"},
     {"inputs", ARG_STR, CS_CMD_COLLIDE,
      "KIND  input family: auto (default), long, illegal, long-plain, plain, unicode"},
     {"dp-bits", ARG_U32, CS_CMD_COLLIDE, "N  use distinguished points with N zero bits even when a table would do"},

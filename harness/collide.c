@@ -286,6 +286,24 @@ static bool out_of_bounds(shared *sh) {
   return false;
 }
 
+/* Takes up to n evaluations from the budget (all n without one); 0 once it is spent. Taken before
+ * the batch runs, so that workers together never evaluate batches past the budget. */
+static size_t reserve(shared *sh, size_t n) {
+  uint64_t budget = sh->cfg->budget;
+  if (!budget) {
+    atomic_fetch_add(&sh->evals, n);
+    return n;
+  }
+  uint_fast64_t cur = atomic_load(&sh->evals);
+  for (;;) {
+    if (cur >= budget)
+      return 0;
+    uint64_t take = budget - cur < n ? budget - cur : n;
+    if (atomic_compare_exchange_weak(&sh->evals, &cur, cur + take))
+      return (size_t)take;
+  }
+}
+
 static void *work(void *arg) {
   worker *w = arg;
   shared *sh = w->sh;
@@ -320,19 +338,23 @@ static void *work(void *arg) {
         states[i] = starts[i] = next_random(w);
         lens[i] = 0;
       }
+    size_t batch = reserve(sh, n); /* this batch: the first `batch` states */
+    if (!batch) {
+      atomic_store(&sh->stop, true);
+      break;
+    }
     cs_err e = {{0}};
-    if (cfg->eval(w->ev, states, n, outs, &e)) {
+    if (cfg->eval(w->ev, states, batch, outs, &e)) {
       fail(sh, &e);
       break;
     }
-    atomic_fetch_add(&sh->evals, n);
     size_t nhits = 0, npairs = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < batch; i++)
       fps[i] = cs_collide_fingerprint(outs[i]);
     if (mode == MODE_BIRTHDAY) {
       pthread_mutex_lock(&sh->lock);
       if (sh->epoch == epoch)
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < batch; i++) {
           entry *old = table_put(sh, fps[i], states[i], 0);
           if (old && old->start != states[i] && npairs < n)
             pairs[npairs++] = (pair){old->start, 0, states[i], 0};
@@ -348,7 +370,7 @@ static void *work(void *arg) {
           record_found(sh, pairs[k].a, pairs[k].b);
       }
     } else {
-      for (size_t i = 0; i < n; i++) {
+      for (size_t i = 0; i < batch; i++) {
         lens[i]++;
         if (dp_bits > 0 && fps[i] >> (64 - dp_bits) == 0) {
           hits[nhits++] = (hit){fps[i], starts[i], lens[i]};

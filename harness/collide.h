@@ -34,7 +34,8 @@ typedef struct {
   unsigned nworkers; /* 0: 1 */
   size_t memory;     /* bytes for the table; 0: 1 GiB */
   double space_bits; /* estimated output entropy in bits; 0: unknown */
-  uint64_t budget;   /* evaluations at most; 0: no limit */
+  uint64_t budget;   /* evaluations of the search at most (confirming a candidate pair, and re-walking
+                      * two chains to where they merged, may add some); 0: no limit */
   double time_s;     /* 0: no limit */
   uint64_t seed;     /* starting states are drawn from it */
   unsigned batch;    /* states per evaluation call (walks per worker); 0: 4096 */
