@@ -101,9 +101,7 @@ static void on_progress(void *user, uint64_t cases, uint64_t failing, double ela
     if (elapsed - c->last_report < PROGRESS_EVERY_S / 2)
       return;
     c->last_report = elapsed;
-    char line[96];
-    int n = snprintf(line, sizeof line, "%llu %llu", (unsigned long long)cases, (unsigned long long)failing);
-    report(c, 'P', line, (size_t)n);
+    cs_worker_progress(c->report_fd, cases, failing);
     return;
   }
   c->failing = failing;
@@ -184,9 +182,7 @@ static void remove_worker_dir(const char *dir) {
 /* The workers (harness/workers.h): their context, and the parent's view of them. */
 typedef struct {
   fuzz_ctx *c;
-  unsigned jobs;
-  uint64_t *cases, *failing; /* per worker, as last reported */
-  char (*error)[620];        /* per worker: why it could not run */
+  char (*error)[620]; /* per worker: why it could not run */
   double t0;
 } workers_view;
 
@@ -195,10 +191,11 @@ static int worker_main(void *user, unsigned j, unsigned jobs, int fd) {
   fuzz_ctx *c = ((workers_view *)user)->c;
   c->report_fd = fd;
   c->tty = false;
-  uint32_t si = c->o.shard_n ? c->o.shard_i : 0, sn = c->o.shard_n ? c->o.shard_n : 1;
+  uint32_t si, sn;
+  cs_worker_shard(c->o.shard_i, c->o.shard_n, j, jobs, &si, &sn);
   cs_findings f = {0};
   cs_err err = {{0}};
-  int rc = run_part(c, si + sn * j, sn * jobs, j == 0, &f, &err);
+  int rc = run_part(c, si, sn, j == 0, &f, &err);
   char dir[2100];
   if (rc == 0) {
     worker_dir(c, j, dir, sizeof dir);
@@ -214,11 +211,7 @@ static void on_worker_message(void *user, unsigned j, char type, const char *dat
   workers_view *v = user;
   char text[620];
   snprintf(text, sizeof text, "%.*s", (int)(len < sizeof text - 1 ? len : sizeof text - 1), data);
-  unsigned long long a, b;
-  if (type == 'P' && sscanf(text, "%llu %llu", &a, &b) == 2) {
-    v->cases[j] = a;
-    v->failing[j] = b;
-  } else if (type == 'F' && len == 16) {
+  if (type == 'F' && len == 16) {
     note_signature(v->c, text);
   } else if (type == 'C') {
     fwrite(data, 1, len, stdout);
@@ -227,23 +220,16 @@ static void on_worker_message(void *user, unsigned j, char type, const char *dat
   }
 }
 
-static void on_worker_tick(void *user) {
+static void on_worker_tick(void *user, uint64_t cases, uint64_t failing) {
   workers_view *v = user;
-  uint64_t cases = 0;
-  v->c->failing = 0;
-  for (unsigned k = 0; k < v->jobs; k++) {
-    cases += v->cases[k];
-    v->c->failing += v->failing[k];
-  }
+  v->c->failing = failing;
   print_progress(v->c, cases, cs_now_s() - v->t0, false);
 }
 
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
-  workers_view v = {
-      c,         jobs, calloc(jobs, sizeof *v.cases), calloc(jobs, sizeof *v.failing), calloc(jobs, sizeof *v.error),
-      cs_now_s()};
+  workers_view v = {c, calloc(jobs, sizeof *v.error), cs_now_s()};
   cs_worker_end *ends = calloc(jobs, sizeof *ends);
-  if (!v.cases || !v.failing || !v.error || !ends)
+  if (!v.error || !ends)
     abort();
   cs_workers_config wc = {
       .n = jobs, .work = worker_main, .on_message = on_worker_message, .on_tick = on_worker_tick, .user = &v};
@@ -273,8 +259,6 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
   else
     snprintf(total->parts, sizeof total->parts, "all");
   total->seconds = cs_now_s() - v.t0;
-  free(v.cases);
-  free(v.failing);
   free(v.error);
   free(ends);
   return rc;

@@ -1,6 +1,5 @@
 /* harness/run_jobs.c: the workers of `run --jobs`, the bytes their results travel as, and the
- * merge. Messages from a worker: 'P' progress (cases, failing checks), 'R' its result, 'E' why
- * it could not run. */
+ * merge. Messages from a worker: 'R' its result, 'E' why it could not run (and the pool's progress). */
 #include "harness/run_jobs.h"
 
 #include <stdio.h>
@@ -250,14 +249,12 @@ typedef struct {
   void *open_user;
   cs_ruleset *rs;
   const cs_run_config *cfg;
-  unsigned jobs;
   /* in a worker */
   int fd;
   double last_sent;
   /* in the parent */
   double t0;
-  uint64_t *cases, *failing; /* per worker, as last reported */
-  bool *reported;            /* per worker: its result came */
+  bool *reported; /* per worker: its result came */
   /* per worker: all its cases were cut off by --time. Its error says so, but one process would
    * have judged the cases the other workers judged: it fails the run only when they judged none. */
   bool *only_cut;
@@ -271,11 +268,7 @@ static void worker_progress(void *user, uint64_t cases, uint64_t failing, double
   if (elapsed - x->last_sent < PROGRESS_EVERY_S)
     return;
   x->last_sent = elapsed;
-  cs_buf b = {0};
-  put_u64(&b, cases);
-  put_u64(&b, failing);
-  cs_worker_send(x->fd, 'P', b.data, b.len);
-  cs_buf_free(&b);
+  cs_worker_progress(x->fd, cases, failing);
 }
 
 static int worker_main(void *user, unsigned j, unsigned n, int fd) {
@@ -288,9 +281,7 @@ static int worker_main(void *user, unsigned j, unsigned n, int fd) {
     return 1;
   }
   cs_run_config c = *x->cfg;
-  uint32_t si = c.shard_n ? c.shard_i : 0, sn = c.shard_n ? c.shard_n : 1;
-  c.shard_i = si + sn * j;
-  c.shard_n = sn * n;
+  cs_worker_shard(x->cfg->shard_i, x->cfg->shard_n, j, n, &c.shard_i, &c.shard_n);
   if (j) { /* one process replays the literal and corpus cases, as one process would */
     c.literal = NULL;
     c.nliteral = 0;
@@ -325,11 +316,7 @@ static void on_message(void *user, unsigned j, char type, const char *data, size
   jobs_ctx *x = user;
   cs_err err = {{0}};
   char msg[600];
-  if (type == 'P' && len == 16) {
-    reader r = {(const unsigned char *)data, len, 0, false};
-    x->cases[j] = get_u64(&r);
-    x->failing[j] = get_u64(&r);
-  } else if (type == 'R' && !x->reported[j]) {
+  if (type == 'R' && !x->reported[j]) {
     cs_run_result part;
     cs_str tail;
     if (cs_run_result_decode(data, len, &part, &tail, &err)) {
@@ -357,13 +344,8 @@ static void on_message(void *user, unsigned j, char type, const char *data, size
   }
 }
 
-static void on_tick(void *user) {
+static void on_tick(void *user, uint64_t cases, uint64_t failing) {
   jobs_ctx *x = user;
-  uint64_t cases = 0, failing = 0;
-  for (unsigned j = 0; j < x->jobs; j++) {
-    cases += x->cases[j];
-    failing += x->failing[j];
-  }
   x->cfg->progress(x->cfg->progress_user, cases, failing, cs_now_s() - x->t0);
 }
 
@@ -373,14 +355,12 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
   *stderr_tail = CS_NULL_STR;
   if (jobs < 1 || jobs > CS_WORKERS_MAX)
     return cs_err_set(err, "--jobs: must be 1 to %d", CS_WORKERS_MAX);
-  jobs_ctx x = {.open = open, .open_user = open_user, .rs = rs, .cfg = cfg, .jobs = jobs, .fd = -1, .t0 = cs_now_s()};
-  x.cases = calloc(jobs, sizeof *x.cases);
-  x.failing = calloc(jobs, sizeof *x.failing);
+  jobs_ctx x = {.open = open, .open_user = open_user, .rs = rs, .cfg = cfg, .fd = -1, .t0 = cs_now_s()};
   x.reported = calloc(jobs, sizeof *x.reported);
   x.only_cut = calloc(jobs, sizeof *x.only_cut);
   x.error = calloc(jobs, sizeof *x.error);
   cs_worker_end *ends = calloc(jobs, sizeof *ends);
-  if (!x.cases || !x.failing || !x.reported || !x.only_cut || !x.error || !ends)
+  if (!x.reported || !x.only_cut || !x.error || !ends)
     abort();
   cs_workers_config wc = {
       .n = jobs, .work = worker_main, .on_message = on_message, .on_tick = cfg->progress ? on_tick : NULL, .user = &x};
@@ -399,8 +379,6 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
   *out = x.total;
   out->seconds = cs_now_s() - x.t0;
   *stderr_tail = x.tail;
-  free(x.cases);
-  free(x.failing);
   free(x.reported);
   free(x.only_cut);
   free(x.error);

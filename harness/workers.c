@@ -48,12 +48,35 @@ int cs_worker_send(int fd, char type, const void *data, size_t len) {
   return write_all(fd, h, HEADER) || write_all(fd, data, len) ? -1 : 0;
 }
 
+int cs_worker_progress(int fd, uint64_t cases, uint64_t failing) {
+  unsigned char b[16];
+  for (int i = 0; i < 8; i++) {
+    b[i] = (unsigned char)(cases >> (8 * i));
+    b[8 + i] = (unsigned char)(failing >> (8 * i));
+  }
+  return cs_worker_send(fd, CS_WORKER_PROGRESS, b, sizeof b);
+}
+
+void cs_worker_shard(uint32_t shard_i, uint32_t shard_n, unsigned j, unsigned n, uint32_t *out_i, uint32_t *out_n) {
+  uint32_t si = shard_n ? shard_i : 0, sn = shard_n ? shard_n : 1;
+  *out_i = si + sn * j;
+  *out_n = sn * n;
+}
+
 typedef struct {
   pid_t pid;
   int fd; /* -1 once closed */
   cs_buf in;
   bool broken;
+  uint64_t cases, failing; /* its latest progress */
 } worker;
+
+static uint64_t get_u64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
 
 /* Hands the whole frames at the start of w->in to the caller and keeps the rest. */
 static void take_frames(const cs_workers_config *cfg, unsigned j, worker *w) {
@@ -67,7 +90,12 @@ static void take_frames(const cs_workers_config *cfg, unsigned j, worker *w) {
     }
     if (w->in.len - at - HEADER < len)
       break;
-    cfg->on_message(cfg->user, j, (char)h[0], w->in.data + at + HEADER, len);
+    if (h[0] == (unsigned char)CS_WORKER_PROGRESS && len == 16) {
+      w->cases = get_u64(h + HEADER);
+      w->failing = get_u64(h + HEADER + 8);
+    } else if (h[0] != (unsigned char)CS_WORKER_PROGRESS) {
+      cfg->on_message(cfg->user, j, (char)h[0], w->in.data + at + HEADER, len);
+    }
     at += HEADER + len;
   }
   if (at) {
@@ -144,8 +172,14 @@ int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *er
         open--;
       }
     }
-    if (cfg->on_tick)
-      cfg->on_tick(cfg->user);
+    if (cfg->on_tick) {
+      uint64_t cases = 0, failing = 0;
+      for (unsigned k = 0; k < started; k++) {
+        cases += ws[k].cases;
+        failing += ws[k].failing;
+      }
+      cfg->on_tick(cfg->user, cases, failing);
+    }
   }
   for (unsigned k = 0; k < started; k++) {
     if (ws[k].fd >= 0) { /* poll failed: stop reading, the worker may be blocked on a full pipe */

@@ -1,6 +1,7 @@
 /* tests/unit/test_workers.c: the worker pool: every message of every worker arrives whole and in
- * order (small ones and one larger than a pipe holds), exit statuses and signals are reported,
- * and a frame cut short is named as a broken report. */
+ * order (small ones and one larger than a pipe holds), progress is summed over the workers, exit
+ * statuses and signals are reported, a frame cut short is named as a broken report, and the
+ * workers' shards cover their part once. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,11 +19,15 @@ typedef struct {
   size_t big_len[8];  /* the length of the big message, if it came */
   bool big_intact[8]; /* its bytes were the ones sent */
   unsigned ticks;
+  uint64_t last_cases, last_failing; /* the sums the last tick saw */
 } seen;
 
 static int work_messages(void *user, unsigned j, unsigned n, int fd) {
   (void)user;
   cr_assert_lt(j, n);
+  /* progress: only the latest of a worker counts */
+  if (cs_worker_progress(fd, 1, 1) || cs_worker_progress(fd, 10 * (j + 1), j))
+    return 9;
   for (unsigned k = 0; k < 100; k++) {
     char msg[32];
     int len = snprintf(msg, sizeof msg, "%u %u", j, k);
@@ -57,8 +62,11 @@ static void on_message(void *user, unsigned j, char type, const char *data, size
   }
 }
 
-static void on_tick(void *user) {
-  ((seen *)user)->ticks++;
+static void on_tick(void *user, uint64_t cases, uint64_t failing) {
+  seen *s = user;
+  s->ticks++;
+  s->last_cases = cases;
+  s->last_failing = failing;
 }
 
 Test(workers, every_message_arrives_whole_and_in_order) {
@@ -78,6 +86,8 @@ Test(workers, every_message_arrives_whole_and_in_order) {
     cr_assert(!ends[j].broken);
   }
   cr_assert_gt(s.ticks, 0);
+  cr_assert_eq(s.last_cases, 10 + 20 + 30, "the latest progress of each worker, summed");
+  cr_assert_eq(s.last_failing, 0 + 1 + 2);
 }
 
 static int work_dies(void *user, unsigned j, unsigned n, int fd) {
@@ -117,6 +127,24 @@ Test(workers, ends_are_reported_and_cut_frames_named) {
   cr_assert(strstr(msg, "worker 1 was killed by signal 9") == msg, "%s", msg);
   cs_worker_end_describe(2, &ends[2], msg, sizeof msg);
   cr_assert_str_eq(msg, "worker 2 sent a broken report");
+}
+
+Test(workers, shards_cover_the_part_once) {
+  uint32_t i, n;
+  cs_worker_shard(0, 0, 2, 3, &i, &n);
+  cr_assert(i == 2 && n == 3, "no --shard: worker 2 of 3 runs shard 2/3");
+  /* --shard 1/4 with 3 workers: shards 1, 5, 9 of 12, i.e. exactly the indices = 1 mod 4 */
+  bool hit[48] = {false};
+  for (unsigned j = 0; j < 3; j++) {
+    cs_worker_shard(1, 4, j, 3, &i, &n);
+    cr_assert_eq(n, 12);
+    for (uint32_t c = i; c < 48; c += n) {
+      cr_assert(!hit[c], "case %u twice", c);
+      hit[c] = true;
+    }
+  }
+  for (uint32_t c = 0; c < 48; c++)
+    cr_assert_eq(hit[c], c % 4 == 1, "case %u", c);
 }
 
 Test(workers, an_oversized_message_is_refused_by_the_sender) {
