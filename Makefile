@@ -45,7 +45,7 @@ build/san/callsign: $(SAN_OBJ) build/san/harness/main.o
 
 build/san/tests/%: tests/unit/%.c $(SAN_OBJ)
 	@mkdir -p $(dir $@)
-	@echo "LD $@"; $(CC) $(WARN) $(DEFS) $(INCS) -O1 -g $(SAN) -o $@ $< $(SAN_OBJ) $(LDLIBS) -lcriterion
+	@echo "LD $@"; $(CC) $(WARN) $(DEFS) $(INCS) -O1 -g $(SAN) -MMD -MP -o $@ $< $(SAN_OBJ) $(LDLIBS) -lcriterion
 
 build/adapter-c: examples/adapters/c/normalizer.c
 	@mkdir -p build

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness/run_jobs.h"
+#include "tests/unit/run_cells.h"
 
 static cs_ruleset *rules(void) {
   cs_err err = {{0}};
@@ -98,14 +99,6 @@ Test(run_jobs, jobs_compose_with_a_shard) {
   cs_run_result_free(&one);
   cs_run_result_free(&two);
   cs_ruleset_free(o.rs);
-}
-
-static const cs_outcome *cell_of(const cs_run_result *r, const char *prop, int target) {
-  for (size_t i = 0; i < r->ncells; i++)
-    if (!strcmp(r->cells[i].prop->name, prop) && r->cells[i].target == target)
-      return &r->cells[i];
-  cr_assert_fail("no cell %s/%d", prop, target);
-  return NULL;
 }
 
 Test(run_jobs, the_corpus_is_replayed_once_and_first) {

@@ -6,6 +6,7 @@
 
 #include "core/history_json.h"
 #include "harness/runner.h"
+#include "tests/unit/run_cells.h"
 
 typedef struct {
   cs_ruleset *rs;
@@ -26,14 +27,6 @@ static fixture open_impl(const char *name) {
 static void close_impl(fixture *f) {
   cs_impl_destroy(f->impl);
   cs_ruleset_free(f->rs);
-}
-
-static const cs_outcome *cell_of(const cs_run_result *r, const char *prop, int target) {
-  for (size_t i = 0; i < r->ncells; i++)
-    if (!strcmp(r->cells[i].prop->name, prop) && r->cells[i].target == target)
-      return &r->cells[i];
-  cr_assert_fail("no cell %s/%d", prop, target);
-  return NULL;
 }
 
 typedef struct {
