@@ -43,7 +43,10 @@ const cs_target cs_target_kimi = {
     .mapper = kimi_map,
     .native_passthrough = false, /* the global index decides; a native ID with the right index maps to itself */
     .summary = "functions.{name}:{N}, N global over the request from 0, unique",
-    .evidence = "documented model-native format; hosted API does not reject others",
+    /* The name class is DESIGN.md's; Kimi's raw-token parser reads [\w.]+ (PROVIDERS.md section 6),
+     * so a tool name with '-' passes this rule but is one the model itself may not parse. */
+    .evidence = "documented model-native format; hosted API does not reject others; the model's own "
+                "parser reads names as [\\w.]+, without the '-' this rule allows",
     .probe = &cs_probe_kimi,
 };
 
