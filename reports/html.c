@@ -133,10 +133,9 @@ static void failure(cs_buf *b, const cs_impl_result *impl, size_t k, size_t i, b
   }
   cs_buf_printf(b, "<li>tier: %s%s</li>\n", c->required ? "required" : "recommended",
                 c->required || strict ? "" : " (does not fail the run without --strict)");
-  char where[48], size[48];
-  cs_buf_printf(b, "<li>seed %llu, %s; shrunk to %s in %u steps</li>\n</ul>\n", (unsigned long long)c->seed,
-                cs_cell_case_label(c, where, sizeof where), cs_cell_shrunk_size(c, size, sizeof size),
-                (unsigned)c->shrink_steps);
+  char where[80], size[48];
+  cs_buf_printf(b, "<li>%s; shrunk to %s in %u steps</li>\n</ul>\n", cs_cell_origin(c, where, sizeof where),
+                cs_cell_shrunk_size(c, size, sizeof size), (unsigned)c->shrink_steps);
   pre(b, "Shrunk history", c->history_json);
   pre(b, "Answer", c->answer_json);
   if (c->replay)
@@ -265,7 +264,8 @@ int cs_report_html(const cs_report *r, FILE *out, cs_err *err) {
                               : "An implementation could not be run",
                 status);
   cs_tally_line(&b, &t);
-  cs_buf_printf(&b, "</p>\n<p>seed %llu%s", (unsigned long long)r->seed, r->strict ? ", strict" : "");
+  char origin[48];
+  cs_buf_printf(&b, "</p>\n<p>%s", cs_report_origin(r, origin, sizeof origin));
   if (r->tool_version) {
     cs_buf_puts(&b, "; callsign ");
     esc(&b, r->tool_version);

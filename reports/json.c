@@ -54,7 +54,7 @@ static void cell(cs_buf *b, const cs_cell *c, bool strict) {
   cs_buf_puts(b, ", \"seed\": ");
   seed(b, c->seed);
   cs_buf_puts(b, ", \"case_index\": ");
-  if (c->case_index == CS_CASE_CORPUS)
+  if (c->case_index == CS_CASE_CORPUS || c->case_index == CS_CASE_REPLAYED)
     cs_buf_puts(b, "null");
   else
     num(b, c->case_index);

@@ -107,10 +107,9 @@ static void failure(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, boo
   }
   cs_buf_printf(b, "- tier: %s%s\n", c->required ? "required" : "recommended",
                 c->required || strict ? "" : " (does not fail the run without \\-\\-strict)");
-  char where[48], size[48];
-  cs_buf_printf(b, "- seed %llu, %s; shrunk to %s in %u steps\n\n", (unsigned long long)c->seed,
-                cs_cell_case_label(c, where, sizeof where), cs_cell_shrunk_size(c, size, sizeof size),
-                (unsigned)c->shrink_steps);
+  char where[80], size[48];
+  cs_buf_printf(b, "- %s; shrunk to %s in %u steps\n\n", cs_cell_origin(c, where, sizeof where),
+                cs_cell_shrunk_size(c, size, sizeof size), (unsigned)c->shrink_steps);
   if (c->history_json) {
     cs_buf_puts(b, "Shrunk history:\n\n");
     code_block(b, "json", c->history_json, MD_MAX_BLOCK);
@@ -221,7 +220,8 @@ int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err) {
                                 : "## callsign: \xE2\x9B\x94 an implementation could not be run\n\n");
   cs_buf_printf(&b, "**Exit status %d** \xE2\x80\x94 ", status);
   cs_tally_line(&b, &t);
-  cs_buf_printf(&b, "; seed %llu%s", (unsigned long long)r->seed, r->strict ? ", strict" : "");
+  char origin[48];
+  cs_buf_printf(&b, "; %s", cs_report_origin(r, origin, sizeof origin));
   if (r->tool_version) {
     cs_buf_puts(&b, "; callsign ");
     md(&b, r->tool_version);

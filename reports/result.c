@@ -31,11 +31,21 @@ bool cs_cell_failed(const cs_cell *c) {
   return c->verdict == CS_VERDICT_FAIL || c->verdict == CS_VERDICT_EXPECTED_FAIL;
 }
 
-const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len) {
-  if (c->case_index == CS_CASE_CORPUS)
-    snprintf(buf, len, "a corpus case");
+const char *cs_cell_origin(const cs_cell *c, char *buf, size_t len) {
+  if (c->case_index == CS_CASE_REPLAYED)
+    snprintf(buf, len, "the replayed case");
+  else if (c->case_index == CS_CASE_CORPUS)
+    snprintf(buf, len, "seed %llu, a corpus case", (unsigned long long)c->seed);
   else
-    snprintf(buf, len, "case %llu", (unsigned long long)c->case_index);
+    snprintf(buf, len, "seed %llu, case %llu", (unsigned long long)c->seed, (unsigned long long)c->case_index);
+  return buf;
+}
+
+const char *cs_report_origin(const cs_report *r, char *buf, size_t len) {
+  if (r->replay)
+    snprintf(buf, len, "replay%s", r->strict ? ", strict" : "");
+  else
+    snprintf(buf, len, "seed %llu%s", (unsigned long long)r->seed, r->strict ? ", strict" : "");
   return buf;
 }
 

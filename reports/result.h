@@ -49,7 +49,7 @@ typedef struct {
   const char *token;        /* replay token */
   const char *replay;       /* a complete replay command line */
   uint64_t seed;            /* run seed */
-  uint64_t case_index;      /* case number that first failed; CS_CASE_CORPUS: a corpus case */
+  uint64_t case_index;      /* case number that first failed, or CS_CASE_CORPUS or CS_CASE_REPLAYED */
   uint32_t shrunk_turns, shrunk_calls, shrink_steps;
 } cs_cell;
 
@@ -80,6 +80,7 @@ typedef struct {
   const char *tool_version;
   const char *command; /* the command line that produced it */
   uint64_t seed;
+  bool replay; /* `callsign replay`: one given case, which the seed does not decide */
   bool strict;
   bool brief; /* terminal: no matrices or expected failures; failures, fixed entries, summary stay */
   cs_impl_result *impls;
@@ -97,9 +98,14 @@ typedef struct {
 bool cs_cell_fails_run(const cs_cell *c, bool strict);
 /* Did the property fail on this implementation, listed in --expect or not (FAIL, EXPECTED_FAIL)? */
 bool cs_cell_failed(const cs_cell *c);
-/* Where the failing case came from, for people: "case 12", or "a corpus case" (CS_CASE_CORPUS). */
+/* case_index of a failure on a corpus case, and on the one case `callsign replay` was given. */
 #define CS_CASE_CORPUS UINT64_MAX
-const char *cs_cell_case_label(const cs_cell *c, char *buf, size_t len);
+#define CS_CASE_REPLAYED (UINT64_MAX - 1)
+/* Where the failing case came from, for people: "seed 7, case 12", "seed 7, a corpus case", or "the
+ * replayed case" (its token or file decides it, not the seed). */
+const char *cs_cell_origin(const cs_cell *c, char *buf, size_t len);
+/* What decided the run's cases, for report headers: "seed 7" or "replay", then ", strict" if so. */
+const char *cs_report_origin(const cs_report *r, char *buf, size_t len);
 /* The shrunk case's size, for people: "3 turns, 1 call" (singular and plural as the counts need). */
 const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len);
 /* Exit status per DESIGN.md: 0 pass, 1 a property failed (or a label fell below --min-coverage), 3 an

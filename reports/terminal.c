@@ -181,10 +181,9 @@ static void put_failure(term *t, const cs_cell *c, bool strict) {
   cs_buf_puts(t->b, "    ");
   put_text(t, str_or(c->message, "(no message)"));
   cs_buf_putc(t->b, '\n');
-  char where[48], size[48];
-  cs_buf_printf(t->b, "    seed %llu, %s; shrunk to %s in %u steps\n", (unsigned long long)c->seed,
-                cs_cell_case_label(c, where, sizeof where), cs_cell_shrunk_size(c, size, sizeof size),
-                (unsigned)c->shrink_steps);
+  char where[80], size[48];
+  cs_buf_printf(t->b, "    %s; shrunk to %s in %u steps\n", cs_cell_origin(c, where, sizeof where),
+                cs_cell_shrunk_size(c, size, sizeof size), (unsigned)c->shrink_steps);
   put_long(t, "history: ", c->history_json);
   put_long(t, "answer:  ", c->answer_json);
   if (c->replay) {
@@ -322,7 +321,8 @@ int cs_report_terminal(const cs_report *r, FILE *out, bool color, cs_err *err) {
     put_text(&t, r->tool_version);
   }
   reset(&t, "1");
-  cs_buf_printf(&b, ", seed %llu%s\n", (unsigned long long)r->seed, r->strict ? ", strict" : "");
+  char origin[48];
+  cs_buf_printf(&b, ", %s\n", cs_report_origin(r, origin, sizeof origin));
   cs_buf_puts(&b, "  (req: required, fails the run; rec: recommended, fails it only with --strict; "
                   "\xC2\xB7 not applicable)\n");
 

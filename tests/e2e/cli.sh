@@ -163,6 +163,8 @@ P
 set -- $tok
 "$CS" replay --impl adk-stream-v1 --property emit.unique --target "$2" "$1" >"$T/rp" 2>"$T/e"
 check "replay token reproduces the failure" "[ $? -eq 1 ] && grep -q 'emit.unique' '$T/rp'"
+check "a replay names the replayed case, not a seed's case" \
+  "head -n 1 '$T/rp' | grep -q ', replay\$' && grep -q '    the replayed case; shrunk to' '$T/rp' && ! grep -q 'corpus case' '$T/rp'"
 
 # --expect: exactly the listed failures pass the run; a listed property that holds is reported.
 python3 - "$T/adk.json" >"$T/expect" <<'P'

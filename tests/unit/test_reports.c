@@ -241,12 +241,25 @@ Test(result, exit_status) {
   cr_assert_eq(cs_report_exit_status(&f.r), 1);
 }
 
-Test(result, case_label_names_corpus_cases) {
-  char buf[48];
+Test(result, cell_origin_names_the_seed_and_case_or_the_replay) {
+  char buf[80];
   cs_cell c = fail_cell("emit.unique", "mistral", true, "{}");
-  cr_assert_str_eq(cs_cell_case_label(&c, buf, sizeof buf), "case 16");
+  c.seed = 7;
+  cr_assert_str_eq(cs_cell_origin(&c, buf, sizeof buf), "seed 7, case 16");
   c.case_index = CS_CASE_CORPUS;
-  cr_assert_str_eq(cs_cell_case_label(&c, buf, sizeof buf), "a corpus case");
+  cr_assert_str_eq(cs_cell_origin(&c, buf, sizeof buf), "seed 7, a corpus case");
+  c.case_index = CS_CASE_REPLAYED;
+  cr_assert_str_eq(cs_cell_origin(&c, buf, sizeof buf), "the replayed case", "a replay's seed decides nothing");
+}
+
+Test(result, report_origin_is_the_seed_or_the_replay) {
+  char buf[48];
+  cs_report r = {.seed = 42};
+  cr_assert_str_eq(cs_report_origin(&r, buf, sizeof buf), "seed 42");
+  r.strict = true;
+  cr_assert_str_eq(cs_report_origin(&r, buf, sizeof buf), "seed 42, strict");
+  r.replay = true;
+  cr_assert_str_eq(cs_report_origin(&r, buf, sizeof buf), "replay, strict");
 }
 
 Test(result, shrunk_size_says_call_and_turn_in_the_singular_when_one) {
@@ -260,20 +273,23 @@ Test(result, shrunk_size_says_call_and_turn_in_the_singular_when_one) {
   cr_assert_str_eq(cs_cell_shrunk_size(&c, buf, sizeof buf), "1 turn, 2 calls");
 }
 
-Test(json, corpus_case_index_is_null) {
-  fixture f;
-  fixture_init(&f);
-  f.a[1].case_index = CS_CASE_CORPUS;
-  char path[64];
-  char *doc = write_tmp(&f.r, cs_report_json, path, ".json");
-  cJSON *root = cJSON_Parse(doc);
-  cr_assert_not_null(root);
-  cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
-  cJSON *fail = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "cells"), 1), "failure");
-  cr_assert(cJSON_IsNull(cJSON_GetObjectItem(fail, "case_index")));
-  cJSON_Delete(root);
-  free(doc);
-  unlink(path);
+Test(json, corpus_and_replayed_case_index_is_null) {
+  const uint64_t sentinels[] = {CS_CASE_CORPUS, CS_CASE_REPLAYED};
+  for (size_t i = 0; i < 2; i++) {
+    fixture f;
+    fixture_init(&f);
+    f.a[1].case_index = sentinels[i];
+    char path[64];
+    char *doc = write_tmp(&f.r, cs_report_json, path, ".json");
+    cJSON *root = cJSON_Parse(doc);
+    cr_assert_not_null(root);
+    cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
+    cJSON *fail = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "cells"), 1), "failure");
+    cr_assert(cJSON_IsNull(cJSON_GetObjectItem(fail, "case_index")), "sentinel %zu", i);
+    cJSON_Delete(root);
+    free(doc);
+    unlink(path);
+  }
 }
 
 Test(result, format_table) {
@@ -356,7 +372,7 @@ Test(junit, well_formed_and_complete) {
   cr_assert_eq(count_of(doc, "<skipped message=\"not applicable\"/>"), 2u);
   cr_assert_not_null(strstr(doc, "classname=\"alpha&lt;&amp;&gt;.emit.regex\" name=\"mistral\""));
   cr_assert_not_null(strstr(doc, "type=\"emit.regex\""));
-  cr_assert_not_null(strstr(doc, "seed: 18446744073709551615"));
+  cr_assert_not_null(strstr(doc, "first failed on: seed 18446744073709551615, case "));
   cr_assert_not_null(strstr(doc, "replay: callsign replay AAECAwQ --impl &#39;x&lt;y&gt;&#39;"));
   cr_assert_not_null(strstr(doc, "<testsuite name=\"alpha&lt;&amp;&gt;\" tests=\"7\" failures=\"2\" errors=\"0\" "
                                  "skipped=\"3\" time=\"1.250\">"));
