@@ -27,7 +27,6 @@ typedef struct {
   bool corpus_unwritable; /* a save failed: said once, no more tries this run */
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */
-  bool replaying;                                    /* `callsign replay`: the one case given, not a seed's cases */
   cs_arena literal_arena;
 } run_ctx;
 
@@ -56,7 +55,7 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
   out->contract = oc->prop->contract;
   out->cases = oc->cases;
   out->seed = c->o.seed;
-  out->case_index = c->replaying ? CS_CASE_REPLAYED : oc->case_index;
+  out->case_index = c->report.replay ? CS_CASE_REPLAYED : oc->case_index;
   out->verdict = !oc->applicable ? CS_VERDICT_NOT_APPLICABLE
                  : oc->failed    ? CS_VERDICT_FAIL
                  : oc->cases     ? CS_VERDICT_PASS
@@ -421,7 +420,6 @@ int cs_cmd_replay(int argc, char **argv) {
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
   c.o.no_corpus = true;
-  c.replaying = true;
   c.report.replay = true;
   c.report.tool_version = CS_VERSION;
   c.report.seed = c.o.seed;
