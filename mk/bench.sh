@@ -11,6 +11,17 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print 0; else print a[int((
 field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 status=0
 
+# Section 3's budget is an absolute rate, and the ratios too move with the CPU (SHA instructions
+# or not): say which machine the figures come from, so runs on different machines are not mixed up.
+machine() {
+  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+  sha=no
+  grep -qw -e sha_ni -e sha2 /proc/cpuinfo 2>/dev/null && sha=yes
+  virt=$(grep -qw hypervisor /proc/cpuinfo 2>/dev/null && echo ", virtual machine")
+  echo "machine: ${model:-unknown CPU}, $(nproc 2>/dev/null || echo 1) cores$virt, SHA instructions: $sha"
+}
+machine
+
 echo "== 1. in-process run against the reference vs the fast-check peer (budget: >= 20x, per core)"
 # The peer canonicalizes twice (determinism), re-canonicalizes each stored ID (idempotence), and
 # emits once per target, checking the rule, pairing and uniqueness, on five targets. The same
