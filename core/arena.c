@@ -1,6 +1,8 @@
 /* core/arena.c: chunked bump allocation with chunk reuse across resets. */
 #include "core/arena.h"
 
+#include "core/alloc.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,17 +15,12 @@ struct cs_arena_chunk {
   _Alignas(16) unsigned char data[];
 };
 
-static void out_of_memory(void) {
-  fputs("callsign: out of memory\n", stderr);
-  abort();
-}
-
 static cs_arena_chunk *chunk_new(size_t cap) {
   if (cap > SIZE_MAX - sizeof(cs_arena_chunk))
-    out_of_memory();
+    cs_out_of_memory();
   cs_arena_chunk *c = malloc(sizeof *c + cap);
   if (!c)
-    out_of_memory();
+    cs_out_of_memory();
   c->next = NULL;
   c->cap = cap;
   c->used = 0;
@@ -52,7 +49,7 @@ static void sync_head(cs_arena *a) {
 
 void *cs_arena_alloc_slow(cs_arena *a, size_t size) {
   if (size > SIZE_MAX - 15u)
-    out_of_memory(); /* rounding up would wrap to a tiny block */
+    cs_out_of_memory(); /* rounding up would wrap to a tiny block */
   size = (size + 15u) & ~(size_t)15u;
   if (size == 0)
     size = 16;

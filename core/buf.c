@@ -8,18 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+
 void cs_buf_reserve(cs_buf *b, size_t extra) {
   if (b->cap - b->len > extra)
     return;
   size_t cap = b->cap ? b->cap : 256;
   while (cap - b->len <= extra)
     cap *= 2;
-  char *p = realloc(b->data, cap);
-  if (!p) {
-    fputs("callsign: out of memory\n", stderr);
-    abort();
-  }
-  b->data = p;
+  b->data = cs_xrealloc_array(b->data, cap, 1);
   b->cap = cap;
 }
 

@@ -3,10 +3,10 @@
  * (base64url of LEB128 varints). The draws themselves are inline in choices.h. */
 #include "generators/choices.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/hash.h"
 
 #define TOKEN_PREFIX "cs1."
@@ -25,12 +25,7 @@ void cs_choices_grow(cs_choices *c, size_t need) {
   size_t cap = c->cap ? c->cap : 256;
   while (cap < need)
     cap *= 2;
-  uint64_t *v = realloc(c->v, cap * sizeof *v);
-  if (!v) {
-    fputs("callsign: out of memory\n", stderr);
-    abort();
-  }
-  c->v = v;
+  c->v = cs_xrealloc_array(c->v, cap, sizeof *c->v);
   c->cap = cap;
 }
 
@@ -94,12 +89,7 @@ void cs_choices_span(cs_choices *c, size_t start, size_t count_at) {
     return; /* nothing drawn (past the draw budget, or exhausted): nothing to delete */
   if (c->nspans == c->capspans) {
     size_t cap = c->capspans ? 2 * c->capspans : 64;
-    cs_choice_span *s = realloc(c->spans, cap * sizeof *s);
-    if (!s) {
-      fputs("callsign: out of memory\n", stderr);
-      abort();
-    }
-    c->spans = s;
+    c->spans = cs_xrealloc_array(c->spans, cap, sizeof *c->spans);
     c->capspans = cap;
   }
   c->spans[c->nspans++] = (cs_choice_span){start, end, count_at};
@@ -108,11 +98,7 @@ void cs_choices_span(cs_choices *c, size_t start, size_t count_at) {
 void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out) {
   uint8_t stack[1024];
   size_t need = n * VARINT_MAX;
-  uint8_t *bytes = need <= sizeof stack ? stack : malloc(need);
-  if (!bytes) {
-    fputs("callsign: out of memory\n", stderr);
-    abort();
-  }
+  uint8_t *bytes = need <= sizeof stack ? stack : cs_xmalloc(need);
   size_t len = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t x = v[i];

@@ -1,6 +1,7 @@
 /* harness/campaign.c: fuzz campaigns on the runner, the window rule for shrinking, findings,
  * their selection and merging, and the results directory (harness/campaign.h). */
 #include "harness/campaign.h"
+#include "core/alloc.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -29,9 +30,7 @@ static char *dup_s(const char *s) {
   if (!s)
     return NULL;
   size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (!p)
-    abort();
+  char *p = cs_xmalloc(n);
   memcpy(p, s, n);
   return p;
 }
@@ -39,9 +38,7 @@ static char *dup_s(const char *s) {
 static cs_finding *add_finding(cs_findings *f) {
   if (f->n == f->cap) {
     f->cap = f->cap ? f->cap * 2 : 16;
-    f->f = realloc(f->f, f->cap * sizeof *f->f);
-    if (!f->f)
-      abort();
+    f->f = cs_xrealloc_array(f->f, f->cap, sizeof *f->f);
   }
   cs_finding *x = &f->f[f->n++];
   memset(x, 0, sizeof *x);
@@ -59,7 +56,7 @@ static void signature_of(cs_finding *x) {
   cs_hasher *hs = cs_hasher_new();
   uint8_t d[32];
   if (!hs)
-    abort();
+    cs_out_of_memory();
   cs_hasher_begin(hs);
   cs_hasher_add(hs, x->property, strlen(x->property) + 1);
   cs_hasher_add(hs, x->target, strlen(x->target) + 1);
@@ -104,9 +101,7 @@ static bool want(void *user, const struct cs_outcome *cell, uint64_t case_index,
   if (!tc) {
     if (c->ncells == c->cap) {
       c->cap = c->cap ? c->cap * 2 : 32;
-      c->cells = realloc(c->cells, c->cap * sizeof *c->cells);
-      if (!c->cells)
-        abort();
+      c->cells = cs_xrealloc_array(c->cells, c->cap, sizeof *c->cells);
     }
     tc = &c->cells[c->ncells++];
     *tc = (taken_cell){cell->prop, cell->target, 0};
@@ -318,10 +313,8 @@ void cs_findings_free(cs_findings *f) {
 int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err) {
   if (cs_mkdir_p(dir, err))
     return -1;
-  size_t *idx = calloc(f->n + 1, sizeof *idx);
-  bool *first = calloc(f->n + 1, sizeof *first);
-  if (!idx || !first)
-    abort();
+  size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
+  bool *first = cs_xcalloc(f->n + 1, sizeof *first);
   size_t nd = cs_findings_distinct(f, idx);
   for (size_t i = 0; i < nd; i++)
     first[idx[i]] = true;
@@ -495,9 +488,7 @@ cleanup:
 }
 
 int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err *err) {
-  size_t *idx = calloc(f->n + 1, sizeof *idx);
-  if (!idx)
-    abort();
+  size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
   size_t nd = cs_findings_distinct(f, idx);
   int saved = 0;
   for (size_t i = 0; i < nd && saved >= 0; i++) {

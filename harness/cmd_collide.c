@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/history_json.h"
 #include "harness/cli.h"
 #include "harness/collide.h"
@@ -70,11 +71,9 @@ static void grow_inputs(evaluator *ev, size_t n) {
   if (n <= ev->cap)
     return;
   ev->cap = n;
-  ev->inputs = realloc(ev->inputs, n * sizeof *ev->inputs);
-  ev->reqs = realloc(ev->reqs, n * sizeof *ev->reqs);
-  ev->replies = realloc(ev->replies, n * sizeof *ev->replies);
-  if (!ev->inputs || !ev->reqs || !ev->replies)
-    abort();
+  ev->inputs = cs_xrealloc_array(ev->inputs, n, sizeof *ev->inputs);
+  ev->reqs = cs_xrealloc_array(ev->reqs, n, sizeof *ev->reqs);
+  ev->replies = cs_xrealloc_array(ev->replies, n, sizeof *ev->replies);
 }
 
 static cs_str input_of(evaluator *ev, uint64_t state) {
@@ -226,9 +225,7 @@ cleanup:
 /* --- shrinking, printing, planting -------------------------------------------------------------- */
 
 static char *dup_str(cs_str s) {
-  char *p = malloc(s.len + 1);
-  if (!p)
-    abort();
+  char *p = cs_xmalloc(s.len + 1);
   memcpy(p, s.ptr, s.len);
   p[s.len] = 0;
   return p;
@@ -270,9 +267,7 @@ static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *
       size_t la = strlen(*a), lb = strlen(*b);
       size_t n = which == 1 ? lb : la;
       for (size_t i = n; i-- > 0 && budget;) {
-        char *ba = malloc(la + 1), *bb = malloc(lb + 1);
-        if (!ba || !bb)
-          abort();
+        char *ba = cs_xmalloc(la + 1), *bb = cs_xmalloc(lb + 1);
         cs_str ca = {*a, la}, cb = {*b, lb};
         if (which != 1)
           ca = without(*a, la, i, ba);

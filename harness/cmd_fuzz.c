@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "core/fs.h"
 #include "core/hash.h"
@@ -60,9 +61,7 @@ static void note_signature(fuzz_ctx *c, const char *sig) {
       return;
   if (c->nsigs == c->capsigs) {
     c->capsigs = c->capsigs ? c->capsigs * 2 : 32;
-    c->sigs = realloc(c->sigs, c->capsigs * sizeof *c->sigs);
-    if (!c->sigs)
-      abort();
+    c->sigs = cs_xrealloc_array(c->sigs, c->capsigs, sizeof *c->sigs);
   }
   snprintf(c->sigs[c->nsigs++], 17, "%s", sig);
 }
@@ -227,10 +226,8 @@ static void on_worker_tick(void *user, uint64_t cases, uint64_t failing) {
 }
 
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
-  workers_view v = {c, calloc(jobs, sizeof *v.error), cs_now_s()};
-  cs_worker_end *ends = calloc(jobs, sizeof *ends);
-  if (!v.error || !ends)
-    abort();
+  workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_now_s()};
+  cs_worker_end *ends = cs_xcalloc(jobs, sizeof *ends);
   cs_workers_config wc = {
       .n = jobs, .work = worker_main, .on_message = on_worker_message, .on_tick = on_worker_tick, .user = &v};
   int rc = cs_workers_run(&wc, ends, err);
@@ -268,9 +265,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
 
 /* Prints the distinct findings; returns how many count for the exit status (not in --expect). */
 static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect, bool external) {
-  size_t *idx = calloc(f->n + 1, sizeof *idx);
-  if (!idx)
-    abort();
+  size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
   size_t nd = cs_findings_distinct(f, idx), counted = 0;
   double rate = f->seconds > 0 ? (double)f->cases / f->seconds : 0;
   printf("fuzz: %s, seed %llu, %s: %llu cases in %.1f s (%.0f/s), %zu distinct failure%s\n", f->impl,
@@ -415,8 +410,8 @@ int cs_cmd_fuzz(int argc, char **argv) {
     goto cleanup;
   }
   size_t counted = print_summary(&c, &total, &expect, c.o.impl_cmd != NULL);
-  size_t *idx = calloc(total.n + 1, sizeof *idx);
-  size_t nd = idx ? cs_findings_distinct(&total, idx) : 0;
+  size_t *idx = cs_xcalloc(total.n + 1, sizeof *idx);
+  size_t nd = cs_findings_distinct(&total, idx);
   free(idx);
   char sub[256];
   cs_corpus_dirname(total.impl, sub, sizeof sub);

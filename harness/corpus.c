@@ -1,5 +1,6 @@
 /* harness/corpus.c: saving and loading regression cases. */
 #include "harness/corpus.h"
+#include "core/alloc.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -117,16 +118,16 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
       continue;
     if (nn == cap) {
       cap = cap ? cap * 2 : 16;
-      names = realloc(names, cap * sizeof *names);
+      names = cs_xrealloc_array(names, cap, sizeof *names);
     }
-    names[nn++] = strdup(e->d_name);
+    names[nn++] = cs_xstrdup(e->d_name);
   }
   closedir(d);
   if (nn)
     qsort(names, nn, sizeof *names, by_name); /* a stable order: replays are reproducible */
-  out->v = calloc(nn + 1, sizeof *out->v);
-  out->len = calloc(nn + 1, sizeof *out->len);
-  out->lit = calloc(nn + 1, sizeof *out->lit);
+  out->v = cs_xcalloc(nn + 1, sizeof *out->v);
+  out->len = cs_xcalloc(nn + 1, sizeof *out->len);
+  out->lit = cs_xcalloc(nn + 1, sizeof *out->lit);
   int rc = 0;
   for (size_t i = 0; i < nn; i++) {
     char file[1700];

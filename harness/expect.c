@@ -1,5 +1,6 @@
 /* harness/expect.c: parsing and matching the known-failures list. */
 #include "harness/expect.h"
+#include "core/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
     }
     if (out->n == cap) {
       cap = cap ? cap * 2 : 16;
-      out->e = realloc(out->e, cap * sizeof *out->e);
+      out->e = cs_xrealloc_array(out->e, cap, sizeof *out->e);
     }
     cs_expect_entry *e = &out->e[out->n++];
     memset(e, 0, sizeof *e);

@@ -1,6 +1,7 @@
 /* harness/run_jobs.c: the workers of `run --jobs`, the bytes their results travel as, and the
  * merge. Messages from a worker: 'R' its result, 'E' why it could not run (and the pool's progress). */
 #include "harness/run_jobs.h"
+#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +59,7 @@ static cs_str get_bytes(reader *r) {
     r->bad = true;
     return CS_NULL_STR;
   }
-  char *s = malloc((size_t)n + 1);
-  if (!s)
-    abort();
+  char *s = cs_xmalloc((size_t)n + 1);
   memcpy(s, r->p + r->at, (size_t)n);
   s[n] = 0;
   r->at += (size_t)n;
@@ -123,9 +122,7 @@ int cs_run_result_decode(const char *data, size_t len, cs_run_result *out, cs_st
   /* Each cell takes more than 100 bytes: a count the bytes cannot hold is not believed. */
   if (r.bad || ncells > len / 100 + 1)
     return cs_err_set(err, "worker result: bad cell count");
-  out->cells = calloc((size_t)ncells + 1, sizeof *out->cells);
-  if (!out->cells)
-    abort();
+  out->cells = cs_xcalloc((size_t)ncells + 1, sizeof *out->cells);
   for (size_t i = 0; i < ncells && !r.bad; i++) {
     cs_outcome *c = &out->cells[out->ncells++];
     uint64_t pi = get_u64(&r);
@@ -141,9 +138,7 @@ int cs_run_result_decode(const char *data, size_t len, cs_run_result *out, cs_st
         r.bad = true;
         break;
       }
-      c->choices = malloc(((size_t)nch + 1) * sizeof *c->choices);
-      if (!c->choices)
-        abort();
+      c->choices = cs_xcalloc((size_t)nch + 1, sizeof *c->choices);
       c->nchoices = (size_t)nch;
       for (size_t k = 0; k < c->nchoices; k++)
         c->choices[k] = get_u64(&r);
@@ -356,12 +351,10 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
   if (jobs < 1 || jobs > CS_WORKERS_MAX)
     return cs_err_set(err, "--jobs: must be 1 to %d", CS_WORKERS_MAX);
   jobs_ctx x = {.open = open, .open_user = open_user, .rs = rs, .cfg = cfg, .fd = -1, .t0 = cs_now_s()};
-  x.reported = calloc(jobs, sizeof *x.reported);
-  x.only_cut = calloc(jobs, sizeof *x.only_cut);
-  x.error = calloc(jobs, sizeof *x.error);
-  cs_worker_end *ends = calloc(jobs, sizeof *ends);
-  if (!x.reported || !x.only_cut || !x.error || !ends)
-    abort();
+  x.reported = cs_xcalloc(jobs, sizeof *x.reported);
+  x.only_cut = cs_xcalloc(jobs, sizeof *x.only_cut);
+  x.error = cs_xcalloc(jobs, sizeof *x.error);
+  cs_worker_end *ends = cs_xcalloc(jobs, sizeof *ends);
   cs_workers_config wc = {
       .n = jobs, .work = worker_main, .on_message = on_message, .on_tick = cfg->progress ? on_tick : NULL, .user = &x};
   int rc = cs_workers_run(&wc, ends, err);

@@ -4,6 +4,7 @@
  * taken failure, in a campaign) is shrunk on its choice sequence. Also the one-case checker of the
  * coverage-guided fuzz targets. */
 #include "harness/runner.h"
+#include "core/alloc.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -93,9 +94,7 @@ static void enqueue(runner *r, cs_request req, cs_reply *dst) {
   r->kinds_asked |= 1u << cs_request_kind(&req);
   if (r->nq == r->capq) {
     r->capq = r->capq ? r->capq * 2 : 256;
-    r->q = realloc(r->q, r->capq * sizeof *r->q);
-    if (!r->q)
-      abort();
+    r->q = cs_xrealloc_array(r->q, r->capq, sizeof *r->q);
   }
   r->q[r->nq].req = req;
   r->q[r->nq].dst = dst;
@@ -107,9 +106,7 @@ static int flush(runner *r) {
     return 0;
   if (r->nq > r->captmp) {
     r->captmp = r->nq;
-    r->tmp = realloc(r->tmp, r->captmp * sizeof *r->tmp);
-    if (!r->tmp)
-      abort();
+    r->tmp = cs_xrealloc_array(r->tmp, r->captmp, sizeof *r->tmp);
   }
   cs_request *reqs = cs_arena_alloc(&r->arena, r->nq * sizeof *reqs);
   for (size_t i = 0; i < r->nq; i++)
@@ -642,8 +639,8 @@ static void record_case(const cs_outcome *cell, const cs_caserun *run, char **hi
   answer_json(cell, run, &ab);
   free(*hist);
   free(*ans);
-  *hist = strdup(hb.data ? hb.data : "");
-  *ans = ab.len ? strdup(ab.data) : NULL;
+  *hist = cs_xstrdup(hb.data ? hb.data : "");
+  *ans = ab.len ? cs_xstrdup(ab.data) : NULL;
   *turns = run->main.h->nturns;
   *calls = run->main.ix.ncalls;
   cs_buf_free(&hb);
@@ -901,7 +898,7 @@ static void shrink(runner *r, cs_outcome *cell) {
   shrinking s = {.r = r,
                  .cell = cell,
                  .best = cell->choices,
-                 .cand = malloc((cell->nchoices + 1) * sizeof *s.cand),
+                 .cand = cs_xcalloc(cell->nchoices + 1, sizeof *s.cand),
                  .nbest = cell->nchoices,
                  .budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000,
                  .bs = {UINT32_MAX, UINT32_MAX}};
@@ -1015,7 +1012,7 @@ static bool wanted(const cs_run_config *cfg, const char *name) {
 static void make_cells(runner *r) {
   size_t np;
   const cs_property *props = cs_properties(&np);
-  r->cells = calloc(np * CS_TARGET_COUNT + 1, sizeof *r->cells);
+  r->cells = cs_xcalloc(np * CS_TARGET_COUNT + 1, sizeof *r->cells);
   r->ncells = 0;
   for (size_t i = 0; i < np; i++) {
     const cs_property *p = &props[i];
@@ -1066,9 +1063,7 @@ static uint64_t *copy_choices(const cs_choices *ch, size_t *n) {
   size_t nv = ch->replay ? ch->pos : ch->n;
   if (nv > ch->n)
     nv = ch->n;
-  uint64_t *v = malloc((nv + 1) * sizeof *v);
-  if (!v)
-    abort();
+  uint64_t *v = cs_xcalloc(nv + 1, sizeof *v);
   if (nv)
     memcpy(v, ch->v, nv * sizeof *v);
   *n = nv;
@@ -1078,9 +1073,7 @@ static uint64_t *copy_choices(const cs_choices *ch, size_t *n) {
 static void take_failure(runner *r, size_t c, size_t i, const char *why) {
   if (r->npending == r->cappending) {
     r->cappending = r->cappending ? r->cappending * 2 : 16;
-    r->pending = realloc(r->pending, r->cappending * sizeof *r->pending);
-    if (!r->pending)
-      abort();
+    r->pending = cs_xrealloc_array(r->pending, r->cappending, sizeof *r->pending);
   }
   pending_failure *p = &r->pending[r->npending++];
   memset(p, 0, sizeof *p);
@@ -1209,7 +1202,7 @@ static int runner_init(runner *r, cs_impl *impl, cs_ruleset *rs, const cs_run_co
     r->emit_targets &= cfg->targets;
     r->norm_targets &= cfg->targets;
   }
-  r->runs = calloc(MAX_BATCH, sizeof *r->runs);
+  r->runs = cs_xcalloc(MAX_BATCH, sizeof *r->runs);
   r->campaign = cfg->on_failure != NULL;
   make_cells(r);
   recompute_needs(r);
@@ -1325,7 +1318,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   if (batch > MAX_BATCH)
     batch = MAX_BATCH;
   unsigned restart_every = cfg->restart_every ? cfg->restart_every : 500;
-  case_plan *plans = calloc(MAX_BATCH, sizeof *plans);
+  case_plan *plans = cs_xcalloc(MAX_BATCH, sizeof *plans);
   uint64_t idx[MAX_BATCH];
   int rc = 0;
 

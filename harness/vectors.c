@@ -1,5 +1,6 @@
 /* harness/vectors.c: loading the canonical vectors and checking an implementation against them. */
 #include "harness/vectors.h"
+#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, char *why, size_t wh
       if (result == 0 && history_json) {
         cs_buf b = {0};
         cs_history_write(&b, &h);
-        *history_json = strdup(b.data);
+        *history_json = cs_xstrdup(b.data);
         cs_buf_free(&b);
       }
     }

@@ -1,5 +1,6 @@
 /* harness/workers.c: forking the workers, framing their messages, and the parent's poll loop. */
 #include "harness/workers.h"
+#include "core/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,10 +113,8 @@ static void end_of(int status, cs_worker_end *e) {
 int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *err) {
   unsigned n = cfg->n, started = 0;
   int rc = 0;
-  worker *ws = calloc(n ? n : 1, sizeof *ws);
-  struct pollfd *pf = calloc(n ? n : 1, sizeof *pf);
-  if (!ws || !pf)
-    abort();
+  worker *ws = cs_xcalloc(n, sizeof *ws);
+  struct pollfd *pf = cs_xcalloc(n, sizeof *pf);
   for (unsigned j = 0; j < n; j++)
     ends[j] = (cs_worker_end){.exit_status = -1};
   fflush(stdout);

@@ -3,6 +3,7 @@
  * request, named after SHA-256(method, path, body), so a replay finds its answer whatever the host
  * and the order; secrets are removed before anything is written, printed or returned. */
 #include "providers/http.h"
+#include "core/alloc.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -107,7 +108,7 @@ void cs_http_add_secret(cs_http *h, const char *secret) {
   for (size_t i = 0; i < h->nsecrets; i++)
     if (!strcmp(h->secrets[i], secret))
       return;
-  h->secrets[h->nsecrets++] = strdup(secret);
+  h->secrets[h->nsecrets++] = cs_xstrdup(secret);
 }
 
 /* memmem is a GNU extension: this is the portable few lines. */

@@ -3,6 +3,7 @@
  * every ID they do not accept takes the PCRE2 path, so verdicts and messages are the same. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "providers/rule.h"
+#include "core/alloc.h"
 
 #include "core/fs.h"
 #include "core/utf8.h"
@@ -130,7 +131,7 @@ int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err) {
   else
     return cs_err_set(err, "rule override '%s': unknown key '%s' (pattern, min_len, max_len, server_pattern)", spec,
                       key);
-  char *copy = *val ? strdup(val) : NULL;
+  char *copy = *val ? cs_xstrdup(val) : NULL;
   *field = copy;
   c->re = c->server_re = NULL;
   if (compile_rule(c, tname, err)) {
