@@ -18,9 +18,7 @@ struct cs_arena_chunk {
 static cs_arena_chunk *chunk_new(size_t cap) {
   if (cap > SIZE_MAX - sizeof(cs_arena_chunk))
     cs_out_of_memory();
-  cs_arena_chunk *c = malloc(sizeof *c + cap);
-  if (!c)
-    cs_out_of_memory();
+  cs_arena_chunk *c = cs_xmalloc(sizeof *c + cap);
   c->next = NULL;
   c->cap = cap;
   c->used = 0;

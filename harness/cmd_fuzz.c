@@ -379,16 +379,21 @@ int cs_cmd_fuzz(int argc, char **argv) {
     cs_expect_free(&expect);
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
+  if (!(c.hasher = cs_hasher_new())) {
+    cs_expect_free(&expect);
+    cs_ruleset_free(c.rs);
+    return cs_fail(CS_EXIT_USAGE, "OpenSSL provides no SHA-256");
+  }
   /* Made now: an --out that cannot be made is refused before the campaign, not after it. A
    * directory made here is removed again if the campaign cannot run at all. */
   struct stat st;
   bool made_out = stat(c.out_dir, &st) != 0;
   if (cs_mkdir_p(c.out_dir, &err)) {
+    cs_hasher_free(c.hasher);
     cs_expect_free(&expect);
     cs_ruleset_free(c.rs);
     return cs_fail(CS_EXIT_USAGE, "--out: %s", err.msg);
   }
-  c.hasher = cs_hasher_new();
   cs_findings total = {0};
   int status = CS_EXIT_OK, rc;
   if (jobs == 1)

@@ -187,6 +187,8 @@ static int write_case(const char *dir, const char *impl, const char *property, c
   uint8_t d[32];
   char hex[65];
   cs_hasher *hs = cs_hasher_new();
+  if (!hs)
+    return cs_err_set(err, "OpenSSL provides no SHA-256");
   cs_sha256(hs, name_key.ptr, name_key.len, d);
   cs_hasher_free(hs);
   cs_hex(d, 4, hex);
