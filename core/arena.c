@@ -1,13 +1,13 @@
 /* core/arena.c: chunked bump allocation with chunk reuse across resets. */
 #include "core/arena.h"
 
-#include "core/alloc.h"
-
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/alloc.h"
 
 struct cs_arena_chunk {
   cs_arena_chunk *next;

@@ -1,7 +1,6 @@
 /* harness/campaign.c: fuzz campaigns on the runner, the window rule for shrinking, findings,
  * their selection and merging, and the results directory (harness/campaign.h). */
 #include "harness/campaign.h"
-#include "core/alloc.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/history_json.h"
@@ -27,12 +27,7 @@ uint32_t cs_campaign_window(uint64_t case_index) {
 }
 
 static char *dup_s(const char *s) {
-  if (!s)
-    return NULL;
-  size_t n = strlen(s) + 1;
-  char *p = cs_xmalloc(n);
-  memcpy(p, s, n);
-  return p;
+  return s ? cs_xstrdup(s) : NULL;
 }
 
 static cs_finding *add_finding(cs_findings *f) {

@@ -1,6 +1,5 @@
 /* harness/corpus.c: saving and loading regression cases. */
 #include "harness/corpus.h"
-#include "core/alloc.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -10,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/hash.h"

@@ -1,12 +1,12 @@
 /* harness/expect.c: parsing and matching the known-failures list. */
 #include "harness/expect.h"
-#include "core/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "harness/property.h"
 #include "providers/target.h"

@@ -1,12 +1,12 @@
 /* harness/run_jobs.c: the workers of `run --jobs`, the bytes their results travel as, and the
  * merge. Messages from a worker: 'R' its result, 'E' why it could not run (and the pool's progress). */
 #include "harness/run_jobs.h"
-#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "harness/workers.h"
 

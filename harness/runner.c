@@ -4,13 +4,13 @@
  * taken failure, in a campaign) is shrunk on its choice sequence. Also the one-case checker of the
  * coverage-guided fuzz targets. */
 #include "harness/runner.h"
-#include "core/alloc.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/history_json.h"

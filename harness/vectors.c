@@ -1,12 +1,12 @@
 /* harness/vectors.c: loading the canonical vectors and checking an implementation against them. */
 #include "harness/vectors.h"
-#include "core/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/history_json.h"
 #include "harness/cli.h"

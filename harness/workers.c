@@ -1,6 +1,5 @@
 /* harness/workers.c: forking the workers, framing their messages, and the parent's poll loop. */
 #include "harness/workers.h"
-#include "core/alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 
 #define HEADER 5 /* type byte, 32-bit little-endian length */

@@ -3,7 +3,6 @@
  * request, named after SHA-256(method, path, body), so a replay finds its answer whatever the host
  * and the order; secrets are removed before anything is written, printed or returned. */
 #include "providers/http.h"
-#include "core/alloc.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -15,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/clock.h"
 #include "core/fs.h"
 #include "core/hash.h"

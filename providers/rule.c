@@ -3,8 +3,8 @@
  * every ID they do not accept takes the PCRE2 path, so verdicts and messages are the same. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "providers/rule.h"
-#include "core/alloc.h"
 
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/utf8.h"
 #include "providers/simple_pattern.h"
