@@ -1,6 +1,7 @@
 /* tests/unit/test_hash.c: core/hash.c: SHA-256 against FIPS 180-2 vectors, base64url against
  * RFC 4648 (URL alphabet, no padding), hex. */
 #include <criterion/criterion.h>
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,44 @@ Test(hash, base64url_lengths) {
   cr_assert_eq(cs_base64url(d, 32, out), 43);
   cr_assert_eq(cs_base64url(d, 18, out), 24);
   cr_assert_str_eq(out, "ungWv48Bz-pBQUDeXa4iI7AD");
+}
+
+/* OpenSSL's standard base64, turned into the URL alphabet without padding. */
+static size_t openssl_b64url(const uint8_t *in, size_t n, char *out) {
+  int m = EVP_EncodeBlock((unsigned char *)out, in, (int)n);
+  for (int i = 0; i < m; i++)
+    out[i] = out[i] == '+' ? '-' : out[i] == '/' ? '_' : out[i];
+  while (m > 0 && out[m - 1] == '=')
+    m--;
+  out[m] = 0;
+  return (size_t)m;
+}
+
+/* Against OpenSSL's encoder: every 12-bit value in every group of a 6-byte and of a 3-byte step (the
+ * encoder looks characters up two at a time), and every length up to 40 over varied bytes. */
+Test(hash, base64url_agrees_with_openssl_on_every_12_bit_group_and_length) {
+  char got[80], want[80];
+  for (uint32_t v = 0; v < 4096; v++) {
+    uint32_t w = v << 12 | v; /* three bytes whose two 12-bit groups are both v */
+    uint8_t in[9];
+    for (int k = 0; k < 9; k++)
+      in[k] = (uint8_t)(w >> (16 - 8 * (k % 3)));
+    for (size_t n = 3; n <= 9; n += 3) {
+      cr_assert_eq(cs_base64url(in, n, got), openssl_b64url(in, n, want));
+      cr_assert_str_eq(got, want, "v=%u n=%zu", v, n);
+    }
+  }
+  uint8_t in[40];
+  uint64_t s = 0x9E3779B97F4A7C15ULL;
+  for (int round = 0; round < 200; round++)
+    for (size_t n = 0; n <= sizeof in; n++) {
+      for (size_t k = 0; k < n; k++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        in[k] = (uint8_t)(s >> 56);
+      }
+      cr_assert_eq(cs_base64url(in, n, got), openssl_b64url(in, n, want));
+      cr_assert_str_eq(got, want, "n=%zu", n);
+    }
 }
 
 Test(hash, hex) {
