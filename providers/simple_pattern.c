@@ -181,7 +181,14 @@ bool cs_simple_pattern_match(const cs_simple_pattern *p, const char *s, size_t n
     const cs_simple_item *it = &p->item[i];
     size_t start = pos, stop = n - pos > it->max ? pos + it->max : n; /* the run may not pass `stop` */
     unsigned bit = 1u << i;
-    while (pos < stop && (p->member[(unsigned char)s[pos]] & bit))
+    /* Eight bytes a test while all match (independent loads, one branch), then byte by byte: the
+     * greedy run ends at the same place either way. Most IDs checked are 20 to 64 bytes. */
+    const unsigned char *u = (const unsigned char *)s;
+    while (stop - pos >= 8 &&
+           (p->member[u[pos]] & p->member[u[pos + 1]] & p->member[u[pos + 2]] & p->member[u[pos + 3]] &
+            p->member[u[pos + 4]] & p->member[u[pos + 5]] & p->member[u[pos + 6]] & p->member[u[pos + 7]] & bit))
+      pos += 8;
+    while (pos < stop && (p->member[u[pos]] & bit))
       pos++;
     if (pos - start < it->min)
       return false;

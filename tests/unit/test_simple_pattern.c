@@ -176,3 +176,39 @@ Test(simple_pattern, agrees_with_pcre2_on_random_patterns_and_strings) {
   cr_assert_gt(matched, strings / 50, "only %d of %d strings matched", matched, strings);
   cr_assert_lt(matched, strings - strings / 50);
 }
+
+/* Long runs go eight bytes a test: one byte no class holds, at every position of IDs up to 40
+ * bytes, must end the run exactly where PCRE2 ends it, and so must a length past a bound. */
+Test(simple_pattern, long_runs_agree_with_pcre2_at_every_position) {
+  static const char *const PATTERNS[] = {"^[a-zA-Z0-9_-]+$", "^functions\\.[A-Za-z0-9_.-]+:[0-9]+$", "^[a-zA-Z0-9]{9}$",
+                                         "^call_[A-Za-z0-9]{1,20}$", "^[a-z]{3,12}[0-9]*$"};
+  static const char BODY[] = "functions.abcdefghij_klmnopq-rstuv.wxyz0:123456789";
+  int checked = 0, matched = 0;
+  for (size_t k = 0; k < sizeof PATTERNS / sizeof *PATTERNS; k++) {
+    cs_simple_pattern sp;
+    cr_assert(cs_simple_pattern_compile(PATTERNS[k], &sp), "%s did not compile", PATTERNS[k]);
+    pcre2_code *re = pcre(PATTERNS[k]);
+    for (size_t n = 0; n <= 40; n++) {
+      char str[48];
+      for (int prefix = 0; prefix < 3; prefix++) {
+        /* three shapes: the body as is, all letters, letters then digits */
+        for (size_t i = 0; i < n; i++)
+          str[i] = prefix == 0 ? BODY[i] : prefix == 1 ? (char)('a' + i % 26) : i < n / 2 ? 'q' : (char)('0' + i % 10);
+        for (size_t bad = 0; bad <= n; bad++) { /* bad == n: no bad byte */
+          char saved = bad < n ? str[bad] : 0;
+          if (bad < n)
+            str[bad] = bad % 2 ? '\xC3' : ' ';
+          bool fast = cs_simple_pattern_match(&sp, str, n), slow = pcre_matches(re, str, n);
+          cr_assert_eq(fast, slow, "pattern %s, string \"%.*s\": byte tables say %d, PCRE2 says %d", PATTERNS[k],
+                       (int)n, str, fast, slow);
+          checked++;
+          matched += slow;
+          if (bad < n)
+            str[bad] = saved;
+        }
+      }
+    }
+    pcre2_code_free(re);
+  }
+  cr_assert_gt(matched, 100, "only %d of %d strings matched: the long runs were not exercised", matched, checked);
+}
