@@ -663,4 +663,19 @@ Test(history_gen, content_labels) {
   for (size_t i = 0; i < 2000; i += 2)
     buf[i] = (char)0xC3, buf[i + 1] = (char)0xA9; /* 1000 characters in 2000 bytes */
   cr_assert_eq(content(cs_str_n(buf, 2000)), CS_LABEL_BIT(CS_LABEL_ID_LONG) | CS_LABEL_BIT(CS_LABEL_ID_NON_ASCII));
+  cr_assert_eq(content(cs_str_n(buf, 128)), CS_LABEL_BIT(CS_LABEL_ID_NON_ASCII)); /* 64 characters */
+  cr_assert_eq(content(cs_str_n(buf, 130)), CS_LABEL_BIT(CS_LABEL_ID_LONG) | CS_LABEL_BIT(CS_LABEL_ID_NON_ASCII));
+  /* One odd byte at every position of IDs of 1 to 24 bytes: the scan takes eight bytes a step. */
+  const struct {
+    char byte;
+    cs_label label;
+  } odd[] = {{'|', CS_LABEL_ID_ILLEGAL}, {'\x01', CS_LABEL_ID_CONTROL}, {(char)0xC3, CS_LABEL_ID_NON_ASCII}};
+  for (size_t k = 0; k < sizeof odd / sizeof *odd; k++)
+    for (size_t n = 1; n <= 24; n++)
+      for (size_t at = 0; at < n; at++) {
+        memset(buf, 'a', n);
+        buf[at] = odd[k].byte;
+        cr_assert_eq(content(cs_str_n(buf, n)), CS_LABEL_BIT(odd[k].label), "byte 0x%02x at %zu of %zu",
+                     (unsigned char)odd[k].byte, at, n);
+      }
 }
