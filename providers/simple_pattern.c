@@ -171,13 +171,25 @@ bool cs_simple_pattern_compile(const char *pattern, cs_simple_pattern *out) {
     for (unsigned ch = 0; ch < 128; ch++)
       if (set_has(sp.item[i].set, (unsigned char)ch))
         sp.member[ch] |= (uint16_t)(1u << i);
+  for (; sp.nprefix < sp.n; sp.nprefix++) {
+    const cs_simple_item *it = &sp.item[sp.nprefix];
+    uint64_t lo = it->set[0], hi = it->set[1];
+    if (it->min != 1 || it->max != 1 || (lo && hi) || !(lo | hi) || ((lo | hi) & ((lo | hi) - 1)))
+      break; /* not exactly one byte, exactly once */
+    unsigned c = 0;
+    while (!set_has(it->set, (unsigned char)c))
+      c++;
+    sp.prefix[sp.nprefix] = (char)c;
+  }
   *out = sp;
   return true;
 }
 
 bool cs_simple_pattern_match(const cs_simple_pattern *p, const char *s, size_t n) {
-  size_t pos = 0;
-  for (uint32_t i = 0; i < p->n; i++) {
+  if (p->nprefix && (n < p->nprefix || memcmp(s, p->prefix, p->nprefix) != 0))
+    return false;
+  size_t pos = p->nprefix;
+  for (uint32_t i = p->nprefix; i < p->n; i++) {
     const cs_simple_item *it = &p->item[i];
     size_t start = pos, stop = n - pos > it->max ? pos + it->max : n; /* the run may not pass `stop` */
     unsigned bit = 1u << i;

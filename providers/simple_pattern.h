@@ -23,6 +23,10 @@ typedef struct {
 typedef struct {
   cs_simple_item item[CS_SIMPLE_MAX_ITEMS];
   uint32_t n;
+  /* The leading items that are one literal byte each (`functions.`, `srvtoolu_`): compared as one
+   * string, not run by run. Item i < nprefix is byte i of the ID. */
+  uint32_t nprefix;
+  char prefix[CS_SIMPLE_MAX_ITEMS];
   uint16_t member[256]; /* bit i of member[c]: item i matches byte c (one load per byte matched) */
 } cs_simple_pattern;
 
