@@ -77,6 +77,7 @@ typedef struct {
   double deadline;      /* cs_now_s() at which --time runs out; 0: no time limit */
   char first_cut[300];  /* the message of the first reply cut off by the time */
   bool batch_cut;       /* a reply of the batch being run was cut off by the time */
+  bool batch_fault;     /* a reply of the batch being run is a fault: protocol.answer scans only then */
 } runner;
 
 /* A time on cs_now_s()'s clock as cs_now_ns() counts it (the same monotonic clock). */
@@ -122,6 +123,8 @@ static int flush(runner *r) {
     *r->q[i].dst = *rp;
     if (rp->status != CS_REPLY_OK && rp->status <= CS_REPLY_PROTOCOL)
       r->res->faults[rp->status]++;
+    if (rp->status != CS_REPLY_OK && rp->status != CS_REPLY_CUT && rp->status != CS_REPLY_SKIPPED)
+      r->batch_fault = true;
     if (rp->status == CS_REPLY_CUT) {
       r->batch_cut = true;
       /* The first cut of a batch is the request that was waiting; the rest were behind it. */
@@ -457,7 +460,7 @@ static int run_restart(runner *r, cs_caserun *run) {
 /* Runs cases [0, n) of r->runs, whose choice sequences are r->ch[0..n), through every phase. */
 static int run_batch(runner *r, size_t n, case_plan *plans, unsigned needs, bool restart_case0,
                      const uint64_t *case_index) {
-  r->batch_cut = false;
+  r->batch_cut = r->batch_fault = false;
   cs_reply **twin_replies = CS_ARENA_NEW(&r->arena, cs_reply *, n);
   for (size_t i = 0; i < n; i++) {
     build_case(r, &r->ch[i], &r->runs[i], &plans[i]);
@@ -542,7 +545,7 @@ static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, 
   if (!p->check) {
     if (strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
       return -1;
-    const cs_reply *f = first_unanswered(run, false, NULL);
+    const cs_reply *f = r->batch_fault ? first_unanswered(run, false, NULL) : NULL;
     if (!f)
       return 1;
     snprintf(why, why_len, "%s: %.*s", cs_reply_status_name(f->status),
