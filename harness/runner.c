@@ -102,6 +102,12 @@ static void enqueue(runner *r, cs_request req, cs_reply *dst) {
   r->nq++;
 }
 
+/* A request that was sent and not answered: with `cut`, one cut off by the stop time; without, a
+ * fault. Neither a request never asked nor one skipped (its kind given up) was sent. */
+static bool unanswered(cs_reply_status st, bool cut) {
+  return st != CS_REPLY_OK && st != NOT_ASKED && st != CS_REPLY_SKIPPED && (st == CS_REPLY_CUT) == cut;
+}
+
 static int flush(runner *r) {
   if (!r->nq)
     return 0;
@@ -123,7 +129,7 @@ static int flush(runner *r) {
     *r->q[i].dst = *rp;
     if (rp->status != CS_REPLY_OK && rp->status <= CS_REPLY_PROTOCOL)
       r->res->faults[rp->status]++;
-    if (rp->status != CS_REPLY_OK && rp->status != CS_REPLY_CUT && rp->status != CS_REPLY_SKIPPED)
+    if (unanswered(rp->status, false))
       r->batch_fault = true;
     if (rp->status == CS_REPLY_CUT) {
       r->batch_cut = true;
@@ -397,12 +403,6 @@ static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
               &run->norm_twice[t]);
     }
   }
-}
-
-/* A request that was sent and not answered: with `cut`, one cut off by the stop time; without, a
- * fault. Neither a request never asked nor one skipped (its kind given up) was sent. */
-static bool unanswered(cs_reply_status st, bool cut) {
-  return st != CS_REPLY_OK && st != NOT_ASKED && st != CS_REPLY_SKIPPED && (st == CS_REPLY_CUT) == cut;
 }
 
 /* The first reply of the case that was asked and not answered, or NULL. With `cut`, the first one
