@@ -61,22 +61,20 @@ ours_run() {
 for i in $(seq "$RUNS"); do
   core=$(((i - 1) % NCPU))
   ours_run "$core" "$i" "$TMP/ref$i.json"
-  o=$(rate "$TMP/ref$i.json")
+  o1=$(rate "$TMP/ref$i.json")
+  o=$o1
   if [ -n "$peer_ok" ]; then
     p=$(pin "$core" node "$TMP/fc/suite.mjs" 50000 "$i" | python3 -c "import json,sys; print(json.load(sys.stdin)['histories_per_s'])")
     ours_run "$core" "$i" "$TMP/ref${i}b.json"
     o2=$(rate "$TMP/ref${i}b.json")
-    o1=$o
     o=$(python3 -c "print(($o1 + $o2) / 2)")
-    echo "$o" >>"$TMP/ours.all"
     echo "$p" >>"$TMP/peer.all"
     r=$(python3 -c "print($o/$p)")
     echo "$r" >>"$TMP/ratio.all"
     printf '  pair %s (core %s): callsign %.0f (%.0f before, %.0f after), peer %s histories/s: %.1fx\n' \
       "$i" "$core" "$o" "$o1" "$o2" "$p" "$r"
-  else
-    echo "$o" >>"$TMP/ours.all"
   fi
+  echo "$o" >>"$TMP/ours.all"
 done
 ours=$(median <"$TMP/ours.all")
 pin 0 "$CS" run --impl reference --cases 20000 --no-corpus --quiet --json "$TMP/full.json" >/dev/null

@@ -190,10 +190,10 @@ Test(simple_pattern, long_runs_agree_with_pcre2_at_every_position) {
     pcre2_code *re = pcre(PATTERNS[k]);
     for (size_t n = 0; n <= 40; n++) {
       char str[48];
-      for (int prefix = 0; prefix < 3; prefix++) {
+      for (int shape = 0; shape < 3; shape++) {
         /* three shapes: the body as is, all letters, letters then digits */
         for (size_t i = 0; i < n; i++)
-          str[i] = prefix == 0 ? BODY[i] : prefix == 1 ? (char)('a' + i % 26) : i < n / 2 ? 'q' : (char)('0' + i % 10);
+          str[i] = shape == 0 ? BODY[i] : shape == 1 ? (char)('a' + i % 26) : i < n / 2 ? 'q' : (char)('0' + i % 10);
         for (size_t bad = 0; bad <= n; bad++) { /* bad == n: no bad byte */
           char saved = bad < n ? str[bad] : 0;
           if (bad < n)
