@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int cs_mkdir_p(const char *path, cs_err *err) {
   char tmp[2048];
@@ -21,6 +22,39 @@ int cs_mkdir_p(const char *path, cs_err *err) {
   }
   if (mkdir(tmp, 0777) && errno != EEXIST)
     return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+  struct stat st;
+  if (stat(tmp, &st))
+    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+  if (!S_ISDIR(st.st_mode)) /* mkdir's EEXIST says only that the name is taken */
+    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(EEXIST));
+  return 0;
+}
+
+int cs_prepare_output(const char *path, cs_err *err) {
+  char dir[2048];
+  const char *slash = strrchr(path, '/');
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (!slash) {
+    strcpy(dir, ".");
+  } else if (n == 0) {
+    strcpy(dir, "/");
+  } else if (n < sizeof dir) {
+    memcpy(dir, path, n);
+    dir[n] = 0;
+  } else {
+    return cs_err_set(err, "%.200s...: path too long", path);
+  }
+  if (cs_mkdir_p(dir, err))
+    return -1;
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return cs_err_set(err, "%s: cannot write: %s", path, strerror(EISDIR));
+    if (access(path, W_OK))
+      return cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+  } else if (access(dir, W_OK | X_OK)) {
+    return cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+  }
   return 0;
 }
 

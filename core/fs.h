@@ -1,5 +1,5 @@
-/* core/fs.h: the filesystem helpers the commands share: mkdir -p, whole-file writes, and reading
- * small text files (profiles, known-failures lists) line by line. */
+/* core/fs.h: the filesystem helpers the commands share: mkdir -p, checking an output path early,
+ * whole-file writes, and reading small text files (profiles, known-failures lists) line by line. */
 #ifndef CS_CORE_FS_H
 #define CS_CORE_FS_H
 
@@ -9,8 +9,14 @@
 #include "core/error.h"
 
 /* Creates `path` and its missing parents (like mkdir -p). 0, or -1 with err naming the directory
- * that could not be made. */
+ * that could not be made (a file of that name counts: "File exists"). */
 int cs_mkdir_p(const char *path, cs_err *err);
+
+/* Makes the missing parent directories of the file `path` and checks, without creating or changing
+ * the file, that it can be written: an existing one must be writable and not a directory, a new one
+ * needs a writable directory. For outputs written at the end of a long run, so that a mistyped path
+ * is refused before the run. 0, or -1 with err "PATH: cannot write: REASON" or cs_mkdir_p's. */
+int cs_prepare_output(const char *path, cs_err *err);
 
 /* Writes `len` bytes to `path`, replacing it. 0, or -1 with err "PATH: cannot write: REASON" (a
  * failed write or close counts: a full disk shows only there). */

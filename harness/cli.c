@@ -395,6 +395,13 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
   return 0;
 }
 
+int cs_options_prepare_reports(const cs_options *o, cs_err *err) {
+  for (size_t i = 0; i < sizeof o->report / sizeof *o->report; i++)
+    if (o->report[i] && cs_prepare_output(o->report[i], err))
+      return -1;
+  return 0;
+}
+
 void cs_options_usage(FILE *out, cs_cmd_bit cmd) {
   for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
     if (rows[k].commands & cmd)

@@ -761,6 +761,9 @@ static int check_options(probe_ctx *c) {
       return cs_fail(CS_EXIT_USAGE, "probe: --%s is not available for probes (use --json or --markdown)", f[i].name);
   if (c->o.base_url && strncmp(c->o.base_url, "https://", 8) && strncmp(c->o.base_url, "http://", 7))
     return cs_fail(CS_EXIT_USAGE, "probe: --base-url '%s' is not an http:// or https:// URL", c->o.base_url);
+  cs_err err = {{0}};
+  if (cs_options_prepare_reports(&c->o, &err))
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   return 0;
 }
 

@@ -334,6 +334,11 @@ int cs_cmd_run(int argc, char **argv) {
   else if (!nn)
     for (size_t k = 0; k < nb; k++)
       names[nn++] = b[k].name;
+  if (cs_options_prepare_reports(&c.o, &err)) {
+    cs_expect_free(&c.expect);
+    cs_ruleset_free(c.rs);
+    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  }
 
   c.report.command = command_line(&c.a, argc, argv);
   c.report.tool_version = CS_VERSION;
@@ -414,8 +419,9 @@ int cs_cmd_replay(int argc, char **argv) {
     if (!c.o.targets && cs_target_parse(tgt) >= 0)
       c.o.targets = 1u << cs_target_parse(tgt);
   }
-  if (!(c.rs = cs_cli_ruleset(&c.o, &err))) {
+  if (!(c.rs = cs_cli_ruleset(&c.o, &err)) || cs_options_prepare_reports(&c.o, &err)) {
     free(v);
+    cs_ruleset_free(c.rs);
     cs_arena_free(&c.literal_arena);
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }

@@ -1,6 +1,7 @@
 /* tests/unit/test_fs.c: core/fs.c: mkdir -p creates missing parents, accepts existing ones, and
- * names the directory it could not make; a whole-file write replaces the file or says why not; the
- * line reader counts lines, drops newlines, and refuses a line longer than its buffer. */
+ * names the directory it could not make; an output path is checked, parents made, before it is
+ * written; a whole-file write replaces the file or says why not; the line reader counts lines,
+ * drops newlines, and refuses a line longer than its buffer. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,12 @@ Test(fs, creates_parents_and_accepts_existing) {
   cr_assert_eq(cs_mkdir_p(deep, &err), 0, "%s", err.msg);
   cr_assert(is_dir(deep));
   cr_assert_eq(cs_mkdir_p(deep, &err), 0, "an existing directory is fine");
+  snprintf(deep, sizeof deep, "%s/a/file", root);
+  FILE *f = fopen(deep, "w");
+  cr_assert_not_null(f);
+  fclose(f);
+  cr_assert_eq(cs_mkdir_p(deep, &err), -1, "a file took the directory's place");
+  cr_assert_not_null(strstr(err.msg, "file: cannot create: File exists"), "%s", err.msg);
   char cmd[200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   cr_assert_eq(system(cmd), 0);
@@ -51,6 +58,37 @@ Test(fs, an_overlong_path_is_refused) {
   cs_err err = {{0}};
   cr_assert_eq(cs_mkdir_p(longp, &err), -1);
   cr_assert_not_null(strstr(err.msg, "path too long"));
+}
+
+/* An output path is checked without touching it: new parents are made, the file itself is not. */
+Test(fs, prepare_output_makes_parents_and_refuses_what_cannot_be_written) {
+  char root[] = "/tmp/cs-fs-XXXXXX", path[160];
+  cr_assert_not_null(mkdtemp(root));
+  cs_err err = {{0}};
+  snprintf(path, sizeof path, "%s/new/deeper/report.json", root);
+  cr_assert_eq(cs_prepare_output(path, &err), 0, "%s", err.msg);
+  snprintf(path, sizeof path, "%s/new/deeper", root);
+  cr_assert(is_dir(path), "the parent directories were not made");
+  snprintf(path, sizeof path, "%s/new/deeper/report.json", root);
+  cr_assert_neq(access(path, F_OK), 0, "the file itself was created");
+  cr_assert_eq(cs_write_file(path, "{}", 2, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_prepare_output(path, &err), 0, "an existing writable file: %s", err.msg);
+  FILE *f = fopen(path, "rb");
+  char got[8] = "";
+  cr_assert_not_null(f);
+  cr_assert_eq(fread(got, 1, sizeof got - 1, f), 2, "an existing file was changed");
+  fclose(f);
+  cr_assert_eq(cs_prepare_output(root, &err), -1, "a directory passed as a file");
+  cr_assert_not_null(strstr(err.msg, "cannot write: Is a directory"), "%s", err.msg);
+  snprintf(path, sizeof path, "%s/new/deeper/report.json/below", root);
+  cr_assert_eq(cs_prepare_output(path, &err), -1, "a path below a file passed");
+  cr_assert_not_null(strstr(err.msg, "report.json: cannot create: File exists"), "%s", err.msg);
+  cr_assert_eq(cs_prepare_output("relative-name.json", &err), 0, "a bare name is in the working directory: %s",
+               err.msg);
+  cr_assert_neq(access("relative-name.json", F_OK), 0);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  cr_assert_eq(system(cmd), 0);
 }
 
 Test(fs, write_file_replaces_and_says_why_it_cannot) {
