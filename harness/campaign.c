@@ -257,6 +257,7 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
   into->cases += from->cases;
   into->cases_cut += from->cases_cut;
   into->given_up |= from->given_up;
+  into->interrupted |= from->interrupted;
   if (from->seconds > into->seconds)
     into->seconds = from->seconds;
   size_t used = strlen(into->parts);
@@ -301,7 +302,8 @@ void cs_findings_free(cs_findings *f) {
  * {"callsign_fuzz": 1, "impl": NAME, "seed": "N" (a decimal string, as in every report),
  *  "parts": "all" | "I/N ...", "cases": N, "cases_cut": N (cut off by --time, not judged; optional
  *  when read), "given_up": [request kinds no longer sent, e.g. "emit anthropic"] (optional when
- *  read), "seconds": S, "distinct": N,
+ *  read), "interrupted": true when SIGINT or SIGTERM stopped it early (optional when read),
+ *  "seconds": S, "distinct": N,
  *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
  *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
@@ -325,6 +327,7 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->cases_cut);
   cJSON_AddRawToObject(root, "cases_cut", seed);
   cJSON_AddNumberToObject(root, "seconds", f->seconds);
+  cJSON_AddBoolToObject(root, "interrupted", f->interrupted);
   cJSON *gu = cJSON_AddArrayToObject(root, "given_up");
   for (unsigned k = 0; k < CS_KIND_COUNT; k++)
     if (f->given_up >> k & 1u) {
@@ -444,6 +447,12 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     cs_err_set(err, "%s: cases_cut is not a count", path);
     goto cleanup;
   }
+  const cJSON *intr = cJSON_GetObjectItemCaseSensitive(root, "interrupted");
+  if (intr && !cJSON_IsBool(intr)) {
+    cs_err_set(err, "%s: interrupted is not true or false", path);
+    goto cleanup;
+  }
+  out->interrupted = cJSON_IsTrue(intr);
   const cJSON *it;
   const cJSON *gu = cJSON_GetObjectItemCaseSensitive(root, "given_up");
   if (gu && read_kinds(gu, &out->given_up)) {

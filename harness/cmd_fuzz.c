@@ -8,8 +8,12 @@
  * OUT/.worker-j/, which the parent merges. --merge OUT DIR... merges the results of shards run
  * elsewhere. --list-cases prints every case run (index, SHA-256 of its history, token): shards
  * 0..N-1 together list exactly the cases of the unsharded run.
+ * SIGINT or SIGTERM stops the campaign as its --time would: the batch in flight finishes (its
+ * failures are reported unshrunk), the findings are written and summed up as usual, and the
+ * summary says it was interrupted. The same signal a second time ends callsign at once.
  * Exit status: 1 a failure was found (not listed by --expect), 0 none, 2 usage, 3 cannot run. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +58,32 @@ typedef struct {
   cs_hasher *hasher;
   cs_buf scratch;
 } fuzz_ctx;
+
+/* The signal that interrupted the campaign, or 0. File-scope because a signal handler has no
+ * context to write to; set only by on_stop_signal, read by the runner through cs_run_config. */
+static volatile sig_atomic_t stop_signal;
+
+/* The first SIGINT or SIGTERM asks for a graceful stop; the same signal again takes its default
+ * action. Another signal after the first is ignored: a Ctrl-C reaches the workers both from the
+ * terminal and as the SIGTERM the parent forwards. */
+static void on_stop_signal(int sig) {
+  if (stop_signal == sig) {
+    signal(sig, SIG_DFL);
+    raise(sig);
+  } else if (!stop_signal) {
+    stop_signal = sig;
+  }
+}
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
 
 static void note_signature(fuzz_ctx *c, const char *sig) {
   for (size_t i = 0; i < c->nsigs; i++)
@@ -148,6 +178,7 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
               .gen = {.max_id_len = c->o.max_id_len},
               .only = c->o.only,
               .nonly = c->o.nonly,
+              .interrupt = &stop_signal,
           },
       .strict = c->o.strict,
       .on_finding = on_finding,
@@ -160,6 +191,7 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
     cfg.run.case_user = c;
   }
   int rc = cs_campaign_run(impl, c->rs, &cfg, out, err);
+  out->interrupted = stop_signal != 0;
   cs_corpus_free(&corpus);
   cs_impl_destroy(impl);
   return rc;
@@ -228,8 +260,12 @@ static void on_worker_tick(void *user, uint64_t cases, uint64_t failing) {
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
   workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_now_s()};
   cs_worker_end *ends = cs_xcalloc(jobs, sizeof *ends);
-  cs_workers_config wc = {
-      .n = jobs, .work = worker_main, .on_message = on_worker_message, .on_tick = on_worker_tick, .user = &v};
+  cs_workers_config wc = {.n = jobs,
+                          .work = worker_main,
+                          .on_message = on_worker_message,
+                          .on_tick = on_worker_tick,
+                          .user = &v,
+                          .interrupt = &stop_signal};
   int rc = cs_workers_run(&wc, ends, err);
   for (unsigned k = 0; k < jobs; k++) {
     char dir[2100];
@@ -256,6 +292,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
   else
     snprintf(total->parts, sizeof total->parts, "all");
   total->seconds = cs_now_s() - v.t0;
+  total->interrupted |= stop_signal != 0;
   free(v.error);
   free(ends);
   return rc;
@@ -282,6 +319,8 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
     printf("  %s\n", line.data);
     cs_buf_free(&line);
   }
+  if (f->interrupted)
+    printf("  interrupted by a signal: the campaign stopped early; these are its findings up to then\n");
   for (size_t i = 0; i < nd; i++) {
     const cs_finding *x = &f->f[idx[i]];
     cs_expect_entry *e = expect ? cs_expect_find(expect, f->impl, x->property, x->target) : NULL;
@@ -396,6 +435,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
   }
   cs_findings total = {0};
   int status = CS_EXIT_OK, rc;
+  catch_stop_signals(); /* before the workers fork: they inherit it */
   if (jobs == 1)
     rc = run_part(&c, c.o.shard_i, c.o.shard_n, true, &total, &err);
   else

@@ -102,6 +102,10 @@ static void enqueue(runner *r, cs_request req, cs_reply *dst) {
   r->nq++;
 }
 
+static bool interrupted(const cs_run_config *cfg) {
+  return cfg->interrupt && *cfg->interrupt;
+}
+
 /* A request that was sent and not answered: with `cut`, one cut off by the stop time; without, a
  * fault. Neither a request never asked nor one skipped (its kind given up) was sent. */
 static bool unanswered(cs_reply_status st, bool cut) {
@@ -698,7 +702,7 @@ typedef struct {
  * Once its time is up the budget is spent: a case that costs a process restart per try must not
  * hold a timed run for thousands of tries. */
 static int spend_try(shrinking *s, const uint64_t *v, size_t n) {
-  if (s->stop_at > 0 && cs_now_s() >= s->stop_at)
+  if ((s->stop_at > 0 && cs_now_s() >= s->stop_at) || interrupted(s->r->cfg))
     s->budget = 0;
   if (!s->budget)
     return 0;
@@ -1377,7 +1381,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   if (gen_ahead && pick_batch(&pick, &slots[0]))
     generate_slot(&slots[0]);
   while (rc == 0 && r.needs) {
-    if (r.deadline > 0 && cs_now_s() >= r.deadline)
+    if ((r.deadline > 0 && cs_now_s() >= r.deadline) || interrupted(cfg))
       break;
     if (cfg->stop_on_first && failures)
       break;

@@ -6,6 +6,7 @@
 #ifndef CS_HARNESS_RUNNER_H
 #define CS_HARNESS_RUNNER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -31,6 +32,9 @@ typedef struct {
   const size_t *replay_len;
   size_t nreplay;
   bool stop_on_first; /* fuzzing: stop at the first failure */
+  /* NULL: none. Once it reads nonzero (a signal handler sets it), no further batch or shrink try
+   * starts: the run ends as when --time runs out, with what it found so far. */
+  const volatile sig_atomic_t *interrupt;
   void (*progress)(void *user, uint64_t cases, uint64_t failures, double elapsed);
   void *progress_user;
 

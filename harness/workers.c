@@ -150,7 +150,14 @@ int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *er
     ws[started] = (worker){.pid = pid, .fd = fds[0]};
   }
   unsigned open = started;
+  bool forwarded = false;
   while (open) {
+    if (cfg->interrupt && *cfg->interrupt && !forwarded) {
+      for (unsigned k = 0; k < started; k++)
+        if (ws[k].fd >= 0)
+          kill(ws[k].pid, SIGTERM);
+      forwarded = true;
+    }
     for (unsigned k = 0; k < started; k++)
       pf[k] = (struct pollfd){ws[k].fd, POLLIN, 0};
     if (poll(pf, started, TICK_MS) < 0 && errno != EINTR)

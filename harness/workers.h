@@ -8,6 +8,7 @@
 #ifndef CS_HARNESS_WORKERS_H
 #define CS_HARNESS_WORKERS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +28,9 @@ typedef struct {
    * of the latest progress each reported (cs_worker_progress). */
   void (*on_tick)(void *user, uint64_t cases, uint64_t failing);
   void *user;
+  /* NULL: none. Once it reads nonzero in the parent, every worker is sent SIGTERM, once: a signal
+   * that reached the parent alone (a CI runner's SIGTERM) stops the workers too. */
+  const volatile sig_atomic_t *interrupt;
 } cs_workers_config;
 
 /* What became of one worker. */

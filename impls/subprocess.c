@@ -449,7 +449,10 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
   sigemptyset(&mask);
   posix_spawnattr_setsigdefault(&at, &def);
   posix_spawnattr_setsigmask(&at, &mask);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  /* Its own process group: a Ctrl-C at the terminal stops callsign (which then ends the process
+   * itself), and does not kill the implementation mid-answer, which would read as its fault. */
+  posix_spawnattr_setpgroup(&at, 0);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   pid_t pid;
   int e = posix_spawnp(&pid, s->argv[0], &fa, &at, s->argv, environ);
   if (e != 0) {

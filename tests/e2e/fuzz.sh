@@ -148,6 +148,44 @@ check "run --time 3 on the correct Python adapter: exit 0, no case cut off, done
   "[ $rc -eq 0 ] && python3 -c \"import json;i=json.load(open('$T/paced.json'))['implementations'][0]
 assert i['cases']>0 and i['cases_cut']==0 and i['seconds']<4.5, (i['cases'], i['cases_cut'], i['seconds'])\""
 
+# SIGINT or SIGTERM ends a campaign early and keeps what it found: the summary, the results
+# directory and the exit status are those of a campaign whose time ran out, marked interrupted.
+interrupted() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['interrupted'] is True and d['cases'] > 0, d" "$1"; }
+start=$(date +%s)
+"$CS" fuzz --impl $BUGGY --time 120s --no-corpus --out "$T/int1" >"$T/int1.txt" 2>"$T/int1.err" &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+rc=$?
+check "fuzz stopped by SIGINT: exit 1 with its findings, at once, summary marked interrupted" \
+  "[ $rc -eq 1 ] && [ \$(( \$(date +%s) - $start )) -lt 60 ] && grep -q 'interrupted by a signal' '$T/int1.txt' &&
+   interrupted '$T/int1/summary.json' && [ \$(ls '$T/int1/cases/$BUGGY' | wc -l) -gt 0 ]"
+# A SIGTERM to the parent alone (a CI runner's) stops its workers too.
+start=$(date +%s)
+"$CS" fuzz --impl reference --time 120s --jobs 2 --no-corpus --out "$T/int2" >"$T/int2.txt" 2>"$T/int2.err" &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid
+rc=$?
+check "fuzz --jobs 2, SIGTERM to the parent: exit 0, workers stopped, merged summary interrupted" \
+  "[ $rc -eq 0 ] && [ \$(( \$(date +%s) - $start )) -lt 60 ] && ! [ -s '$T/int2.err' ] && interrupted '$T/int2/summary.json'"
+# A Ctrl-C reaches the whole process group of the terminal; an external implementation runs in a
+# group of its own, so it is not killed mid-answer (which would read as its fault) and callsign
+# ends it itself.
+setsid "$CS" fuzz --time 120s --no-corpus --out "$T/int3" --impl-cmd -- "$ROOT/build/adapter-c" \
+  >"$T/int3.txt" 2>"$T/int3.err" &
+pid=$!
+sleep 3
+adapters=$(pgrep -f -- "$ROOT/build/adapter-c" | wc -l)
+kill -INT -- -"$pid"
+wait $pid
+rc=$?
+check "fuzz --impl-cmd, SIGINT to its process group: exit 0, no fault found, the adapter ended" \
+  "[ $adapters -ge 1 ] && [ $rc -eq 0 ] && grep -q ' 0 distinct failures' '$T/int3.txt' && interrupted '$T/int3/summary.json' &&
+   ! pgrep -f -- '$ROOT/build/adapter-c' >/dev/null"
+
 # Usage errors: one line, exit 2.
 "$CS" fuzz --time 1 >"$T/o" 2>"$T/e"
 check "fuzz without an implementation: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"

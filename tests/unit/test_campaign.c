@@ -175,12 +175,25 @@ Test(campaign, results_directory_round_trip) {
   big.seed = UINT64_MAX;
   /* so do the request kinds given up (a merge reports them) */
   big.given_up = 1u << 0 | 1u << (CS_KIND_COUNT - 1);
+  cr_assert_not(back.interrupted, "a campaign that ran its course reads as not interrupted");
+  big.interrupted = true; /* and so does an interrupted campaign */
   cr_assert_eq(cs_findings_write(dir, &big, false, &err), 0, "%s", err.msg);
   cs_findings again;
   cr_assert_eq(cs_findings_read(dir, &again, &err), 0, "%s", err.msg);
   cr_assert_eq(again.seed, UINT64_MAX);
   cr_assert_eq(again.given_up, big.given_up, "given up: %#x", again.given_up);
+  cr_assert(again.interrupted);
+  /* a merge is interrupted when any of its parts was */
+  cs_findings merged = {0};
+  cr_assert_eq(cs_findings_merge(&merged, &again, &err), 0, "%s", err.msg);
+  cr_assert(merged.interrupted);
+  cs_findings_free(&merged);
   cs_findings_free(&again);
+  snprintf(cmd, sizeof cmd, "sed -i 's/\"interrupted\":\\s*true/\"interrupted\": \"yes\"/' '%s/summary.json'", dir);
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(cs_findings_read(dir, &again, &err), -1, "a summary whose interrupted is no boolean was read");
+  cr_assert(strstr(err.msg, "interrupted is not true or false") != NULL, "%s", err.msg);
+  cr_assert_eq(cs_findings_write(dir, &big, false, &err), 0, "%s", err.msg);
   /* a name that is no request kind is refused, not dropped */
   snprintf(cmd, sizeof cmd, "sed -i 's/\"canonicalize\"/\"canonicalise\"/' '%s/summary.json'", dir);
   cr_assert_eq(system(cmd), 0);

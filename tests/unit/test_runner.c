@@ -72,6 +72,39 @@ Test(runner, campaign_keeps_a_failed_property_armed) {
   close_impl(&f);
 }
 
+/* An interrupt stops the run before its next batch, as the end of --time does: the cases run up
+ * to then count, later ones are not started. */
+typedef struct {
+  volatile sig_atomic_t flag;
+  uint64_t at; /* raise the flag once this many cases ran */
+} interrupter;
+
+static void interrupt_at(void *user, uint64_t cases, uint64_t failures, double elapsed) {
+  (void)failures, (void)elapsed;
+  interrupter *it = user;
+  if (cases >= it->at)
+    it->flag = SIGINT;
+}
+
+Test(runner, an_interrupt_ends_the_run_after_the_batch_in_flight) {
+  fixture f = open_impl("reference");
+  interrupter it = {.at = 1};
+  cs_run_config cfg = {
+      .seed = 1, .cases = 5000, .batch = 32, .interrupt = &it.flag, .progress = interrupt_at, .progress_user = &it};
+  cs_run_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert_geq(r.cases, 1);
+  cr_assert_leq(r.cases, 64, "the run went on for %llu cases after the interrupt", (unsigned long long)r.cases);
+  cr_assert_not(cell_of(&r, "emit.unique", CS_PROV_ANTHROPIC)->failed);
+  cs_run_result_free(&r);
+  it = (interrupter){.flag = SIGTERM}; /* raised before the start: no generated case runs */
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert_eq(r.cases, 0, "%llu cases ran", (unsigned long long)r.cases);
+  cs_run_result_free(&r);
+  close_impl(&f);
+}
+
 Test(runner, declined_failures_are_not_shrunk_or_reported) {
   fixture f = open_impl("anthropic-sanitize");
   failures_seen seen = {.take = false};
