@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/hash.h"
 #include "providers/http.h"
 #include "providers/probe.h"
 #include "providers/rule.h"
@@ -579,6 +580,49 @@ Test(probe_http, replay_without_an_entry_is_not_recorded) {
   cr_assert(strstr(r.body.data, "no recorded answer") != NULL);
   cs_http_response_free(&r);
   cs_http_free(h);
+  rmdir(dir);
+}
+
+/* A cassette entry's status must be an HTTP status: one out of range is no recorded answer, not a
+ * number cast into a long. */
+Test(probe_http, replay_reads_an_entry_and_refuses_a_status_out_of_range) {
+  char dir[] = "/tmp/cs_probe_replayXXXXXX", path[128];
+  cr_assert(mkdtemp(dir));
+  cs_hasher *hs = cs_hasher_new();
+  uint8_t d[32];
+  char hex[65];
+  const char msg[] = "POST\n/v1/y\n{}"; /* what names the entry: method, URL path, body */
+  cs_sha256(hs, msg, sizeof msg - 1, d);
+  cs_hex(d, 16, hex);
+  cs_hasher_free(hs);
+  snprintf(path, sizeof path, "%s/%s.json", dir, hex);
+  cs_err err;
+  cs_http_config cfg = {.replay_dir = dir};
+  cs_http *h = cs_http_new(&cfg, &err);
+  cs_http_request req = {"http://x/v1/y", NULL, 0, cs_str_c("{}"), NULL, NULL};
+  const struct {
+    const char *status;
+    long want; /* -1: not a cassette entry */
+  } rows[] = {{"400", 400}, {"200", 200}, {"1e999", -1}, {"-1", -1}, {"200.5", -1}, {"1000", -1}, {"\"200\"", -1}};
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "{\"response\": {\"status\": %s, \"body\": \"recorded\"}}\n", rows[i].status);
+    fclose(f);
+    cs_http_response r;
+    cs_http_outcome got = cs_http_send(h, &req, &r);
+    if (rows[i].want < 0) {
+      cr_assert_eq(got, CS_HTTP_NOT_RECORDED, "status %s was taken", rows[i].status);
+      cr_assert(strstr(r.body.data, "not a cassette entry") != NULL, "%s", r.body.data);
+    } else {
+      cr_assert_eq(got, CS_HTTP_ANSWERED, "status %s: %s", rows[i].status, r.body.data);
+      cr_assert_eq(r.status, rows[i].want);
+      cr_assert_str_eq(r.body.data, "recorded");
+    }
+    cs_http_response_free(&r);
+  }
+  cs_http_free(h);
+  unlink(path);
   rmdir(dir);
 }
 
