@@ -334,7 +334,10 @@ int cs_cmd_run(int argc, char **argv) {
   else if (!nn)
     for (size_t k = 0; k < nb; k++)
       names[nn++] = b[k].name;
-  if (cs_options_prepare_reports(&c.o, &err)) {
+  /* A --vectors file named on the command line is read now, so a mistyped path is refused before
+   * the run; the default one is looked for only once an implementation claims the scheme. */
+  if (cs_options_prepare_reports(&c.o, &err) ||
+      (c.o.vectors && !(c.vectors = cs_vectors_load(c.o.vectors, true, &err)))) {
     cs_expect_free(&c.expect);
     cs_ruleset_free(c.rs);
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);

@@ -35,7 +35,7 @@ CS_ABS=$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")
 (cd "$T" && "$CS_ABS" run --impl reference --cases 20 --no-corpus --quiet --property vectors >"$T/o" 2>"$T/e")
 check "run from another directory finds the vectors" "[ $? -eq 0 ] && grep -q ' 0 failed, 1 passed' '$T/o'"
 "$CS" run --impl reference --cases 20 --no-corpus --quiet --vectors "$T/none.json" >"$T/o" 2>"$T/e"
-check "--vectors naming nothing: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'none.json: cannot open' '$T/e'"
+check "--vectors naming nothing: exit 2, one line, before the run" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'none.json: cannot open' '$T/e' && ! [ -s '$T/o' ]"
 "$CS" replay --impl reference cs1.AQAB --json "$T/rp.json" >"$T/o" 2>"$T/e"
 check "replay --json records its own command line" \
   "[ $? -eq 0 ] && python3 -c \"import json,sys; c=json.load(open('$T/rp.json'))['command']; sys.exit(c != 'callsign replay --impl reference cs1.AQAB --json $T/rp.json')\""
