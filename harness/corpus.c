@@ -173,9 +173,31 @@ void cs_corpus_free(cs_corpus *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* True when `file` already holds this case: the same token, or for a literal case the same history.
+ * Its message may differ (an implementation with random IDs words each failure anew), and a
+ * committed corpus must not change each time a run finds a case it already has. */
+static bool holds_case(const char *file, const cs_str *token, const char *history_json) {
+  struct stat st;
+  if (stat(file, &st))
+    return false;
+  cs_err ignored = {{0}};
+  cJSON *old = load_case(file, &ignored), *hist = NULL;
+  bool same = false;
+  if (old && token) {
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(old, "token");
+    same = cJSON_IsString(t) && strlen(t->valuestring) == token->len && !memcmp(t->valuestring, token->ptr, token->len);
+  } else if (old && history_json && (hist = cJSON_Parse(history_json))) {
+    same = is_literal(old) && cJSON_Compare(cJSON_GetObjectItemCaseSensitive(old, "history"), hist, true);
+  }
+  cJSON_Delete(hist);
+  cJSON_Delete(old);
+  return same;
+}
+
 /* One case file: dir/<impl>/<property>@<target>-<first 4 bytes of SHA-256(name_key), hex>.json,
  * holding the names, the token (literal cases have none), the message and the history (JSON text,
- * or null). The path written goes to `path_out` when it is not NULL. */
+ * or null); left as it is when it already holds the case. Its path goes to `path_out` when it is
+ * not NULL. */
 static int write_case(const char *dir, const char *impl, const char *property, const char *target_name, cs_str name_key,
                       const cs_str *token, const char *message, const char *history_json, char *path_out,
                       size_t path_len, cs_err *err) {
@@ -194,6 +216,11 @@ static int write_case(const char *dir, const char *impl, const char *property, c
   cs_hex(d, 4, hex);
   char file[1800];
   snprintf(file, sizeof file, "%s/%s@%s-%s.json", path, property, target_name, hex);
+  if (holds_case(file, token, history_json)) {
+    if (path_out)
+      snprintf(path_out, path_len, "%s", file);
+    return 0;
+  }
   cs_buf body = {0};
   cs_buf_puts(&body, "{\n  \"impl\": ");
   cs_buf_json_str(&body, cs_str_c(impl));

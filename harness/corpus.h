@@ -28,7 +28,8 @@ void cs_corpus_free(cs_corpus *c);
 /* Points rc's replay and literal cases at the corpus (which must outlive the run). */
 void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc);
 /* Saves one failure; the file name is derived from property, target and token, so saving the same
- * case twice writes one file. Returns 0, or -1 with err. */
+ * case twice writes one file, and a file that already holds the case is left untouched (its message
+ * as first found). Returns 0, or -1 with err. */
 int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err);
 /* Reads one saved case file: its token's choices (heap) and its property/target names. */
 int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,

@@ -1,6 +1,6 @@
 /* tests/unit/test_corpus.c: the regression corpus: token cases and literal history cases are
- * saved, loaded and told apart; a literal case keeps its history byte for byte; malformed files
- * are errors naming the file. */
+ * saved, loaded and told apart; a literal case keeps its history byte for byte; a case saved again
+ * keeps its file; malformed files are errors naming the file. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "core/history_json.h"
 #include "harness/corpus.h"
+#include "harness/property.h"
 
 static char dir[64];
 
@@ -82,6 +83,53 @@ Test(corpus, literal_case_round_trip) {
   cr_assert(strstr(err.msg, "literal history case") != NULL, "%s", err.msg);
   cs_arena_free(&a);
   cs_arena_free(&b);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s", path);
+  static char text[8192];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = 0;
+  fclose(f);
+  return text;
+}
+
+/* A case found again is the same case: its file keeps the message it was first saved with (an
+ * implementation with random IDs words each failure anew), so a committed corpus stays as it is. */
+Test(corpus, a_case_saved_again_keeps_its_file) {
+  cs_err err = {{0}};
+  uint64_t choices[] = {1, 0, 1};
+  cs_outcome oc = {.prop = cs_property_find("emit.unique"), .choices = choices, .nchoices = 3};
+  snprintf(oc.message, sizeof oc.message, "calls 0 and 1 get the same wire ID \"a1b2\"");
+  oc.history_json = (char *)pair_json;
+  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", &err), 0, "%s", err.msg);
+  char pattern[200], path[300] = "";
+  snprintf(pattern, sizeof pattern, "ls %s/rand/*.json", dir);
+  FILE *ls = popen(pattern, "r");
+  cr_assert_not_null(ls);
+  cr_assert_not_null(fgets(path, sizeof path, ls));
+  pclose(ls);
+  path[strcspn(path, "\n")] = 0;
+  cr_assert(strstr(slurp(path), "a1b2") != NULL);
+  snprintf(oc.message, sizeof oc.message, "calls 0 and 1 get the same wire ID \"c3d4\"");
+  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", &err), 0, "%s", err.msg);
+  cr_assert(strstr(slurp(path), "a1b2") != NULL, "the file was rewritten: %s", slurp(path));
+  /* a different case under the same property and target is a file of its own */
+  uint64_t other[] = {2, 0, 1};
+  oc.choices = other;
+  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", &err), 0, "%s", err.msg);
+  snprintf(pattern, sizeof pattern, "test $(ls %s/rand/*.json | wc -l) -eq 2", dir);
+  cr_assert_eq(system(pattern), 0);
+  /* a literal case found again keeps its file too */
+  cs_arena a = {0};
+  cs_history h;
+  cr_assert_eq(cs_history_parse(cs_str_c(pair_json), NULL, &a, &h, &err), 0, "%s", err.msg);
+  char lit[2048];
+  cr_assert_eq(cs_corpus_save_literal(dir, "rand", "emit.unique", "mistral", "first", &h, lit, sizeof lit, &err), 0);
+  cr_assert_eq(cs_corpus_save_literal(dir, "rand", "emit.unique", "mistral", "second", &h, lit, sizeof lit, &err), 0);
+  cr_assert(strstr(slurp(lit), "\"first\"") != NULL, "%s", slurp(lit));
+  cs_arena_free(&a);
 }
 
 Test(corpus, token_and_literal_cases_load_side_by_side) {
