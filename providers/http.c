@@ -225,8 +225,8 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "response");
   const cJSON *st = cJSON_GetObjectItemCaseSensitive(rs, "status");
   const cJSON *bd = cJSON_GetObjectItemCaseSensitive(rs, "body");
-  /* An HTTP status is a whole number of three digits; anything else is no recorded answer (and a
-   * huge one would not fit the long it is read into). */
+  /* A status is a whole number from 0 (nothing received) to 999; anything else is no recorded
+   * answer (and a huge one would not fit the long it is read into). */
   if (!cJSON_IsNumber(st) || !(st->valuedouble >= 0 && st->valuedouble <= 999) ||
       st->valuedouble != (double)(long)st->valuedouble || !cJSON_IsString(bd)) {
     cs_buf_printf(&resp->body, "%s: not a cassette entry (response.status, response.body)", name.data);
