@@ -75,14 +75,18 @@ static void on_stop_signal(int sig) {
   }
 }
 
+/* A signal the caller left ignored stays ignored: a shell without job control starts background
+ * commands with SIGINT ignored, so that a Ctrl-C meant for the foreground does not reach them. */
 static void catch_stop_signals(void) {
-  struct sigaction sa;
+  struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  const int sigs[] = {SIGINT, SIGTERM};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaction(sigs[i], &sa, NULL);
 }
 
 static void note_signature(fuzz_ctx *c, const char *sig) {

@@ -151,8 +151,10 @@ assert i['cases']>0 and i['cases_cut']==0 and i['seconds']<4.5, (i['cases'], i['
 # SIGINT or SIGTERM ends a campaign early and keeps what it found: the summary, the results
 # directory and the exit status are those of a campaign whose time ran out, marked interrupted.
 interrupted() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['interrupted'] is True and d['cases'] > 0, d" "$1"; }
+# A command started with & from a script inherits SIGINT ignored (the shell's doing, so that a Ctrl-C
+# meant for the foreground does not reach it), and callsign leaves it so; env restores the default.
 start=$(date +%s)
-"$CS" fuzz --impl $BUGGY --time 120s --no-corpus --out "$T/int1" >"$T/int1.txt" 2>"$T/int1.err" &
+env --default-signal=INT "$CS" fuzz --impl $BUGGY --time 120s --no-corpus --out "$T/int1" >"$T/int1.txt" 2>"$T/int1.err" &
 pid=$!
 sleep 3
 kill -INT $pid
@@ -174,7 +176,7 @@ check "fuzz --jobs 2, SIGTERM to the parent: exit 0, workers stopped, merged sum
 # A Ctrl-C reaches the whole process group of the terminal; an external implementation runs in a
 # group of its own, so it is not killed mid-answer (which would read as its fault) and callsign
 # ends it itself.
-setsid "$CS" fuzz --time 120s --no-corpus --out "$T/int3" --impl-cmd -- "$ROOT/build/adapter-c" \
+setsid env --default-signal=INT "$CS" fuzz --time 120s --no-corpus --out "$T/int3" --impl-cmd -- "$ROOT/build/adapter-c" \
   >"$T/int3.txt" 2>"$T/int3.err" &
 pid=$!
 sleep 3
@@ -185,6 +187,16 @@ rc=$?
 check "fuzz --impl-cmd, SIGINT to its process group: exit 0, no fault found, the adapter ended" \
   "[ $adapters -ge 1 ] && [ $rc -eq 0 ] && grep -q ' 0 distinct failures' '$T/int3.txt' && interrupted '$T/int3/summary.json' &&
    ! pgrep -f -- '$ROOT/build/adapter-c' >/dev/null"
+
+# ...and a SIGINT the caller left ignored is not taken as a stop.
+"$CS" fuzz --impl reference --time 4s --no-corpus --out "$T/int4" >"$T/int4.txt" 2>"$T/int4.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+check "fuzz started with SIGINT ignored: the campaign runs its time" \
+  "[ $rc -eq 0 ] && python3 -c \"import json; d=json.load(open('$T/int4/summary.json')); assert d['interrupted'] is False and d['seconds'] >= 3.5, d\""
 
 # Usage errors: one line, exit 2.
 "$CS" fuzz --time 1 >"$T/o" 2>"$T/e"
