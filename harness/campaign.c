@@ -151,6 +151,7 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   out->cases += res.cases;
   out->cases_cut += res.cases_cut;
   out->given_up |= res.given_up;
+  out->interrupted |= res.interrupted;
   out->seconds = res.seconds;
   if (rc.shard_n)
     snprintf(out->parts, sizeof out->parts, "%u/%u", rc.shard_i, rc.shard_n);

@@ -41,7 +41,7 @@ typedef struct {
   uint64_t cases;
   uint64_t cases_cut; /* cut off by --time before their last answer: not judged */
   uint32_t given_up;  /* request kinds no longer sent (cs_run_result.given_up; parts: any of them) */
-  bool interrupted;   /* stopped early by SIGINT or SIGTERM (parts: any of them) */
+  bool interrupted;   /* cs_run_result.interrupted: stopped early by a signal (parts: any of them) */
   double seconds;     /* wall time (the longest part, once merged) */
   char parts[512];    /* which parts of the case space: "all", or shards "0/4 1/4 ..." */
   cs_finding *f;      /* heap */

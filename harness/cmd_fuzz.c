@@ -60,7 +60,7 @@ typedef struct {
 } fuzz_ctx;
 
 /* The signal that interrupted the campaign, or 0. File-scope because a signal handler has no
- * context to write to; set only by on_stop_signal, read by the runner through cs_run_config. */
+ * context to write to; set only by on_stop_signal, read through cs_run_config and cs_workers_config. */
 static volatile sig_atomic_t stop_signal;
 
 /* The first SIGINT or SIGTERM asks for a graceful stop; the same signal again takes its default
@@ -195,7 +195,6 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
     cfg.run.case_user = c;
   }
   int rc = cs_campaign_run(impl, c->rs, &cfg, out, err);
-  out->interrupted = stop_signal != 0;
   cs_corpus_free(&corpus);
   cs_impl_destroy(impl);
   return rc;
@@ -296,7 +295,6 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
   else
     snprintf(total->parts, sizeof total->parts, "all");
   total->seconds = cs_now_s() - v.t0;
-  total->interrupted |= stop_signal != 0;
   free(v.error);
   free(ends);
   return rc;

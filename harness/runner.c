@@ -702,8 +702,12 @@ typedef struct {
  * Once its time is up the budget is spent: a case that costs a process restart per try must not
  * hold a timed run for thousands of tries. */
 static int spend_try(shrinking *s, const uint64_t *v, size_t n) {
-  if ((s->stop_at > 0 && cs_now_s() >= s->stop_at) || interrupted(s->r->cfg))
+  if (s->stop_at > 0 && cs_now_s() >= s->stop_at)
     s->budget = 0;
+  if (s->budget && interrupted(s->r->cfg)) {
+    s->budget = 0;
+    s->r->res->interrupted = true;
+  }
   if (!s->budget)
     return 0;
   s->budget--;
@@ -1381,8 +1385,12 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   if (gen_ahead && pick_batch(&pick, &slots[0]))
     generate_slot(&slots[0]);
   while (rc == 0 && r.needs) {
-    if ((r.deadline > 0 && cs_now_s() >= r.deadline) || interrupted(cfg))
+    if (r.deadline > 0 && cs_now_s() >= r.deadline)
       break;
+    if (interrupted(cfg)) {
+      out->interrupted = true;
+      break;
+    }
     if (cfg->stop_on_first && failures)
       break;
     cs_arena_reset(&r.arena);

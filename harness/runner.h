@@ -92,6 +92,8 @@ typedef struct {
    * faults of the kind and none of it answered, or as many of any kind and nothing answered at all.
    * Their properties went unchecked after that. */
   uint32_t given_up;
+  /* cfg->interrupt stopped the run: a batch or a shrink try it would have run was not. */
+  bool interrupted;
 } cs_run_result;
 
 /* cs_impl.give_up_after during a run (not while shrinking): a program that crashes on every request

@@ -96,11 +96,19 @@ Test(runner, an_interrupt_ends_the_run_after_the_batch_in_flight) {
   cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
   cr_assert_geq(r.cases, 1);
   cr_assert_leq(r.cases, 64, "the run went on for %llu cases after the interrupt", (unsigned long long)r.cases);
+  cr_assert(r.interrupted);
   cr_assert_not(cell_of(&r, "emit.unique", CS_PROV_ANTHROPIC)->failed);
   cs_run_result_free(&r);
   it = (interrupter){.flag = SIGTERM}; /* raised before the start: no generated case runs */
   cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
   cr_assert_eq(r.cases, 0, "%llu cases ran", (unsigned long long)r.cases);
+  cr_assert(r.interrupted);
+  cs_run_result_free(&r);
+  it = (interrupter){.at = UINT64_MAX}; /* never raised: the run ends on its own and says so */
+  cfg.cases = 100;
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert_eq(r.cases, 100);
+  cr_assert_not(r.interrupted);
   cs_run_result_free(&r);
   close_impl(&f);
 }
