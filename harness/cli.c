@@ -417,6 +417,8 @@ cs_ruleset *cs_cli_ruleset(const cs_options *o, cs_err *err) {
   for (size_t i = 0; i < o->nrules; i++)
     if (cs_ruleset_override(rs, o->rules[i], err))
       goto fail;
+  if (cs_ruleset_check(rs, err))
+    goto fail;
   return rs;
 fail:
   cs_ruleset_free(rs);

@@ -4,8 +4,9 @@
 #include "providers/target.h"
 
 static cs_str anthropic_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
-  if (in->call && in->call->server) {
-    /* A server call whose raw ID cannot pass: srvtoolu_ admits no '-', so use base62. */
+  if (in->call && in->call->server && rule->server_pattern) {
+    /* A server call whose raw ID cannot pass: srvtoolu_ admits no '-', so use base62. Without a
+     * server pattern, server IDs are held to the plain rule, like any other. */
     cs_str tail = cs_map_base62(d, in, 24, a);
     return cs_arena_printf(a, "srvtoolu_%.*s", (int)tail.len, tail.ptr);
   }

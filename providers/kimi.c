@@ -1,28 +1,17 @@
 /* providers/kimi.c: Moonshot Kimi K2. Rule: functions.{name}:{N} with N the call's global index over
  * the request, from 0 (documented model-native format); unique by construction. */
+#include <stdint.h>
 #include <string.h>
 
 #include "providers/probe.h"
 #include "providers/target.h"
 
+/* The name part is cut or padded with '_' when the rule's length limits leave it less or more room
+ * (overridden limits only; the index is what keeps Kimi IDs unique). A maximum that leaves no room
+ * for one name character cannot be met in this format: the name is then kept whole. */
 static cs_str kimi_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
-  (void)rule;
   (void)d;
   cs_str name = in->call ? in->call->name : cs_str_c("tool");
-  char *clean = cs_arena_alloc(a, name.len + 40); /* "functions." + name + ":" + up to 10 digits */
-  memcpy(clean, "functions.", 10);
-  size_t n = 10;
-  for (size_t i = 0; i < name.len; i++) {
-    unsigned char c = (unsigned char)name.ptr[i];
-    int ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
-    if (c >= 0x80 && (c & 0xC0) == 0x80)
-      continue; /* one '_' per non-ASCII character, not per byte */
-    clean[n++] = ok ? (char)c : '_';
-  }
-  if (n == 10)
-    clean[n++] = '_';
-  clean[n++] = ':';
   /* the index, in decimal (printf is too slow for the hot loop) */
   char digits[12];
   size_t nd = 0;
@@ -30,6 +19,26 @@ static cs_str kimi_map(const cs_rule *rule, const cs_digest *d, const cs_map_inp
   do
     digits[nd++] = (char)('0' + v % 10);
   while (v /= 10);
+  size_t fixed = 10 + 1 + nd; /* "functions." ":" index */
+  size_t room = SIZE_MAX, least = 1;
+  if (rule->max_len && rule->max_len >= fixed + 1)
+    room = rule->max_len - fixed;
+  if (rule->min_len > fixed + 1)
+    least = rule->min_len - fixed;
+  char *clean = cs_arena_alloc(a, fixed + (name.len > least ? name.len : least) + 1);
+  memcpy(clean, "functions.", 10);
+  size_t n = 10;
+  for (size_t i = 0; i < name.len && n - 10 < room; i++) {
+    unsigned char c = (unsigned char)name.ptr[i];
+    int ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    if (c >= 0x80 && (c & 0xC0) == 0x80)
+      continue; /* one '_' per non-ASCII character, not per byte */
+    clean[n++] = ok ? (char)c : '_';
+  }
+  while (n - 10 < least)
+    clean[n++] = '_';
+  clean[n++] = ':';
   while (nd)
     clean[n++] = digits[--nd];
   clean[n] = 0;

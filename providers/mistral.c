@@ -1,12 +1,17 @@
 /* providers/mistral.c: Mistral. Rule: ^[a-zA-Z0-9]{9}$ (documented in mistral-common, observed).
- * The mapper draws 9 base62 characters from SHA-256 of the canonical ID; a collision within the
- * request is resolved by re-deriving from canonical#attempt, in document order. */
+ * The mapper draws 9 base62 characters from SHA-256 of the canonical ID (fewer or more when the rule's
+ * length limits are overridden); a collision within the request is resolved by re-deriving from
+ * canonical#attempt, in document order. */
 #include "providers/probe.h"
 #include "providers/target.h"
 
 static cs_str mistral_map(const cs_rule *rule, const cs_digest *d, const cs_map_input *in, cs_arena *a) {
-  (void)rule;
-  return cs_map_base62(d, in, 9, a);
+  size_t n = 9;
+  if (rule->max_len && rule->max_len < n)
+    n = rule->max_len;
+  if (rule->min_len > n)
+    n = rule->min_len;
+  return cs_map_base62(d, in, n ? n : 1, a);
 }
 
 const cs_target cs_target_mistral = {

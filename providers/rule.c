@@ -148,6 +148,19 @@ int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err) {
   return 0;
 }
 
+int cs_ruleset_check(const cs_ruleset *rs, cs_err *err) {
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_rule *r = &rs->r[t].rule;
+    const char *name = cs_target_get((cs_target_id)t)->name;
+    if (r->max_len && r->min_len > r->max_len)
+      return cs_err_set(err, "rule for %s: min_len %u is above max_len %u", name, r->min_len, r->max_len);
+    if (r->min_len > CS_RULE_MAX_MIN_LEN)
+      return cs_err_set(err, "rule for %s: min_len %u is above %u, the longest ID the reference makes", name,
+                        r->min_len, CS_RULE_MAX_MIN_LEN);
+  }
+  return 0;
+}
+
 int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err) {
   FILE *f = fopen(path, "r");
   if (!f)

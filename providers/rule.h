@@ -22,6 +22,12 @@ int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err);
 /* Applies every non-blank, non-# line of a profile file as an override. */
 int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err);
 
+/* The highest min_len a rule may have: the reference makes IDs of at least min_len characters. */
+#define CS_RULE_MAX_MIN_LEN 65536u
+/* Once every override is applied: -1 with a one-line reason when a rule cannot be met at all
+ * (min_len above max_len) or asks the reference for IDs above CS_RULE_MAX_MIN_LEN characters. */
+int cs_ruleset_check(const cs_ruleset *rs, cs_err *err);
+
 const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t);
 
 /* Pass as global_index when the index is unknown (stateless normalize): the index is not checked. */

@@ -63,6 +63,14 @@ done
 check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation' '$T/e'"
 "$CS" run --rule 'anthropic.pattern=(' >"$T/o" 2>"$T/e"
 check "bad rule pattern: exit 2, names the pattern" "[ $? -eq 2 ] && grep -q 'does not compile' '$T/e'"
+"$CS" run --rule openai_chat.min_len=50 >"$T/o" 2>"$T/e"
+check "rule with min_len above max_len: exit 2, one line" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'rule for openai_chat: min_len 50 is above max_len 40' '$T/e'"
+# Overridden lengths, longer or shorter than the defaults: the reference meets them on every target.
+"$CS" run --impl reference --cases 300 --no-corpus --quiet --rule openai_chat.max_len=64 --rule openai_chat.min_len=50 \
+  --rule anthropic.min_len=64 --rule gemini.min_len=120 --rule 'mistral.pattern=^[a-zA-Z0-9]+$' --rule mistral.max_len=6 \
+  --rule mistral.min_len=6 --rule kimi.max_len=16 --rule openai_responses.max_len=12 >"$T/o" 2>"$T/e"
+check "overridden lengths: the reference passes every required property" "[ $? -eq 0 ]"
 
 # Paths that exist but are the wrong kind: refused at once with the reason, before any work.
 : >"$T/a-file"

@@ -241,6 +241,22 @@ Test(rule, override_max_len) {
   free(s65);
 }
 
+/* Overrides apply one at a time, so a minimum above the maximum is only refused once all are in. */
+Test(rule, check_refuses_rules_that_cannot_be_met) {
+  cs_err err;
+  cr_assert_eq(cs_ruleset_check(RS, &err), 0, "the defaults pass: %s", err.msg);
+  cr_assert_eq(cs_ruleset_override(RS, "openai_chat.min_len=50", &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_ruleset_check(RS, &err), -1);
+  cr_assert_str_eq(err.msg, "rule for openai_chat: min_len 50 is above max_len 40");
+  cr_assert_eq(cs_ruleset_override(RS, "openai_chat.max_len=64", &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_ruleset_check(RS, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_ruleset_override(RS, "gemini.min_len=65536", &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_ruleset_check(RS, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_ruleset_override(RS, "gemini.min_len=65537", &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_ruleset_check(RS, &err), -1);
+  cr_assert(strstr(err.msg, "rule for gemini: min_len 65537 is above 65536"), "%s", err.msg);
+}
+
 Test(rule, rulesets_are_independent) {
   cs_err err;
   cs_ruleset *other = cs_ruleset_new(&err);
