@@ -51,6 +51,11 @@ static const struct {
      "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"anthropic\",\"turn_key\":\"t0\",\"calls\":["
      "{\"id\":\"srvtoolu_01AbC\",\"name\":\"web_search\",\"server\":true},{\"id\":\"toolu_01XyZ\",\"name\":\"glob\"}]},"
      "{\"role\":\"tool\",\"results\":[{\"call_id\":\"toolu_01XyZ\",\"name\":\"glob\"}]}]}"},
+    {"a server call whose ID fails the srvtoolu_ pattern gets srvtoolu_ and 24 base62 characters on anthropic",
+     "struct.server_call",
+     "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"anthropic\",\"turn_key\":\"t0\",\"calls\":["
+     "{\"id\":\"srvtoolu-01AbC\",\"name\":\"web_search\",\"server\":true},{\"id\":\"toolu_01XyZ\",\"name\":\"glob\"}]},"
+     "{\"role\":\"tool\",\"results\":[{\"call_id\":\"toolu_01XyZ\",\"name\":\"glob\"}]}]}"},
     {"sanitizing twins: a.b and a_b must stay distinct", "twin.sanitize id.illegal",
      "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"t0\",\"calls\":["
      "{\"id\":\"a.b\",\"name\":\"glob\"},{\"id\":\"a_b\",\"name\":\"glob\"}]},{\"role\":\"tool\",\"results\":["
