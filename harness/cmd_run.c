@@ -298,6 +298,16 @@ static int print_stats(run_ctx *c) {
   return low;
 }
 
+/* Adds a built-in's name unless it is there: an implementation named twice (again, or by name and
+ * by 'all') runs once. `cap` bounds the list whatever the arguments. */
+static void add_name(const char **names, size_t *nn, size_t cap, const char *name) {
+  for (size_t i = 0; i < *nn; i++)
+    if (!strcmp(names[i], name))
+      return;
+  if (*nn < cap)
+    names[(*nn)++] = name;
+}
+
 int cs_cmd_run(int argc, char **argv) {
   run_ctx c;
   memset(&c, 0, sizeof c);
@@ -317,17 +327,22 @@ int cs_cmd_run(int argc, char **argv) {
   }
   size_t nb;
   const cs_builtin *b = cs_builtins(&nb);
-  const char *names[CS_MAX_LIST + 32];
+  /* Every name is a built-in's (others are refused) and each is taken once, so nb + 1 (the
+   * --impl-cmd slot) holds them however often --impl repeats. */
+  const char **names = CS_ARENA_NEW(&c.a, const char *, nb + 1);
   size_t nn = 0;
   for (size_t i = 0; i < c.o.nimpls; i++) {
-    if (!strcmp(c.o.impls[i], "all"))
+    if (!strcmp(c.o.impls[i], "all")) {
       for (size_t k = 0; k < nb; k++)
-        names[nn++] = b[k].name;
-    else if (!cs_builtin_find(c.o.impls[i])) {
+        add_name(names, &nn, nb, b[k].name);
+    } else if (!cs_builtin_find(c.o.impls[i])) {
+      cs_expect_free(&c.expect);
       cs_ruleset_free(c.rs);
+      cs_arena_free(&c.a);
       return cs_fail(CS_EXIT_USAGE, "unknown implementation '%s' (see callsign list)", c.o.impls[i]);
-    } else
-      names[nn++] = c.o.impls[i];
+    } else {
+      add_name(names, &nn, nb, cs_builtin_find(c.o.impls[i])->name);
+    }
   }
   if (c.o.impl_cmd)
     names[nn++] = NULL;
@@ -340,6 +355,7 @@ int cs_cmd_run(int argc, char **argv) {
       (c.o.vectors && !(c.vectors = cs_vectors_load(c.o.vectors, true, &err)))) {
     cs_expect_free(&c.expect);
     cs_ruleset_free(c.rs);
+    cs_arena_free(&c.a);
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
 

@@ -61,6 +61,15 @@ for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no
 done
 "$CS" run --impl nosuch >"$T/o" 2>"$T/e"
 check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation' '$T/e'"
+# An implementation named twice runs once, however many times --impl repeats it or 'all' covers it.
+many=(); for _ in $(seq 64); do many+=(--impl all); done
+"$CS" run "${many[@]}" --no-corpus --quiet --cases 1 --property emit.pair --target anthropic >"$T/o" 2>"$T/e"
+check "--impl all 64 times: each built-in runs once" \
+  "[ $? -le 1 ] && [ \$(grep -c '^== ' '$T/o') -eq \$(\"$CS\" list | sed -n '/^IMPLEMENTATIONS/,/^LABELS/p' | grep -c '^[a-z]') ] && san_clean"
+"$CS" run --impl reference --impl all --impl reference --no-corpus --quiet --cases 1 --property emit.pair \
+  --target anthropic >"$T/o" 2>"$T/e"
+check "--impl reference twice and in all: reference runs once, first" \
+  "[ \$(grep -c '^== reference ' '$T/o') -eq 1 ] && grep -m 1 '^== ' '$T/o' | grep -q '^== reference '"
 "$CS" run --rule 'anthropic.pattern=(' >"$T/o" 2>"$T/e"
 check "bad rule pattern: exit 2, names the pattern" "[ $? -eq 2 ] && grep -q 'does not compile' '$T/e'"
 "$CS" run --rule openai_chat.min_len=50 >"$T/o" 2>"$T/e"
