@@ -461,6 +461,7 @@ int cs_cmd_replay(int argc, char **argv) {
   bool use_color = !strcmp(color, "always") || (!strcmp(color, "auto") && isatty(1) && getenv("NO_COLOR") == NULL);
   cs_report_terminal(&c.report, stdout, use_color, &err);
   int status = write_reports(&c) ? CS_EXIT_USAGE : cs_report_exit_status(&c.report);
+  cJSON_Delete(c.vectors); /* loaded by run_one when the replayed case reached the vectors */
   cs_ruleset_free(c.rs);
   cs_arena_free(&c.a);
   cs_arena_free(&c.literal_arena);

@@ -39,6 +39,12 @@ check "--vectors naming nothing: exit 2, one line, before the run" "[ $? -eq 2 ]
 "$CS" replay --impl reference cs1.AQAB --json "$T/rp.json" >"$T/o" 2>"$T/e"
 check "replay --json records its own command line" \
   "[ $? -eq 0 ] && python3 -c \"import json,sys; c=json.load(open('$T/rp.json'))['command']; sys.exit(c != 'callsign replay --impl reference cs1.AQAB --json $T/rp.json')\""
+# A replayed history case that reaches the vectors frees them, as a run does (no leak report).
+printf '{"history":{"turns":[]}}\n' >"$T/empty-case.json"
+for f in "$T/empty-case.json" corpus/regressions/mistral-hash9/emit.unique@mistral-64acafa4.json; do
+  "$CS" replay --impl reference --property vectors "$f" >"$T/o" 2>"$T/e"
+  check "replay --property vectors of ${f##*/}: exit 0, nothing on stderr" "[ $? -eq 0 ] && ! [ -s '$T/e' ] && san_clean"
+done
 # help lists what a command takes: fuzz has no report files, collide no --cases; run takes --jobs
 check "help: no refused option listed" "! \"$CS\" help fuzz | grep -q -- '--json\\|--stats' && \"$CS\" help run | grep -q -- '--jobs' && ! \"$CS\" help collide | grep -q -- '--cases'"
 "$CS" run --no-corpus --impl-cmd -- "" >"$T/o" 2>"$T/e"
