@@ -3,6 +3,7 @@
  * value with the reference and checks every wire ID against its target's default rule; --generate
  * keeps every existing test (and its tcId), recomputes its expectations, and adds generated
  * histories until every pathology class has enough tests. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,9 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
   cs_err err = {{0}};
   cJSON *old = NULL;
   FILE *probe = fopen(path, "r");
+  /* Only a file that is not there is a new one: one that cannot be read must not be overwritten. */
+  if (!probe && errno != ENOENT)
+    return cs_fail(CS_EXIT_USAGE, "%s: cannot open: %s", path, strerror(errno));
   if (probe) {
     fclose(probe);
     if (!(old = cs_vectors_load(path, false, &err)))

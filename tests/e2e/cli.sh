@@ -168,6 +168,26 @@ assert len(new) >= 200
 P"
 "$CS" vectors --check "$T/v.json" >"$T/o" 2>"$T/e"
 check "regenerated vectors pass --check" "[ $? -eq 0 ]"
+# --generate starts a new file only where there is none: one it cannot read is refused, not overwritten.
+# Root reads any file, so as root the command runs as nobody (setpriv, util-linux).
+mkdir -m 1777 "$T/u"
+printf 'keep me\n' >"$T/u/wo.json"
+chmod 200 "$T/u/wo.json"
+as_user=()
+if [ "$(id -u)" -eq 0 ]; then
+  chmod o+x "$T"
+  chown 65534 "$T/u/wo.json"
+  as_user=(env "ASAN_OPTIONS=$ASAN_OPTIONS:log_path=$T/u/san" "UBSAN_OPTIONS=$UBSAN_OPTIONS:log_path=$T/u/san"
+    setpriv --reuid=65534 --regid=65534 --clear-groups)
+fi
+"${as_user[@]}" "$CS" vectors --generate "$T/u/wo.json" >"$T/o" 2>"$T/e"
+rc=$?
+mv "$T/u"/san.* "$T/" 2>/dev/null
+chmod 600 "$T/u/wo.json" # to read what is left in it
+check "vectors --generate, a file it cannot read: exit 2, one line, the file kept" \
+  "one_line_2 $rc '$T/u/wo.json: cannot open: Permission denied' && [ \"\$(cat '$T/u/wo.json')\" = 'keep me' ]"
+"$CS" vectors --generate "$T/a-file/v.json" >"$T/o" 2>"$T/e"
+check "vectors --generate below a file: exit 2, one line" "one_line_2 $? '$T/a-file/v.json: cannot open: Not a directory'"
 python3 -c "import json,sys; d=json.load(open('$T/v.json')); d['testGroups'][0]['tests'][0]['canonical']['calls'][0]='hist_tool_XXXXXXXXXXXXXXXXXXXXXXXX'; json.dump(d,open('$T/v2.json','w'))"
 "$CS" vectors --check "$T/v2.json" >"$T/o" 2>"$T/e"
 check "a tampered vector fails --check (exit 1)" "[ $? -eq 1 ] && grep -q 'tcId' '$T/o'"
