@@ -33,6 +33,7 @@ const char *cs_vectors_locate(char *buf, size_t cap) {
 cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
   const char *what = "a callsign-canonical-v1 vector file";
   int n = 0, *ids = NULL; /* the tcIds seen */
+  cs_arena a = {0};       /* each history, parsed to check it and dropped */
   cJSON *root = cs_read_json_object(path, what, err);
   if (!root)
     return NULL;
@@ -56,8 +57,17 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
         cs_err_set(err, "%s: test %d has no whole tcId from 1", path, n + 1);
         goto bad;
       }
-      if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(t, "history"))) {
+      const cJSON *hist = cJSON_GetObjectItemCaseSensitive(t, "history");
+      if (!cJSON_IsObject(hist)) {
         cs_err_set(err, "%s: tcId %d has no history object", path, id->valueint);
+        goto bad;
+      }
+      /* A history that does not parse is a broken file, not a test the implementation fails. */
+      cs_history h;
+      cs_err perr = {{0}};
+      cs_arena_reset(&a);
+      if (cs_history_from_cjson(hist, "history", NULL, &a, &h, &perr)) {
+        cs_err_set(err, "%s: tcId %d: %s", path, id->valueint, perr.msg);
         goto bad;
       }
       for (int k = 0; k < n; k++) /* a few hundred tests: a scan is enough */
@@ -84,9 +94,11 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
     goto bad;
   }
   free(ids);
+  cs_arena_free(&a);
   return root;
 bad:
   free(ids);
+  cs_arena_free(&a);
   cJSON_Delete(root);
   return NULL;
 }

@@ -4,6 +4,8 @@
 set -u
 CS=${1:-build/san/callsign}
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# An input error: exit status $1 is 2, $T/e one line holding $2, nothing on stdout ($T/o).
+one_line_2() { [ "$1" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -qF -- "$2" "$T/e" && ! [ -s "$T/o" ]; }
 
 "$CS" help >"$T/help" 2>&1
 check "help exits 0 and lists run" "[ $? -eq 0 ] && grep -q '^  run ' '$T/help'"
@@ -65,6 +67,16 @@ for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no
   "$CS" vectors --check "$T/v_${v%%:*}.json" >"$T/o" 2>"$T/e"
   check "vectors --check, ${v%%:*} file: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '${v#*:}' '$T/e'"
 done
+# A test whose history does not parse makes the file unusable: an input error in every command that
+# reads it, naming the file and the test, never a disagreement or a failed property.
+printf '%s\n' '{"algorithm":"callsign-canonical-v1","numberOfTests":1,"testGroups":[{"tests":[{"tcId":1,"history":{"turns":5}}]}]}' \
+  >"$T/v_turns.json"
+for a in "vectors" "vectors --generate" "run --impl reference --cases 5 --no-corpus --quiet --property vectors --vectors"; do
+  # shellcheck disable=SC2086
+  "$CS" $a "$T/v_turns.json" >"$T/o" 2>"$T/e"
+  check "$a, a history that does not parse: exit 2, one line" \
+    "one_line_2 $? '$T/v_turns.json: tcId 1: history.turns: expected an array'"
+done
 "$CS" run --impl nosuch >"$T/o" 2>"$T/e"
 check "unknown --impl: exit 2" "[ $? -eq 2 ] && grep -q 'unknown implementation' '$T/e'"
 # An implementation named twice runs once, however many times --impl repeats it or 'all' covers it.
@@ -90,7 +102,6 @@ check "overridden lengths: the reference passes every required property" "[ $? -
 # Paths that exist but are the wrong kind: refused at once with the reason, before any work.
 : >"$T/a-file"
 mkdir -p "$T/a-dir"
-one_line_2() { [ "$1" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -qF -- "$2" "$T/e" && ! [ -s "$T/o" ]; }
 "$CS" run --impl reference --cases 10 --corpus "$T/a-file" >"$T/o" 2>"$T/e"
 check "--corpus naming a file: exit 2, one line" "one_line_2 $? \"--corpus: '$T/a-file' is not a directory\""
 "$CS" fuzz --impl reference --time 1s --no-corpus --out "$T/a-file" >"$T/o" 2>"$T/e"
