@@ -26,12 +26,12 @@ typedef struct {
 } option_row;
 
 #define GEN (CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY | CS_CMD_COLLIDE | CS_CMD_PROBE)
-#define RULES (GEN | CS_CMD_VECTORS | CS_CMD_CANON | CS_CMD_EMIT)
+#define RULES (GEN | CS_CMD_CANON | CS_CMD_EMIT)
 #define REPORTING (CS_CMD_RUN | CS_CMD_REPLAY | CS_CMD_PROBE)
 static const option_row rows[] = {
     {"impl", ARG_STR, GEN, "NAME  a built-in implementation (repeatable; 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
-    {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT | CS_CMD_VECTORS, "T  restrict to a target (repeatable)"},
+    {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT, "T  restrict to a target (repeatable)"},
     {"property", ARG_STR, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN, "N  run seed (default 1)"},
@@ -89,6 +89,10 @@ static const option_row rows[] = {
 #define FUZZ_NO_REPORTS                                                                                                \
   "fuzz: writes its results to --out DIR (summary.json), not to report files; `callsign run` writes reports"
 #define FUZZ_NO_STATS "fuzz: --stats and --min-coverage are options of `callsign run`"
+/* The vectors are one file for every target under the default rules: nothing to restrict or override. */
+#define VECTORS_ALL_TARGETS "vectors: --target does not apply: the vectors cover every target"
+#define VECTORS_NO_RULE "vectors: --rule does not apply: the vectors are defined under the default rules"
+#define VECTORS_NO_PROFILE "vectors: --profile does not apply: the vectors are defined under the default rules"
 static const struct {
   const char *name;
   unsigned commands;
@@ -97,7 +101,8 @@ static const struct {
     {"junit", CS_CMD_FUZZ, FUZZ_NO_REPORTS},      {"json", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
     {"markdown", CS_CMD_FUZZ, FUZZ_NO_REPORTS},   {"html", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
     {"failures", CS_CMD_FUZZ, FUZZ_NO_REPORTS},   {"stats", CS_CMD_FUZZ, FUZZ_NO_STATS},
-    {"min-coverage", CS_CMD_FUZZ, FUZZ_NO_STATS},
+    {"min-coverage", CS_CMD_FUZZ, FUZZ_NO_STATS}, {"target", CS_CMD_VECTORS, VECTORS_ALL_TARGETS},
+    {"rule", CS_CMD_VECTORS, VECTORS_NO_RULE},    {"profile", CS_CMD_VECTORS, VECTORS_NO_PROFILE},
 };
 
 int cs_fail(int status, const char *fmt, ...) {

@@ -378,8 +378,6 @@ int cs_cmd_vectors(int argc, char **argv) {
     return cs_fail(CS_EXIT_USAGE, "vectors: --check or --generate, not both");
   if (o.npositional > 1)
     return cs_fail(CS_EXIT_USAGE, "vectors: at most one file");
-  if (o.nrules || o.profile)
-    return cs_fail(CS_EXIT_USAGE, "vectors: the vectors are defined under the default rules; drop --rule/--profile");
   const char *path = o.npositional ? o.positional[0] : CS_VECTORS_DEFAULT;
   cs_ruleset *rs = cs_ruleset_new(&err);
   cs_hasher *hs = cs_hasher_new();

@@ -49,6 +49,15 @@ for f in "$T/empty-case.json" corpus/regressions/mistral-hash9/emit.unique@mistr
 done
 # help lists what a command takes: fuzz has no report files, collide no --cases; run takes --jobs
 check "help: no refused option listed" "! \"$CS\" help fuzz | grep -q -- '--json\\|--stats' && \"$CS\" help run | grep -q -- '--jobs' && ! \"$CS\" help collide | grep -q -- '--cases'"
+# vectors: one file for every target under the default rules; what it does not take, help leaves out.
+"$CS" help vectors >"$T/hv" 2>&1
+check "help vectors lists --generate but no --target, --rule or --profile" \
+  "grep -q -- '--generate' '$T/hv' && ! grep -q -- '--target\\|--rule\\|--profile' '$T/hv'"
+for a in "--target anthropic" "--rule anthropic.max_len=9" "--profile $T/none.txt"; do
+  # shellcheck disable=SC2086
+  "$CS" vectors $a >"$T/o" 2>"$T/e"
+  check "vectors $a: exit 2, one line" "one_line_2 $? 'vectors: ${a%% *} does not apply'"
+done
 "$CS" run --no-corpus --impl-cmd -- "" >"$T/o" 2>"$T/e"
 check "--impl-cmd with an empty program name: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'name is empty' '$T/e'"
 # A vector file that does not say what it holds is refused whole (exit 2), not checked in part.

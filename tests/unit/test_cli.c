@@ -60,3 +60,25 @@ Test(cli, help_lists_exactly_the_options_a_command_takes) {
   cr_assert_eq(cs_options_parse(&o, 3, argv, 1, CS_CMD_FUZZ, &err), -1);
   cr_assert(strstr(err.msg, "--out DIR") != NULL, "%s", err.msg);
 }
+
+/* The vectors are one file for every target under the default rules: `vectors` neither lists nor
+ * takes --target, --rule or --profile, and says why in one line. */
+Test(cli, vectors_takes_no_target_rule_or_profile) {
+  char text[8192] = "";
+  FILE *f = fmemopen(text, sizeof text - 1, "w");
+  cr_assert_not_null(f);
+  cs_options_usage(f, CS_CMD_VECTORS);
+  fclose(f);
+  const char *opts[][2] = {{"--target", "anthropic"}, {"--rule", "anthropic.max_len=9"}, {"--profile", "p.txt"}};
+  for (size_t i = 0; i < sizeof opts / sizeof *opts; i++) {
+    char listed[32];
+    snprintf(listed, sizeof listed, "  %s ", opts[i][0]);
+    cr_assert_null(strstr(text, listed), "help vectors lists %s", opts[i][0]);
+    char *argv[] = {"callsign", (char *)opts[i][0], (char *)opts[i][1], NULL};
+    cs_options o = {0};
+    cs_err err = {{0}};
+    cr_assert_eq(cs_options_parse(&o, 3, argv, 1, CS_CMD_VECTORS, &err), -1, "vectors took %s", opts[i][0]);
+    cr_assert(strstr(err.msg, opts[i][0]) && strstr(err.msg, "does not apply") && !strchr(err.msg, '\n'), "%s",
+              err.msg);
+  }
+}
