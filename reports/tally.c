@@ -37,6 +37,8 @@ void cs_tally_add(cs_tally *t, const cs_impl_result *impl, bool strict) {
     }
     if (cs_cell_fails_run(c, strict))
       t->fails_run++;
+    else if (c->verdict == CS_VERDICT_FAIL)
+      t->soft_failed++;
   }
 }
 

@@ -834,3 +834,60 @@ Test(json, every_key_is_documented) {
   free(out);
   unlink(path);
 }
+
+/* The line of docs/report-schema.md that starts with `start` (a table row), or NULL; skips the test
+ * when the file is not there (run from elsewhere than the repository root). */
+static char *schema_row(const char *start, char *line, size_t size) {
+  FILE *df = fopen("docs/report-schema.md", "r");
+  if (!df)
+    cr_skip_test("run from the repository root to check docs/report-schema.md");
+  char *found = NULL;
+  while (!found && fgets(line, (int)size, df))
+    if (!strncmp(line, start, strlen(start)))
+      found = line;
+  fclose(df);
+  return found;
+}
+
+/* summary.failing_run counts what fails the run: a required failure and a fixed entry (the list
+ * must shrink), not a recommended failure without --strict. JUnit counts the same cells as
+ * failures, the recommended failure as skipped, and the schema says so. */
+Test(json, failing_run_counts_fixed_cells_and_junit_agrees) {
+  for (int strict = 0; strict < 2; strict++) {
+    cs_cell cells[4] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_PASS),
+                        plain_cell("emit.unique", "mistral", true, CS_VERDICT_FIXED),
+                        plain_cell("emit.pair", "anthropic", true, CS_VERDICT_FAIL),
+                        plain_cell("normalize.idempotent", "anthropic", false, CS_VERDICT_FAIL)};
+    cs_impl_result impl = {.name = "x", .cells = cells, .ncells = 4};
+    cs_report r = {.impls = &impl, .nimpls = 1, .strict = strict};
+    size_t want = strict ? 3 : 2;
+    char path[64];
+    char *doc = write_tmp(&r, cs_report_json, path, ".json");
+    cJSON *root = cJSON_Parse(doc);
+    cr_assert_not_null(root, "%s", doc);
+    cJSON *sum = cJSON_GetObjectItem(root, "summary");
+    cr_assert_eq((size_t)cJSON_GetObjectItem(sum, "failing_run")->valueint, want, "strict %d: %s", strict, doc);
+    size_t marked = 0;
+    cJSON *impl0 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(impl0, "cells")) {
+      marked += cJSON_IsTrue(cJSON_GetObjectItem(c, "fails_run"));
+    }
+    cr_assert_eq(marked, want, "failing_run is the number of cells whose fails_run is true");
+    cJSON_Delete(root);
+    free(doc);
+    unlink(path);
+
+    doc = write_tmp(&r, cs_report_junit, path, ".xml");
+    char want_suite[96];
+    snprintf(want_suite, sizeof want_suite, "tests=\"4\" failures=\"%zu\" errors=\"0\" skipped=\"%d\"", want,
+             strict ? 0 : 1);
+    cr_assert_eq(count_of(doc, want_suite), 2u, "the suite and the whole agree with failing_run: %s", doc);
+    free(doc);
+    unlink(path);
+  }
+  char line[1024];
+  const char *row = schema_row("| `failing_run` |", line, sizeof line);
+  cr_assert_not_null(row, "docs/report-schema.md has no failing_run row");
+  cr_assert_not_null(strstr(row, "`fixed`"), "the schema must say fixed cells count: %s", row);
+}
