@@ -15,6 +15,7 @@
 #include "harness/session.h"
 #include "harness/vectors.h"
 #include "reports/result.h"
+#include "reports/tally.h"
 
 typedef struct {
   cs_options o;
@@ -293,8 +294,12 @@ static int print_stats(run_ctx *c) {
              below ? "  below --min-coverage" : "");
     low += below;
   }
-  if (low)
-    cs_fail(CS_EXIT_FAIL, "%d pathology classes occurred in fewer than %.2f%% of cases", low, c->o.min_coverage * 100);
+  if (low) {
+    cs_buf line = {0};
+    cs_coverage_line(&line, (size_t)low, c->o.min_coverage);
+    cs_fail(CS_EXIT_FAIL, "%s", line.data);
+    cs_buf_free(&line);
+  }
   return low;
 }
 

@@ -2,6 +2,8 @@
  * docs/report-schema.md (keep the two in step). Strings go through cs_esc_json, which keeps the
  * document valid JSON even when a string holds bytes that are not UTF-8. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "impls/impl.h"
@@ -23,6 +25,21 @@ static void num(cs_buf *b, uint64_t v) {
 /* JSON has no NaN or infinity. */
 static void seconds(cs_buf *b, double s) {
   cs_buf_printf(b, "%.3f", isfinite(s) && s >= 0 ? s : 0.0);
+}
+
+/* The shortest decimal that reads back as the same double (JSON has no NaN or infinity: 0), so a
+ * reader comparing a label's share with min_coverage decides as callsign did, and a threshold of
+ * 1e-07 is not written as 0, which means none. */
+static void real(cs_buf *b, double v) {
+  char s[40];
+  if (!isfinite(v))
+    v = 0;
+  for (int digits = 1; digits <= 17; digits++) {
+    snprintf(s, sizeof s, "%.*g", digits, v);
+    if (strtod(s, NULL) == v)
+      break;
+  }
+  cs_buf_puts(b, s);
 }
 
 /* 64-bit seeds are written as decimal strings: JSON readers that use doubles lose digits past 2^53. */
@@ -150,7 +167,8 @@ static void summary(cs_buf *b, const cs_report *r) {
 static void statistics(cs_buf *b, const cs_report *r) {
   cs_buf_puts(b, "{\n    \"cases\": ");
   num(b, r->stat_cases);
-  cs_buf_printf(b, ",\n    \"min_coverage\": %.6f", r->min_coverage);
+  cs_buf_puts(b, ",\n    \"min_coverage\": ");
+  real(b, r->min_coverage);
   cs_buf_puts(b, ",\n    \"labels\": [");
   for (size_t i = 0; i < r->nstats; i++) {
     const cs_stat *s = &r->stats[i];
@@ -160,9 +178,9 @@ static void statistics(cs_buf *b, const cs_report *r) {
     cs_esc_json(b, s->desc);
     cs_buf_puts(b, ", \"count\": ");
     num(b, s->count);
-    cs_buf_printf(b, ", \"share\": %.6f, \"below_min_coverage\": %s}",
-                  r->stat_cases ? (double)s->count / (double)r->stat_cases : 0.0,
-                  cs_report_stat_below(r, i) ? "true" : "false");
+    cs_buf_puts(b, ", \"share\": ");
+    real(b, r->stat_cases ? (double)s->count / (double)r->stat_cases : 0.0);
+    cs_buf_printf(b, ", \"below_min_coverage\": %s}", cs_report_stat_below(r, i) ? "true" : "false");
   }
   cs_buf_puts(b, r->nstats ? "\n    ]\n  }" : "]\n  }");
 }

@@ -175,7 +175,11 @@ int cs_report_junit(const cs_report *r, FILE *out, cs_err *err) {
   if (below) { /* --min-coverage fails the run: CI must see it as a failed test, not only as exit 1 */
     cs_buf_puts(&b, "  <testsuite name=\"generation\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\">\n"
                     "    <testcase classname=\"generation\" name=\"min_coverage\">\n      <failure message=\"");
-    cs_buf_printf(&b, "%zu pathology classes occurred in fewer than %.2f%% of cases\">", below, r->min_coverage * 100);
+    cs_buf line = {0};
+    cs_coverage_line(&line, below, r->min_coverage);
+    cs_esc_markup(&b, line.data, line.len, CS_ESC_ATTR);
+    cs_buf_free(&line);
+    cs_buf_puts(&b, "\">");
     for (size_t i = 0; i < r->nstats; i++)
       if (cs_report_stat_below(r, i)) {
         cs_esc_markup(&b, r->stats[i].name, strlen(r->stats[i].name), CS_ESC_TEXT);

@@ -2,6 +2,11 @@
  * words alike (cut cases, request kinds given up). */
 #include "reports/tally.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "impls/impl.h"
 
 void cs_tally_add(cs_tally *t, const cs_impl_result *impl, bool strict) {
@@ -66,6 +71,30 @@ void cs_tally_line(cs_buf *b, const cs_tally *t) {
 void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag) {
   cs_buf_printf(b, "%llu case%s cut off by %s: still waiting for answers when the time ran out, not judged",
                 (unsigned long long)cases_cut, cases_cut == 1 ? "" : "s", flag);
+}
+
+void cs_percent(cs_buf *b, double share) {
+  double p = isfinite(share) && share > 0 ? share * 100 : 0;
+  int decimals = 2;
+  if (p > 0 && p < 0.01) {
+    /* Two significant digits, counted on the rounded value: 1e-7 * 100 is 9.99...e-06, and its
+     * digits are those of 1.0e-05. */
+    char e[16];
+    snprintf(e, sizeof e, "%.1e", p);
+    const char *x = strchr(e, 'e');
+    int exp10 = x ? atoi(x + 1) : -2;
+    decimals = 1 - exp10 > 2 ? 1 - exp10 : 2;
+  }
+  if (decimals > 12) /* a run of zeros nobody reads: exponent form */
+    cs_buf_printf(b, "%.2g%%", p);
+  else
+    cs_buf_printf(b, "%.*f%%", decimals, p);
+}
+
+void cs_coverage_line(cs_buf *b, size_t below, double min_coverage) {
+  cs_buf_printf(b, "%zu pathology class%s occurred in fewer than ", below, below == 1 ? "" : "es");
+  cs_percent(b, min_coverage);
+  cs_buf_puts(b, " of cases");
 }
 
 void cs_given_up_line(cs_buf *b, uint32_t given_up, unsigned after) {

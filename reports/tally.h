@@ -31,6 +31,13 @@ void cs_tally_line(cs_buf *b, const cs_tally *t);
  * flag spelt as `flag` (a format may quote it); no newline. */
 void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag);
 
+/* A share (0.2) as a percentage for people: two decimals ("20.00%"), more where two would round a
+ * nonzero share to "0.00%" ("0.000010%"), so a --min-coverage threshold never reads as none. */
+void cs_percent(cs_buf *b, double share);
+/* "3 pathology classes occurred in fewer than 20.00% of cases": why --min-coverage failed the run,
+ * worded alike by every format; no newline. */
+void cs_coverage_line(cs_buf *b, size_t below, double min_coverage);
+
 /* "not sent any more after 20 faults and no answer: canonicalize, emit anthropic (their properties
  * went unchecked from then on)" for the request kinds in `given_up` (bit per cs_request_kind), after
  * `after` faults; no newline. */

@@ -12,6 +12,7 @@
 #include "impls/impl.h"
 #include "reports/escape.h"
 #include "reports/result.h"
+#include "reports/tally.h"
 
 #define HOSTILE                                                                                                        \
   "ctl\x01 esc\x1b[31m <script>alert(1)</script> & ]]> \"q\" 'a' nonchar\xEF\xBF\xBE bad\xFF emoji\xF0\x9F\x98\x80 "   \
@@ -890,4 +891,48 @@ Test(json, failing_run_counts_fixed_cells_and_junit_agrees) {
   const char *row = schema_row("| `failing_run` |", line, sizeof line);
   cr_assert_not_null(row, "docs/report-schema.md has no failing_run row");
   cr_assert_not_null(strstr(row, "`fixed`"), "the schema must say fixed cells count: %s", row);
+}
+
+/* A --min-coverage below 0.01% is still a threshold: JSON keeps the exact number (0 would mean
+ * none), and the text formats show digits enough that it does not read as 0.00%. */
+Test(output, min_coverage_keeps_its_precision) {
+  cs_buf b = {0};
+  const struct {
+    double share;
+    const char *text;
+  } pct[] = {{0.2, "20.00%"}, {0.123, "12.30%"}, {0, "0.00%"}, {0.00005, "0.0050%"}, {1e-7, "0.000010%"}};
+  for (size_t i = 0; i < sizeof pct / sizeof *pct; i++) {
+    cs_buf_clear(&b);
+    cs_percent(&b, pct[i].share);
+    cr_assert_str_eq(b.data, pct[i].text);
+  }
+  cs_buf_clear(&b);
+  cs_percent(&b, 1e-300);
+  cr_assert_str_eq(b.data, "1e-298%", "no run of zeros that reads as none");
+  cs_buf_free(&b);
+
+  cs_stat stats[2] = {{"id.empty", "an empty ID", 1}, {"id.huge", "a huge ID", 0}};
+  cs_report r = {.stats = stats, .nstats = 2, .stat_cases = 3, .min_coverage = 1e-7};
+  char path[64];
+  char *doc = write_tmp(&r, cs_report_json, path, ".json");
+  cr_assert_eq(run_cmd("python3 -m json.tool %s > /dev/null", path), 0, "python3 rejected:\n%s", doc);
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root, "%s", doc);
+  cJSON *st = cJSON_GetObjectItem(root, "statistics");
+  cr_assert(cJSON_GetObjectItem(st, "min_coverage")->valuedouble == 1e-7, "%s", doc);
+  cJSON *labels = cJSON_GetObjectItem(st, "labels");
+  cr_assert(cJSON_GetObjectItem(cJSON_GetArrayItem(labels, 0), "share")->valuedouble == 1.0 / 3, "exact: %s", doc);
+  cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(labels, 0), "below_min_coverage")));
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(labels, 1), "below_min_coverage")));
+  cr_assert_eq(cJSON_GetObjectItem(root, "exit_status")->valueint, 1);
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, cs_report_junit, path, ".xml");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+  cr_assert_not_null(strstr(doc, "message=\"1 pathology class occurred in fewer than 0.000010% of cases\""), "%s", doc);
+  cr_assert_null(strstr(doc, "0.00%"), "%s", doc);
+  free(doc);
+  unlink(path);
 }
