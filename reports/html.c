@@ -34,6 +34,7 @@ static const char css[] =
     "pre{background:#f6f6f6;border:1px solid #ddd;padding:6px 8px;white-space:pre-wrap;word-break:break-all}\n"
     ".verdict{font-size:1.15em}.verdict.pass{color:#165c16}.verdict.fail{color:#8c0c0c}\n"
     ".banner{background:#f1e8ff;border-left:4px solid #7a3fd1;padding:6px 12px}\n"
+    ".banner.coverage{background:#fdecea;border-left-color:#c62828}td.below{color:#8c0c0c;font-weight:bold}\n"
     ".failure{border-left:4px solid #c62828;padding:0 12px;margin:1em 0}\n"
     ".error{color:#8c0c0c;font-weight:bold}\n"
     "svg text{font:12px ui-monospace,Menlo,Consolas,monospace;fill:#1d1d1f}svg rect{fill:#4a78c2}\n";
@@ -197,6 +198,41 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
     pre(b, "stderr (tail)", impl->stderr_tail);
 }
 
+static double stat_share(const cs_report *r, size_t i) {
+  double share = r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0.0;
+  return isfinite(share) && share >= 0 ? share : 0.0;
+}
+
+/* The shared wording of a share ("17.00%"), escaped for the page. */
+static void percent(cs_buf *b, double share) {
+  cs_buf p = {0};
+  cs_percent(&p, share);
+  esc(b, p.data);
+  cs_buf_free(&p);
+}
+
+/* --min-coverage alone can fail the run: say so under the verdict, naming the threshold and each
+ * label below it, as the terminal does. */
+static void coverage_banner(cs_buf *b, const cs_report *r, size_t below) {
+  cs_buf line = {0};
+  cs_coverage_line(&line, below, r->min_coverage);
+  cs_buf_puts(b, "<div class=\"banner coverage\"><p><strong>");
+  esc(b, line.data);
+  cs_buf_puts(b, "</strong> (--min-coverage): the run fails.</p>\n<ul>\n");
+  cs_buf_free(&line);
+  for (size_t i = 0; i < r->nstats; i++) {
+    if (!cs_report_stat_below(r, i))
+      continue;
+    cs_buf_puts(b, "<li><code>");
+    esc(b, r->stats[i].name);
+    cs_buf_printf(b, "</code>: %llu of %llu cases (", (unsigned long long)r->stats[i].count,
+                  (unsigned long long)r->stat_cases);
+    percent(b, stat_share(r, i));
+    cs_buf_puts(b, ")</li>\n");
+  }
+  cs_buf_puts(b, "</ul></div>\n");
+}
+
 static void stats_chart(cs_buf *b, const cs_report *r) {
   cs_buf_printf(b,
                 "<h2>Generation statistics</h2>\n<p>%llu cases; each bar is the share of cases in which the "
@@ -230,7 +266,13 @@ static void stats_chart(cs_buf *b, const cs_report *r) {
   }
   cs_buf_puts(b, "</svg>\n");
   cs_buf_puts(b, "<table class=\"stats\">\n<tr><th class=\"p\">label</th><th class=\"p\">meaning</th><th>cases</th>"
-                 "<th>share</th></tr>\n");
+                 "<th>share</th>");
+  if (r->min_coverage > 0) {
+    cs_buf_puts(b, "<th>--min-coverage ");
+    percent(b, r->min_coverage);
+    cs_buf_puts(b, "</th>");
+  }
+  cs_buf_puts(b, "</tr>\n");
   for (size_t i = 0; i < r->nstats; i++) {
     const cs_stat *s = &r->stats[i];
     double share = r->stat_cases ? (double)s->count / (double)r->stat_cases : 0.0;
@@ -238,8 +280,11 @@ static void stats_chart(cs_buf *b, const cs_report *r) {
     esc(b, s->name);
     cs_buf_puts(b, "</td><td class=\"p\">");
     esc(b, s->desc);
-    cs_buf_printf(b, "</td><td>%llu</td><td>%.1f%%</td></tr>\n", (unsigned long long)s->count,
+    cs_buf_printf(b, "</td><td>%llu</td><td>%.1f%%</td>", (unsigned long long)s->count,
                   isfinite(share) ? share * 100.0 : 0.0);
+    if (r->min_coverage > 0)
+      cs_buf_puts(b, cs_report_stat_below(r, i) ? "<td class=\"below\">below</td>" : "<td></td>");
+    cs_buf_puts(b, "</tr>\n");
   }
   cs_buf_puts(b, "</table>\n");
 }
@@ -289,6 +334,10 @@ int cs_report_html(const cs_report *r, FILE *out, cs_err *err) {
       }
     cs_buf_puts(&b, "</ul></div>\n");
   }
+
+  size_t below = cs_report_coverage_below(r);
+  if (below)
+    coverage_banner(&b, r, below);
 
   if (r->nimpls > 1) {
     cs_matrix m;

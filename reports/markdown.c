@@ -184,6 +184,31 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
   }
 }
 
+/* --min-coverage alone can fail the run: say so where the verdict is, naming the threshold and
+ * each label below it, as the terminal does. */
+static void coverage_below(cs_buf *b, const cs_report *r, size_t below) {
+  cs_buf line = {0};
+  cs_coverage_line(&line, below, r->min_coverage);
+  cs_buf_puts(b, "> [!CAUTION]\n> \xE2\x9D\x8C **");
+  md(b, line.data);
+  cs_buf_puts(b, "** (\\-\\-min\\-coverage): the run fails.\n>\n");
+  cs_buf_free(&line);
+  for (size_t i = 0; i < r->nstats; i++) {
+    if (!cs_report_stat_below(r, i))
+      continue;
+    const cs_stat *s = &r->stats[i];
+    cs_buf_puts(b, "> - **");
+    md(b, s->name);
+    cs_buf_printf(b, "**: %llu of %llu cases (", (unsigned long long)s->count, (unsigned long long)r->stat_cases);
+    line = (cs_buf){0};
+    cs_percent(&line, r->stat_cases ? (double)s->count / (double)r->stat_cases : 0);
+    md(b, line.data);
+    cs_buf_free(&line);
+    cs_buf_puts(b, ")\n");
+  }
+  cs_buf_putc(b, '\n');
+}
+
 static void list_cells(cs_buf *b, const cs_report *r, cs_verdict v) {
   for (size_t k = 0; k < r->nimpls; k++)
     for (size_t i = 0; i < r->impls[k].ncells; i++) {
@@ -237,6 +262,10 @@ int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err) {
                     "list.**\n>\n");
     list_cells(&b, r, CS_VERDICT_FIXED);
   }
+
+  size_t below = cs_report_coverage_below(r);
+  if (below)
+    coverage_below(&b, r, below);
 
   cs_buf_puts(&b, "Legend: \xE2\x9C\x85 pass \xC2\xB7 \xE2\x9D\x8C fail \xC2\xB7 \xE2\x9A\xA0\xEF\xB8\x8F xfail "
                   "(listed in \\-\\-expect) \xC2\xB7 \xF0\x9F\x94\xA7 fixed (listed in \\-\\-expect but passes) "

@@ -292,7 +292,7 @@ check "--min-coverage 1 (1% or 100%?): exit 2, one line saying how to write eith
 "$CS" run --impl reference --cases 500 --no-corpus --stats --min-coverage 0.5% >"$T/st" 2>"$T/e"
 check "--stats prints every label" "grep -q 'id.missing' '$T/st' && grep -q 'twin.impl' '$T/st'"
 "$CS" run --impl reference --cases 200 --no-corpus --min-coverage 90% --json "$T/mc.json" --junit "$T/mc.xml" \
-  --markdown "$T/mc.md" >"$T/o" 2>"$T/e"
+  --markdown "$T/mc.md" --html "$T/mc.html" >"$T/o" 2>"$T/e"
 check "--min-coverage fails when a class is rare" "[ $? -eq 1 ] && grep -q 'min-coverage' '$T/o'"
 check "--min-coverage: every report says the run failed" "python3 - '$T/mc.json' <<'P' && grep -q 'Exit status 1' '$T/mc.md' && grep -q 'name=\"min_coverage\"' '$T/mc.xml'
 import json, sys
@@ -301,4 +301,8 @@ assert d['exit_status'] == 1, d['exit_status']
 assert d['summary']['failing_run'] == 0, 'no cell fails: only coverage does'
 assert any(l['below_min_coverage'] for l in d['statistics']['labels'])
 P"
+reason=$(sed -n 's/^callsign: \(.* pathology class.* of cases\)$/\1/p' "$T/e")
+check "--min-coverage: Markdown and HTML give the terminal's reason and name a label below it" \
+  "[ -n \"\$reason\" ] && grep -qF \"\$reason\" '$T/mc.md' && grep -qF \"\$reason\" '$T/mc.html' &&
+   grep -q '^> - \*\*id.empty\*\*: ' '$T/mc.md' && grep -q '<li><code>id.empty</code>: ' '$T/mc.html'"
 finish

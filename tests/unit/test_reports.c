@@ -936,3 +936,50 @@ Test(output, min_coverage_keeps_its_precision) {
   free(doc);
   unlink(path);
 }
+
+/* --min-coverage the only reason the run fails: Markdown and HTML say so, with the threshold and
+ * each label below it, and say nothing of it when no label is below. */
+Test(output, markdown_and_html_name_the_labels_below_min_coverage) {
+  cs_cell cells[1] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_PASS)};
+  cs_impl_result impl = {.name = "x", .cells = cells, .ncells = 1, .cases = 100};
+  cs_stat stats[4] = {{"id.missing", "null ID", 21},
+                      {"id.empty", "empty-string ID", 17},
+                      {"id.huge", "huge", 0},
+                      {"id.<script>" HOSTILE, "hostile", 1}};
+  cs_report r = {.impls = &impl, .nimpls = 1, .stats = stats, .nstats = 4, .stat_cases = 100, .min_coverage = 0.2};
+  cr_assert_eq(cs_report_exit_status(&r), 1);
+  const char *line = "3 pathology classes occurred in fewer than 20.00% of cases";
+  char path[64];
+  char *doc = write_tmp(&r, cs_report_markdown, path, ".md");
+  cr_assert_not_null(strstr(doc, line), "%s", doc);
+  cr_assert_not_null(strstr(doc, "min\\-coverage"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "> - **id.empty**: 17 of 100 cases (17.00%)\n"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "> - **id.huge**: 0 of 100 cases (0.00%)\n"), "%s", doc);
+  cr_assert_null(strstr(doc, "id.missing"), "a label above the threshold is not listed: %s", doc);
+  cr_assert_null(strstr(doc, "<script>"), "%s", doc);
+  assert_clean_bytes(doc, false);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, cs_report_html, path, ".html");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+  cr_assert_not_null(strstr(doc, line), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<li><code>id.empty</code>: 17 of 100 cases (17.00%)</li>"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<li><code>id.huge</code>: 0 of 100 cases (0.00%)</li>"), "%s", doc);
+  cr_assert_null(strstr(doc, "<li><code>id.missing"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<th>--min-coverage 20.00%</th>"), "%s", doc);
+  cr_assert_eq(count_of(doc, "<td class=\"below\">below</td>"), 3u, "%s", doc);
+  cr_assert_null(strstr(doc, "<script"), "%s", doc);
+  assert_clean_bytes(doc, false);
+  free(doc);
+  unlink(path);
+
+  r.min_coverage = 0;
+  writer_fn fns[] = {cs_report_markdown, cs_report_html};
+  for (size_t k = 0; k < 2; k++) {
+    doc = write_tmp(&r, fns[k], path, k ? ".html" : ".md");
+    cr_assert_null(strstr(doc, "pathology class"), "no label below: %s", doc);
+    free(doc);
+    unlink(path);
+  }
+}
