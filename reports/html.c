@@ -186,6 +186,14 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
       cs_buf_printf(b, "<td>%llu</td>", (unsigned long long)impl->faults[f]);
     cs_buf_puts(b, "</tr>\n</table>\n");
   }
+  if (impl->cases_cut) {
+    cs_buf line = {0};
+    cs_cut_line(&line, impl->cases_cut, "--time");
+    cs_buf_puts(b, "<p class=\"cut\">");
+    esc(b, line.data);
+    cs_buf_puts(b, ".</p>\n");
+    cs_buf_free(&line);
+  }
   if (impl->given_up) {
     cs_buf line = {0};
     cs_given_up_line(&line, impl->given_up, impl->given_up_after);

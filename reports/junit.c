@@ -120,6 +120,7 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
     property(b, "note", impl->note);
   cs_buf_printf(b, "      <property name=\"seed\" value=\"%llu\"/>\n", (unsigned long long)r->seed);
   cs_buf_printf(b, "      <property name=\"cases\" value=\"%llu\"/>\n", (unsigned long long)impl->cases);
+  cs_buf_printf(b, "      <property name=\"cases_cut\" value=\"%llu\"/>\n", (unsigned long long)impl->cases_cut);
   cs_buf_printf(b, "      <property name=\"strict\" value=\"%s\"/>\n", r->strict ? "true" : "false");
   cs_buf_puts(b, "    </properties>\n");
 
@@ -136,17 +137,30 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
   uint64_t faults = 0;
   for (size_t f = 1; f < CS_FAULT_KINDS; f++)
     faults += impl->faults[f];
-  if (faults) {
-    cs_buf_puts(b, "    <system-out>faults:");
-    for (size_t f = 1; f < CS_FAULT_KINDS; f++)
-      cs_buf_printf(b, " %s=%llu", cs_fault_name(f), (unsigned long long)impl->faults[f]);
-    if (impl->given_up) {
-      cs_buf line = {0};
-      cs_given_up_line(&line, impl->given_up, impl->given_up_after);
-      cs_buf_puts(b, "\n");
-      cs_esc_markup(b, line.data, line.len, CS_ESC_TEXT);
-      cs_buf_free(&line);
+  /* What the matrix cannot show: faults, cases cut off unjudged, request kinds given up. */
+  if (faults || impl->cases_cut || impl->given_up) {
+    cs_buf_puts(b, "    <system-out>");
+    const char *sep = "";
+    if (faults) {
+      cs_buf_puts(b, "faults:");
+      for (size_t f = 1; f < CS_FAULT_KINDS; f++)
+        cs_buf_printf(b, " %s=%llu", cs_fault_name(f), (unsigned long long)impl->faults[f]);
+      sep = "\n";
     }
+    cs_buf line = {0};
+    if (impl->cases_cut) {
+      cs_cut_line(&line, impl->cases_cut, "--time");
+      cs_buf_puts(b, sep);
+      cs_esc_markup(b, line.data, line.len, CS_ESC_TEXT);
+      sep = "\n";
+    }
+    if (impl->given_up) {
+      cs_buf_clear(&line);
+      cs_given_up_line(&line, impl->given_up, impl->given_up_after);
+      cs_buf_puts(b, sep);
+      cs_esc_markup(b, line.data, line.len, CS_ESC_TEXT);
+    }
+    cs_buf_free(&line);
     cs_buf_puts(b, "</system-out>\n");
   }
   if (impl->stderr_tail && impl->stderr_tail[0]) {

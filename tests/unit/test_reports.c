@@ -737,12 +737,15 @@ Test(output, unchecked_cells_and_cut_cases) {
   cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
   cr_assert_not_null(strstr(doc, "skipped=\"2\""), "%s", doc);
   cr_assert_not_null(strstr(doc, "<skipped message=\"unchecked: no case was judged"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<property name=\"cases_cut\" value=\"3\"/>"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<system-out>3 cases cut off by --time: still waiting for answers"), "%s", doc);
   free(doc);
   unlink(path);
 
   doc = write_tmp(&r, cs_report_html, path, ".html");
   cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
   cr_assert_not_null(strstr(doc, "class=\"none\""), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<p class=\"cut\">3 cases cut off by --time: still waiting for answers"), "%s", doc);
   free(doc);
   unlink(path);
 
