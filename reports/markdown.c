@@ -269,8 +269,8 @@ int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err) {
 
   cs_buf_puts(&b, "Legend: \xE2\x9C\x85 pass \xC2\xB7 \xE2\x9D\x8C fail \xC2\xB7 \xE2\x9A\xA0\xEF\xB8\x8F xfail "
                   "(listed in \\-\\-expect) \xC2\xB7 \xF0\x9F\x94\xA7 fixed (listed in \\-\\-expect but passes) "
-                  "\xC2\xB7 \xE2\x80\x94 not applicable. Required properties fail the run; recommended ones only "
-                  "with \\-\\-strict.\n\n");
+                  "\xC2\xB7 \xE2\x80\x94 not applicable \xC2\xB7 none: unchecked, no case was judged on it before the "
+                  "run ended. Required properties fail the run; recommended ones only with \\-\\-strict.\n\n");
 
   if (r->nimpls > 1) {
     cs_matrix m;

@@ -323,8 +323,14 @@ int cs_report_terminal(const cs_report *r, FILE *out, bool color, cs_err *err) {
   reset(&t, "1");
   char origin[48];
   cs_buf_printf(&b, ", %s\n", cs_report_origin(r, origin, sizeof origin));
+  cs_tally tally = {0};
+  cs_tally_report(&tally, r);
   cs_buf_puts(&b, "  (req: required, fails the run; rec: recommended, fails it only with --strict; "
-                  "\xC2\xB7 not applicable)\n");
+                  "\xC2\xB7 not applicable");
+  /* Only a run that ended before judging every cell shows "none": explain it then, not every time. */
+  if (tally.unchecked)
+    cs_buf_puts(&b, ";\n   none: unchecked, no case was judged on it before the run ended");
+  cs_buf_puts(&b, ")\n");
 
   if (r->nimpls > 1 && !r->brief) {
     cs_matrix m;
@@ -335,8 +341,6 @@ int cs_report_terminal(const cs_report *r, FILE *out, bool color, cs_err *err) {
   for (size_t k = 0; k < r->nimpls; k++)
     put_impl(&t, r, &r->impls[k], &a);
 
-  cs_tally tally = {0};
-  cs_tally_report(&tally, r);
   cs_buf_putc(&b, '\n');
   if (tally.fixed) {
     sgr(&t, "1;35");

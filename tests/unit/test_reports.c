@@ -569,6 +569,7 @@ Test(terminal, matrix_failures_and_summary) {
   const char *rec = strstr(doc, "normalize.idempotent");
   cr_assert(req && rec && req < rec);
   cr_assert_not_null(strstr(rec, " rec "));
+  cr_assert_null(strstr(doc, "none: unchecked"), "no cell shows none: the legend leaves it out");
   free(doc);
   unlink(path);
 }
@@ -752,12 +753,15 @@ Test(output, unchecked_cells_and_cut_cases) {
   doc = write_tmp(&r, cs_report_markdown, path, ".md");
   cr_assert_not_null(strstr(doc, "| none |"), "%s", doc);
   cr_assert_not_null(strstr(doc, "3 cases cut off by `--time`"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "none: unchecked, no case was judged on it before the run ended"),
+                     "the legend explains the mark: %s", doc);
   free(doc);
   unlink(path);
 
   doc = write_tmp(&r, write_terminal_plain, path, ".txt");
   cr_assert_not_null(strstr(doc, "3 cases cut off by --time"), "%s", doc);
   cr_assert_not_null(strstr(doc, "0 failed, 0 passed, 1 n/a, 1 unchecked"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "none: unchecked, no case was judged on it before the run ended)"), "%s", doc);
   cr_assert_null(strstr(doc, " ok "), "%s", doc);
   free(doc);
   unlink(path);
