@@ -17,6 +17,11 @@ typedef struct {
   uint32_t max_id_len; /* longest ID in bytes; 0: 65536 */
 } cs_gen_config;
 
+/* The longest max_id_len the command line accepts (--max-id-len). A generated ID is built whole in
+ * the case's arena, next to its copies in the requests and answers: 1 MiB keeps a case within tens
+ * of megabytes, while a length near 4 GiB made every huge ID exhaust memory. */
+#define CS_GEN_MAX_ID_LEN_LIMIT (1u << 20)
+
 /* An implementation-aware twin, planted by the runner: ask the implementation for the wire ID of
  * call `from_call` (emit to `target`, or normalize when `via_normalize`), then make it the raw ID of
  * call `to_call` (and of the results that answered `to_call` by ID). */

@@ -58,7 +58,7 @@ static const option_row rows[] = {
     {"min-coverage", ARG_SHARE, CS_CMD_RUN,
      "SHARE  fail when a class occurs in fewer cases (0.01 or 1%; a number above 1 is a percentage, 1 is refused)"},
     {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd (default 5000)"},
-    {"max-id-len", ARG_U32, GEN, "N  longest generated ID in bytes (default 65536)"},
+    {"max-id-len", ARG_U32, GEN, "N  longest generated ID in bytes, 1 to 1048576 (default 65536)"},
     {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
     {"generate", ARG_NONE, CS_CMD_VECTORS, "  rewrite the vectors, keeping existing tcIds"},
     {"color", ARG_STR, CS_CMD_RUN | CS_CMD_REPLAY, "WHEN  auto, always or never"},
@@ -263,6 +263,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   } else if (!strcmp(n, "deadline")) {
     o->deadline_ms = (unsigned)u;
   } else if (!strcmp(n, "max-id-len")) {
+    /* 0 would silently mean the default; a huge value, IDs too long to hold in memory. */
+    if (u == 0 || u > CS_GEN_MAX_ID_LEN_LIMIT)
+      return cs_err_set(err, "--max-id-len: must be 1 to %u", CS_GEN_MAX_ID_LEN_LIMIT);
     o->max_id_len = (unsigned)u;
   } else if (!strcmp(n, "color")) {
     if (strcmp(v, "auto") && strcmp(v, "always") && strcmp(v, "never"))

@@ -140,6 +140,14 @@ check "probe --replay naming nothing: exit 2, one line" "one_line_2 $? \"$T/no-s
 check "a corpus that cannot be written: one warning, not one per failure" \
   "[ \$(grep -c 'warning:.*no failure of this run is saved' '$T/e') -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
 
+# --max-id-len is bounded: IDs near 4 GiB exhausted memory, and 0 silently meant the default.
+for v in 0 1048577 4294967295; do
+  "$CS" run --no-corpus --impl reference --cases 20 --quiet --max-id-len $v >"$T/o" 2>"$T/e"
+  check "--max-id-len $v: exit 2, one line" "one_line_2 $? '--max-id-len: must be 1 to 1048576'"
+done
+"$CS" run --no-corpus --impl reference --cases 20 --quiet --max-id-len 1048576 >"$T/o" 2>"$T/e"
+check "--max-id-len 1048576 (the bound) runs" "[ $? -eq 0 ]"
+
 "$CS" list >"$T/list" 2>&1
 check "list shows every target" "(for t in anthropic openai_chat openai_responses mistral kimi gemini bedrock; do grep -q \"^\$t \" '$T/list' || exit 1; done)"
 check "list shows properties and implementations" "grep -q 'emit.pair' '$T/list' && grep -q 'anthropic-sanitize' '$T/list'"

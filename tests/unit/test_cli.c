@@ -82,3 +82,26 @@ Test(cli, vectors_takes_no_target_rule_or_profile) {
               err.msg);
   }
 }
+
+/* Parses one option with its value for `cmd`: 0, or -1 with the reason in `err`. */
+static int parse_one(cs_cmd_bit cmd, const char *opt, const char *value, cs_options *o, cs_err *err) {
+  char *argv[] = {"callsign", (char *)opt, (char *)value, NULL};
+  memset(err, 0, sizeof *err);
+  return cs_options_parse(o, 3, argv, 1, cmd, err);
+}
+
+/* Generated IDs are held whole in memory: a length near 4 GiB exhausted it. 0 is refused rather
+ * than read as the default. */
+Test(cli, max_id_len_is_bounded) {
+  cs_options o;
+  cs_err err;
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--max-id-len", "1", &o, &err), 0, "%s", err.msg);
+  cr_assert_eq(o.max_id_len, 1);
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--max-id-len", "1048576", &o, &err), 0, "%s", err.msg);
+  cr_assert_eq(o.max_id_len, 1048576u);
+  const char *bad[] = {"0", "1048577", "4294967295"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_assert_eq(parse_one(CS_CMD_RUN, "--max-id-len", bad[i], &o, &err), -1, "%s was taken", bad[i]);
+    cr_assert_str_eq(err.msg, "--max-id-len: must be 1 to 1048576");
+  }
+}
