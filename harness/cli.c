@@ -81,7 +81,7 @@ static const option_row rows[] = {
     {"dry-run", ARG_NONE, CS_CMD_PROBE, "  print the requests, send nothing"},
     {"record", ARG_STR, CS_CMD_PROBE, "DIR  store requests and responses (keys removed)"},
     {"replay", ARG_STR, CS_CMD_PROBE, "DIR  answer from recorded responses, offline"},
-    {"max-requests", ARG_U32, CS_CMD_PROBE, "N  request budget (default 50)"},
+    {"max-requests", ARG_U32, CS_CMD_PROBE, "N  request budget, at least 1 (default 50)"},
     {"rate", ARG_DOUBLE, CS_CMD_PROBE, "R  requests per second at most (default 2)"},
 };
 
@@ -314,6 +314,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   } else if (!strcmp(n, "replay")) {
     o->replay_dir = v;
   } else if (!strcmp(n, "max-requests")) {
+    /* 0 is what "not given" looks like later, where it becomes the default budget of 50. */
+    if (u == 0)
+      return cs_err_set(err, "--max-requests: must be at least 1");
     o->max_requests = (unsigned)u;
   } else if (!strcmp(n, "rate")) {
     o->rate = d;

@@ -148,6 +148,10 @@ done
 "$CS" run --no-corpus --impl reference --cases 20 --quiet --max-id-len 1048576 >"$T/o" 2>"$T/e"
 check "--max-id-len 1048576 (the bound) runs" "[ $? -eq 0 ]"
 
+# A budget of no request is refused, not turned into the default budget of 50.
+"$CS" probe --provider anthropic --dry-run --max-requests 0 >"$T/o" 2>"$T/e"
+check "probe --max-requests 0: exit 2, one line" "one_line_2 $? '--max-requests: must be at least 1'"
+
 "$CS" list >"$T/list" 2>&1
 check "list shows every target" "(for t in anthropic openai_chat openai_responses mistral kimi gemini bedrock; do grep -q \"^\$t \" '$T/list' || exit 1; done)"
 check "list shows properties and implementations" "grep -q 'emit.pair' '$T/list' && grep -q 'anthropic-sanitize' '$T/list'"

@@ -105,3 +105,13 @@ Test(cli, max_id_len_is_bounded) {
     cr_assert_str_eq(err.msg, "--max-id-len: must be 1 to 1048576");
   }
 }
+
+/* A probe with --max-requests 0 sent the default 50 requests: 0 is refused instead. */
+Test(cli, max_requests_zero_is_refused) {
+  cs_options o;
+  cs_err err;
+  cr_assert_eq(parse_one(CS_CMD_PROBE, "--max-requests", "0", &o, &err), -1, "0 was taken");
+  cr_assert_str_eq(err.msg, "--max-requests: must be at least 1");
+  cr_assert_eq(parse_one(CS_CMD_PROBE, "--max-requests", "1", &o, &err), 0, "%s", err.msg);
+  cr_assert_eq(o.max_requests, 1);
+}
