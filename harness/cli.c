@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/history_json.h"
 #include "harness/property.h"
+#include "providers/http.h"
 #include "reports/result.h"
 
 typedef enum { ARG_NONE, ARG_STR, ARG_U64, ARG_U32, ARG_DURATION, ARG_SHARE, ARG_DOUBLE } arg_kind;
@@ -82,7 +83,7 @@ static const option_row rows[] = {
     {"record", ARG_STR, CS_CMD_PROBE, "DIR  store requests and responses (keys removed)"},
     {"replay", ARG_STR, CS_CMD_PROBE, "DIR  answer from recorded responses, offline"},
     {"max-requests", ARG_U32, CS_CMD_PROBE, "N  request budget, at least 1 (default 50)"},
-    {"rate", ARG_DOUBLE, CS_CMD_PROBE, "R  requests per second at most (default 2)"},
+    {"rate", ARG_DOUBLE, CS_CMD_PROBE, "R  requests per second at most, 0.01 to 1000 (default 2)"},
 };
 
 /* Options a command does not take, with the reason it gives instead of the generic one. */
@@ -319,6 +320,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--max-requests: must be at least 1");
     o->max_requests = (unsigned)u;
   } else if (!strcmp(n, "rate")) {
+    /* A tiny rate made the probe wait for ages between requests; see providers/http.h. */
+    if (d < CS_HTTP_MIN_RATE || d > CS_HTTP_MAX_RATE)
+      return cs_err_set(err, "--rate: must be %g to %g requests per second", CS_HTTP_MIN_RATE, CS_HTTP_MAX_RATE);
     o->rate = d;
   } else {
     size_t nf;

@@ -34,9 +34,15 @@ struct cs_http {
   bool have_last;
 };
 
+/* No wait of callsign's is longer than this (a rate's interval is at most 100 s, a backoff at most
+ * max_wait_s): the cap keeps the conversion to time_t defined whatever a caller passes. */
+#define MAX_SLEEP_S 86400.0
+
 static void sleep_s(double s) {
-  if (s <= 0)
+  if (!(s > 0)) /* NaN too */
     return;
+  if (s > MAX_SLEEP_S)
+    s = MAX_SLEEP_S;
   struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
   while (nanosleep(&t, &t) && errno == EINTR)
     ;
@@ -49,6 +55,11 @@ cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err) {
     return NULL;
   }
   h->cfg = *cfg;
+  /* 1 / rate is the pause between requests: a rate near 0 makes it endless or infinite. */
+  if (h->cfg.rate && !(h->cfg.rate >= CS_HTTP_MIN_RATE && h->cfg.rate <= CS_HTTP_MAX_RATE)) {
+    cs_err_set(err, "rate %g is not %g to %g requests per second", h->cfg.rate, CS_HTTP_MIN_RATE, CS_HTTP_MAX_RATE);
+    goto fail;
+  }
   if (!h->cfg.timeout_s)
     h->cfg.timeout_s = 60;
   if (!h->cfg.connect_timeout_s)

@@ -17,11 +17,17 @@
 #include "core/error.h"
 #include "core/str.h"
 
+/* The rates a context accepts (--rate). At 0.01 per second a request already waits 100 s for the
+ * one before (a probe of 50, over an hour); closer to 0 the pause is endless, then too large for a
+ * time_t. Above 1000 per second the limit would limit nothing. */
+#define CS_HTTP_MIN_RATE 0.01
+#define CS_HTTP_MAX_RATE 1000.0
+
 typedef struct {
   double timeout_s;         /* whole exchange; 0: 60 */
   double connect_timeout_s; /* 0: 10 */
   unsigned max_requests;    /* requests put on the wire, retries included; 0: 50 */
-  double rate;              /* requests per second at most; 0: 2 */
+  double rate;              /* requests per second at most; 0: 2; else CS_HTTP_MIN_RATE to CS_HTTP_MAX_RATE */
   unsigned max_retries;     /* on 429 and 5xx; 0: 4 */
   double max_wait_s;        /* longest backoff or Retry-After honoured; 0: 60 (longer: give up) */
   double backoff_s;         /* first backoff when no Retry-After; 0: 0.5, doubling */

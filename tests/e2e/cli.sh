@@ -152,6 +152,17 @@ check "--max-id-len 1048576 (the bound) runs" "[ $? -eq 0 ]"
 "$CS" probe --provider anthropic --dry-run --max-requests 0 >"$T/o" 2>"$T/e"
 check "probe --max-requests 0: exit 2, one line" "one_line_2 $? '--max-requests: must be at least 1'"
 
+# --rate is bounded: 1e-9 paused the probe for years between requests, and 1e-300 overflowed the
+# conversion of that pause to a time_t.
+for v in 1e-300 1e-9 0.0099 1001 1e300; do
+  "$CS" probe --provider anthropic --dry-run --rate $v >"$T/o" 2>"$T/e"
+  check "probe --rate $v: exit 2, one line" "one_line_2 $? '--rate: must be 0.01 to 1000 requests per second'"
+done
+for v in 0.01 1000; do
+  "$CS" probe --provider anthropic --dry-run --max-requests 1 --rate $v >"$T/o" 2>"$T/e"
+  check "probe --rate $v (a bound) is taken" "[ $? -eq 0 ] && grep -q '1 printed' '$T/o'"
+done
+
 "$CS" list >"$T/list" 2>&1
 check "list shows every target" "(for t in anthropic openai_chat openai_responses mistral kimi gemini bedrock; do grep -q \"^\$t \" '$T/list' || exit 1; done)"
 check "list shows properties and implementations" "grep -q 'emit.pair' '$T/list' && grep -q 'anthropic-sanitize' '$T/list'"

@@ -115,3 +115,17 @@ Test(cli, max_requests_zero_is_refused) {
   cr_assert_eq(parse_one(CS_CMD_PROBE, "--max-requests", "1", &o, &err), 0, "%s", err.msg);
   cr_assert_eq(o.max_requests, 1);
 }
+
+/* --rate near 0 made the pause between requests endless (or overflowed its time_t). */
+Test(cli, rate_is_bounded) {
+  cs_options o;
+  cs_err err;
+  const char *bad[] = {"1e-300", "1e-9", "0.0099", "1000.5", "1e300"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_assert_eq(parse_one(CS_CMD_PROBE, "--rate", bad[i], &o, &err), -1, "%s was taken", bad[i]);
+    cr_assert_str_eq(err.msg, "--rate: must be 0.01 to 1000 requests per second");
+  }
+  const char *good[] = {"0.01", "2", "1000"};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+    cr_assert_eq(parse_one(CS_CMD_PROBE, "--rate", good[i], &o, &err), 0, "%s: %s", good[i], err.msg);
+}

@@ -5,6 +5,7 @@
  * (dry run, replay, budget, redaction). No test touches the network. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -566,6 +567,27 @@ Test(probe_http, dry_run_prints_without_secrets_and_keeps_the_budget) {
   fclose(out);
   unlink(path);
   cs_http_free(h);
+}
+
+/* The pause between requests is 1 / rate: a context refuses a rate whose pause would be endless
+ * (or not a number), and takes the bounds and 0 (the default). */
+Test(probe_http, rate_out_of_range_is_refused) {
+  const double bad[] = {1e-300, 1e-9, 0.0099, 1000.5, -1, NAN, INFINITY};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cs_err err = {{0}};
+    cs_http_config cfg = {.dry_run = true, .rate = bad[i]};
+    cs_http *h = cs_http_new(&cfg, &err);
+    cr_assert_null(h, "rate %g was taken", bad[i]);
+    cr_assert(strstr(err.msg, "is not 0.01 to 1000 requests per second") != NULL, "%s", err.msg);
+  }
+  const double good[] = {0, 0.01, 2, 1000};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    cs_err err = {{0}};
+    cs_http_config cfg = {.dry_run = true, .rate = good[i]};
+    cs_http *h = cs_http_new(&cfg, &err);
+    cr_assert_not_null(h, "rate %g: %s", good[i], err.msg);
+    cs_http_free(h);
+  }
 }
 
 Test(probe_http, replay_without_an_entry_is_not_recorded) {
