@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -68,7 +69,8 @@ static const option_row rows[] = {
     {"out", ARG_STR, CS_CMD_FUZZ,
      "DIR  write the campaign's results here (summary.json, cases/; default fuzz-results)"},
     {"list-cases", ARG_NONE, CS_CMD_FUZZ, "  print each case run: 'case INDEX SHA256-OF-HISTORY TOKEN'"},
-    {"memory", ARG_STR, CS_CMD_COLLIDE, "SIZE  memory for the search table (512M, 2G; default 1G)"},
+    {"memory", ARG_STR, CS_CMD_COLLIDE,
+     "SIZE  memory for the search table (512M, 2G; default 1G; at most the machine's memory)"},
     {"budget", ARG_U64, CS_CMD_COLLIDE,
      "N  stop after N evaluations (confirming a candidate pair may take a few more)"},
     {"inputs", ARG_STR, CS_CMD_COLLIDE,
@@ -162,6 +164,12 @@ static int push(const char **list, size_t *n, const char *v, const char *what, c
 static bool not_a_directory(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+/* The machine's physical memory in bytes, or 0 when the system does not say. */
+static double physical_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (double)pages * (double)page : 0;
 }
 
 static int apply(cs_options *o, const option_row *row, const char *v, cs_err *err) {
@@ -291,6 +299,11 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
                                       : 0;
     if (end == v || errno || !isfinite(m) || m <= 0 || unit == 0 || m * unit < 65536 || m * unit > 1e15)
       return cs_err_set(err, "--memory: '%s' is not a size from 64K (512M, 2G)", v);
+    /* A table the machine cannot hold fails to allocate (or swaps for hours): say so before any
+     * work, as a bad option, not later as if the implementation had failed. */
+    double phys = physical_memory();
+    if (phys > 0 && m * unit > phys)
+      return cs_err_set(err, "--memory: '%s' is more than this machine's memory (%.1fG)", v, phys / 1073741824.0);
     o->memory = (uint64_t)(m * unit);
   } else if (!strcmp(n, "budget")) {
     o->budget = u;

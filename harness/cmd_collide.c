@@ -530,6 +530,10 @@ int cs_cmd_collide(int argc, char **argv) {
     int src = cs_collide_search(&cfg, &r, &err);
     if (ps.on)
       fputs("\r\033[K", stderr);
+    if (src == CS_COLLIDE_NO_MEMORY) { /* the machine's fault, not the implementation's */
+      status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+      goto cleanup;
+    }
     if (src) {
       cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
       goto cleanup;

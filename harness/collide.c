@@ -6,8 +6,10 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/clock.h"
 
@@ -137,10 +139,26 @@ static entry *table_put(shared *sh, uint64_t fp, uint64_t start, uint64_t len) {
   }
 }
 
+/* The table is the one allocation whose size the user chooses (--memory), so it gets a mapping of
+ * its own: mmap says MAP_FAILED when the system cannot give it, where calloc under AddressSanitizer
+ * aborts the process instead of returning NULL. A fresh anonymous mapping is zero: an empty table.
+ * (AddressSanitizer does not watch a mapping's bounds; every index into the table is masked by cap.) */
+static entry *table_alloc(size_t cap) {
+  if (cap > SIZE_MAX / sizeof(entry))
+    return NULL;
+  void *p = mmap(NULL, cap * sizeof(entry), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static void table_free(entry *t, size_t cap) {
+  if (t)
+    munmap(t, cap * sizeof *t);
+}
+
 static bool table_resize(shared *sh, size_t cap) {
   entry *old = sh->table;
   size_t oldcap = sh->cap;
-  entry *t = calloc(cap, sizeof *t);
+  entry *t = table_alloc(cap);
   if (!t)
     return false;
   sh->table = t;
@@ -149,7 +167,7 @@ static bool table_resize(shared *sh, size_t cap) {
   for (size_t i = 0; old && i < oldcap; i++)
     if (old[i].fp)
       table_put(sh, old[i].fp, old[i].start, old[i].len);
-  free(old);
+  table_free(old, oldcap);
   return true;
 }
 
@@ -429,7 +447,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
     free(sh);
     free(ws);
     free(th);
-    return -1;
+    return CS_COLLIDE_NO_MEMORY;
   }
   sh->cfg = cfg;
   pthread_mutex_init(&sh->lock, NULL);
@@ -437,7 +455,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   atomic_init(&sh->stop, false);
   size_t memory = cfg->memory ? cfg->memory : DEFAULT_MEMORY;
   sh->max_cap = FIRST_CAPACITY;
-  while (sh->max_cap * 2 * sizeof(entry) <= memory)
+  while (sh->max_cap <= memory / (2 * sizeof(entry))) /* max_cap * 2 * sizeof(entry) <= memory, unwrapped */
     sh->max_cap *= 2;
   if (cfg->space_bits > 0)
     sh->expected = sqrt(M_PI / 2 * pow(2.0, cfg->space_bits > 1000 ? 1000 : cfg->space_bits));
@@ -455,7 +473,9 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
       cap *= 2;
   }
   if (!table_resize(sh, cap)) {
-    cs_err_set(err, "collide: cannot allocate a table of %zu entries", cap);
+    cs_err_set(err, "collide: cannot allocate a search table of %zu entries (%.0f MiB): give a smaller --memory", cap,
+               (double)cap * sizeof(entry) / 1048576);
+    rc = CS_COLLIDE_NO_MEMORY;
     goto cleanup;
   }
   sh->mode = MODE_BIRTHDAY;
@@ -489,7 +509,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   out->expected = sh->expected;
   rc = 0;
 cleanup:
-  free(sh->table);
+  table_free(sh->table, sh->cap);
   pthread_mutex_destroy(&sh->lock);
   free(sh);
   free(ws);

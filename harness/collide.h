@@ -57,8 +57,12 @@ typedef struct {
   double expected; /* evaluations a collision needs on average (0: space unknown) */
 } cs_collide_result;
 
-/* Searches until a collision, the budget or the time limit. Returns 0 (found or not), or -1 with
- * `err` when an evaluator failed. */
+/* What cs_collide_search returns when the system cannot give the table cfg->memory allows: the
+ * run's resources fall short, the implementation is not at fault. */
+#define CS_COLLIDE_NO_MEMORY (-2)
+
+/* Searches until a collision, the budget or the time limit. Returns 0 (found or not), -1 with `err`
+ * when an evaluator failed, or CS_COLLIDE_NO_MEMORY with `err`. */
 int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_err *err);
 
 /* The 64-bit fingerprint of an output (also the next state of a walk). */

@@ -116,5 +116,22 @@ check "a target the implementation lacks: exit 2, says so" "[ $? -eq 2 ] && grep
 check "unknown --inputs: exit 2" "[ $? -eq 2 ] && grep -q 'unknown family' '$T/e'"
 "$CS" collide --impl anthropic-sanitize --target anthropic --memory 12Q >"$T/o" 2>"$T/e"
 check "bad --memory: exit 2" "[ $? -eq 2 ] && grep -q -- '--memory' '$T/e'"
+# More memory than the machine has: refused as an option, not an allocation failure blamed on the
+# implementation (exit 3) or an allocator's abort.
+phys=$(($(getconf _PHYS_PAGES) * $(getconf PAGESIZE)))
+for m in 1e15 "$((phys / 1048576 * 2))M"; do
+  "$CS" collide --no-corpus --impl reference --target mistral --memory "$m" --budget 1000 >"$T/o" 2>"$T/e"
+  check "--memory $m: exit 2, one line" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"'$m' is more than this machine's memory\" '$T/e' && ! [ -s '$T/o' ]"
+done
+# A table the system still cannot give (here under an address-space limit) is exit 2 with one line,
+# not exit 3. A sanitized binary reserves terabytes of address space and cannot start under such a
+# limit: this check runs with a binary that can (bash tests/e2e/collide.sh build/callsign).
+if (ulimit -v 1048576 && ASAN_OPTIONS= "$CS" help; exit $?) >/dev/null 2>&1; then
+  (ulimit -v 1048576 && exec "$CS" collide --no-corpus --impl reference --target mistral --memory 2G --dp-bits 1 \
+    --jobs 1 --budget 1000) >"$T/o" 2>"$T/e"
+  check "a table that cannot be allocated: exit 2, one line" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'cannot allocate a search table' '$T/e'"
+fi
 
 finish

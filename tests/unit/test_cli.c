@@ -129,3 +129,17 @@ Test(cli, rate_is_bounded) {
   for (size_t i = 0; i < sizeof good / sizeof *good; i++)
     cr_assert_eq(parse_one(CS_CMD_PROBE, "--rate", good[i], &o, &err), 0, "%s: %s", good[i], err.msg);
 }
+
+/* A --memory above the machine's memory is refused as an option, before collide opens anything;
+ * the table it asked for could not be allocated (or aborted the process). */
+Test(cli, memory_above_the_machine_is_refused) {
+  cs_options o;
+  cs_err err;
+  const char *bad[] = {"1e15", "900000G"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_assert_eq(parse_one(CS_CMD_COLLIDE, "--memory", bad[i], &o, &err), -1, "%s was taken", bad[i]);
+    cr_assert(strstr(err.msg, "is more than this machine's memory") != NULL, "%s: %s", bad[i], err.msg);
+  }
+  cr_assert_eq(parse_one(CS_CMD_COLLIDE, "--memory", "64M", &o, &err), 0, "%s", err.msg);
+  cr_assert_eq(o.memory, (uint64_t)64 << 20);
+}

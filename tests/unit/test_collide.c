@@ -138,3 +138,44 @@ Test(collide, fingerprint_depends_on_every_byte) {
   cr_assert_neq(cs_collide_fingerprint(a), cs_collide_fingerprint(c));
   cr_assert_eq(cs_collide_fingerprint(a), cs_collide_fingerprint((cs_str){"abcdefghijk", 11}));
 }
+
+/* A table the system cannot give is an error the caller can tell from an evaluator's failure, and
+ * never an abort: calloc under AddressSanitizer aborted on a table this size. Here the space asks for
+ * about 2^55 entries, more than any address space holds. */
+Test(collide, a_table_that_cannot_be_allocated_is_an_error) {
+  static toy toys[1];
+  void *evs[1] = {&toys[0]};
+  toys[0].bits = 63;
+  cs_collide_config cfg = {.eval = toy_eval,
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .memory = (size_t)1 << 62,
+                           .space_bits = 120,
+                           .seed = 1,
+                           .batch = 512,
+                           .budget = 1000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), CS_COLLIDE_NO_MEMORY, "%s", err.msg);
+  cr_assert(strstr(err.msg, "cannot allocate a search table") != NULL, "%s", err.msg);
+  cr_assert(strchr(err.msg, '\n') == NULL);
+}
+
+/* A memory bound near SIZE_MAX: sizing the table must not wrap around (and loop for ever). */
+Test(collide, memory_near_size_max_does_not_wrap) {
+  static toy toys[1];
+  void *evs[1] = {&toys[0]};
+  toys[0].bits = 20;
+  cs_collide_config cfg = {.eval = toy_eval,
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .memory = SIZE_MAX,
+                           .space_bits = 20,
+                           .seed = 1,
+                           .batch = 512,
+                           .budget = 50000000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert(r.found);
+}
