@@ -128,31 +128,37 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   out->v = cs_xcalloc(nn + 1, sizeof *out->v);
   out->len = cs_xcalloc(nn + 1, sizeof *out->len);
   out->lit = cs_xcalloc(nn + 1, sizeof *out->lit);
-  int rc = 0;
+  /* A bad file is skipped and the rest still load: one hand-edited or truncated case must not
+   * silently take every case sorted after it out of the replay. The first bad file is named. */
+  size_t nbad = 0;
+  cs_err first = {{0}};
   for (size_t i = 0; i < nn; i++) {
     char file[1700];
     snprintf(file, sizeof file, "%s/%s", path, names[i]);
     free(names[i]);
-    cJSON *root = rc == 0 ? load_case(file, err) : NULL;
-    if (!root) {
-      rc = -1;
-      continue;
-    }
-    if (is_literal(root)) {
+    cs_err bad = {{0}};
+    cJSON *root = load_case(file, &bad);
+    bool ok = false;
+    if (root && is_literal(root)) {
       cs_history *h = cs_arena_alloc(&out->arena, sizeof *h);
-      if (history_of(root, file, &out->arena, h, err) == 0)
+      if ((ok = history_of(root, file, &out->arena, h, &bad) == 0))
         out->lit[out->nlit++] = h;
-      else
-        rc = -1;
-    } else if (token_of(root, file, &out->v[out->n], &out->len[out->n], err) == 0) {
+    } else if (root && (ok = token_of(root, file, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
       out->n++;
-    } else {
-      rc = -1;
     }
     cJSON_Delete(root);
+    if (!ok && nbad++ == 0)
+      first = bad;
   }
   free(names);
-  return rc;
+  if (nbad == 0)
+    return 0;
+  char more[96] = "";
+  if (nbad > 1)
+    snprintf(more, sizeof more, ", and %zu more bad case file%s", nbad - 1, nbad > 2 ? "s" : "");
+  /* The first message is cut, not the count: the line must still say how much was skipped. */
+  int room = (int)(sizeof err->msg - sizeof " (corpus case skipped)" - strlen(more));
+  return cs_err_set(err, "%.*s (corpus case skipped%s)", room, first.msg, more);
 }
 
 void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc) {

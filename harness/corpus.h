@@ -22,7 +22,9 @@ typedef struct {
 } cs_corpus;
 
 /* Loads every *.json case under dir/impl/ (a missing directory is an empty corpus): token cases
- * into v/len, literal cases into lit. A malformed file is an error naming it. */
+ * into v/len, literal cases into lit. A malformed file is skipped and every other case still
+ * loads; then -1 with err naming the first malformed file, ending "(corpus case skipped)" and
+ * counting any others, for the caller to print as a warning. */
 int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err);
 void cs_corpus_free(cs_corpus *c);
 /* Points rc's replay and literal cases at the corpus (which must outlive the run). */

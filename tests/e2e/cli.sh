@@ -308,6 +308,14 @@ check "the list names implementations: reference alone is held to its own lines"
 check "failures are saved to the corpus" "ls '$T/corpus/prefix-swap/'*.json >/dev/null 2>&1"
 "$CS" run --impl prefix-swap --cases 1 --corpus "$T/corpus" --property emit.regex --target anthropic >"$T/o2" 2>"$T/e"
 check "corpus case replayed first (fails with one generated case)" "[ $? -eq 1 ] && grep -q 'emit.regex' '$T/o2'"
+# A bad case file is skipped with one warning; the cases sorted after it still replay.
+cp -r "$ROOT/corpus/regressions/prefix-swap" "$T/c2" && mkdir "$T/badcorpus" && mv "$T/c2" "$T/badcorpus/prefix-swap"
+"$CS" run --impl prefix-swap --cases 1 --quiet --corpus "$T/badcorpus" >"$T/o" 2>"$T/e"
+good=$(grep -o '(cases [0-9]*,' "$T/o")
+echo garbage >"$T/badcorpus/prefix-swap/0000-bad.json"
+"$CS" run --impl prefix-swap --cases 1 --quiet --corpus "$T/badcorpus" >"$T/o" 2>"$T/e"
+check "a bad corpus file: one warning, exit 1 as without it, every other case replayed" \
+  "[ $? -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'warning: .*0000-bad.json: .*(corpus case skipped)' '$T/e' && [ '$good' != '(cases 1,' ] && grep -qF '$good' '$T/o'"
 
 "$CS" run --impl reference --cases 10 --no-corpus --min-coverage 1 >"$T/o" 2>"$T/e"
 check "--min-coverage 1 (1% or 100%?): exit 2, one line saying how to write either" \

@@ -1,6 +1,6 @@
 /* tests/unit/test_corpus.c: the regression corpus: token cases and literal history cases are
  * saved, loaded and told apart; a literal case keeps its history byte for byte; a case saved again
- * keeps its file; malformed files are errors naming the file. */
+ * keeps its file; a malformed file is skipped with an error naming it, and the others still load. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +176,31 @@ Test(corpus, malformed_literal_history_names_the_file) {
   char prop[64], tgt[32];
   cr_assert_eq(cs_corpus_read_case(path, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1);
   cr_assert(strstr(err.msg, "no \"token\"") != NULL, "%s", err.msg);
+}
+
+/* A bad file is skipped, not the end of the load: the cases sorted after it still replay. */
+Test(corpus, a_bad_file_skips_only_itself) {
+  cs_err err = {{0}};
+  char sub[256], path[512];
+  snprintf(sub, sizeof sub, "%s/z", dir);
+  cr_assert_eq(mkdir(sub, 0777), 0);
+  snprintf(path, sizeof path, "%s/0-bad.json", sub);
+  write_file(path, "garbage");
+  snprintf(path, sizeof path, "%s/1-bad.json", sub);
+  write_file(path, "{\"token\":\"zz\"}");
+  snprintf(path, sizeof path, "%s/a.json", sub);
+  write_file(path, "{\"property\":\"emit.unique\",\"target\":\"anthropic\",\"token\":\"cs1.AQAB\"}");
+  snprintf(path, sizeof path, "%s/b.json", sub);
+  char body[2048];
+  snprintf(body, sizeof body, "{\"property\":\"emit.unique\",\"target\":\"anthropic\",\"history\":%s}", pair_json);
+  write_file(path, body);
+  cs_corpus c;
+  cr_assert_eq(cs_corpus_load(dir, "z", &c, &err), -1);
+  cr_assert_eq(c.n, 1);
+  cr_assert_eq(c.nlit, 1);
+  cr_assert(strstr(err.msg, "0-bad.json") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "(corpus case skipped, and 1 more bad case file)") != NULL, "%s", err.msg);
+  cs_corpus_free(&c);
 }
 
 /* An implementation names its own directory: the name cannot lead out of the corpus. */
