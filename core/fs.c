@@ -71,18 +71,22 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
 }
 
 int cs_read_line(FILE *f, char *line, size_t n, const char *path, int *lineno, cs_err *err) {
-  if (!fgets(line, (int)n, f))
+  /* Byte by byte rather than fgets: fgets hides a NUL byte, and strlen would then cut the line
+   * there and quietly drop the rest ("max_len=9\0junk" read as "max_len=9"). */
+  size_t len = 0;
+  int c = getc(f);
+  if (c == EOF)
     return ferror(f) ? cs_err_set(err, "%s: cannot read: %s", path, strerror(errno)) : 0;
   ++*lineno;
-  size_t len = strlen(line);
-  if (len && line[len - 1] == '\n') {
-    line[len - 1] = 0;
-    return 1;
-  }
-  if (len == n - 1) { /* full buffer: the line ends here only if the file does or a newline follows */
-    int next = getc(f);
-    if (next != EOF && next != '\n')
+  for (; c != EOF && c != '\n'; c = getc(f)) {
+    if (c == 0)
+      return cs_err_set(err, "%s:%d: line holds a NUL byte", path, *lineno);
+    if (len == n - 1) /* the line does not end within the buffer */
       return cs_err_set(err, "%s:%d: line longer than %zu bytes", path, *lineno, n - 1);
+    line[len++] = (char)c;
   }
+  line[len] = 0;
+  if (c == EOF && ferror(f))
+    return cs_err_set(err, "%s: cannot read: %s", path, strerror(errno));
   return 1;
 }

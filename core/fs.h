@@ -24,8 +24,9 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err);
 
 /* Reads the next line of `f` (the file `path`) into line[0..n), without its newline, and counts it
  * in *lineno. 1: a line; 0: end of file; -1 with err "PATH:LINE: line longer than N bytes" (N =
- * n - 1: fgets would hand the rest over as a line of its own) or "PATH: cannot read: REASON" (a
- * directory opens, then fails to read with EISDIR). */
+ * n - 1), "PATH:LINE: line holds a NUL byte" (it would cut the line short in every string function
+ * after this one) or "PATH: cannot read: REASON" (a directory opens, then fails to read with
+ * EISDIR). */
 int cs_read_line(FILE *f, char *line, size_t n, const char *path, int *lineno, cs_err *err);
 
 #endif

@@ -281,6 +281,13 @@ check "unknown property in --expect: exit 2, names the line" "[ $? -eq 2 ] && gr
 { echo "# a comment"; printf 'emit.pair anthropic %02000d\n' 0; } >"$T/longexpect"
 "$CS" run --impl reference --cases 10 --no-corpus --expect "$T/longexpect" >"$T/o" 2>"$T/e"
 check "over-long line in --expect: exit 2, names the line" "one_line_2 $? ':2: line longer than 1023 bytes'"
+# A NUL byte would cut the line short ("max_len=9\0junk" read as "max_len=9"): refused, with its line.
+printf '# profile\nmistral.max_len=9\0junk\n' >"$T/nulprofile"
+"$CS" run --impl reference --cases 10 --no-corpus --profile "$T/nulprofile" >"$T/o" 2>"$T/e"
+check "NUL byte in a --profile line: exit 2, one line naming it" "one_line_2 $? '$T/nulprofile:2: line holds a NUL byte'"
+printf 'emit.pair anthropic\0 # junk\n' >"$T/nulexpect"
+"$CS" run --impl reference --cases 10 --no-corpus --expect "$T/nulexpect" >"$T/o" 2>"$T/e"
+check "NUL byte in an --expect line: exit 2, one line naming it" "one_line_2 $? '$T/nulexpect:1: line holds a NUL byte'"
 
 # The default job (make run): every built-in fails exactly the cells corpus/expected/builtins.txt
 # lists, found by generation and the committed corpus (a copy: the run saves new cases into it).

@@ -175,6 +175,22 @@ Test(fs, read_line_limit_is_the_buffer) {
   fclose(f);
 }
 
+/* A NUL byte would end the line for every string function after the read: refused, not cut. */
+Test(fs, read_line_refuses_a_nul_byte) {
+  static const char text[] = "ok\nmistral.max_len=9\0junk\nnext\n";
+  FILE *f = tmpfile();
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+  rewind(f);
+  char line[64];
+  int lineno = 0;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "p.txt", &lineno, &err), 1, "%s", err.msg);
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "p.txt", &lineno, &err), -1);
+  cr_assert_str_eq(err.msg, "p.txt:2: line holds a NUL byte");
+  fclose(f);
+}
+
 Test(fs, read_line_from_a_directory_says_why) {
   FILE *f = fopen("/tmp", "r");
   if (!f)
