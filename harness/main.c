@@ -1,4 +1,5 @@
 /* harness/main.c: the command table and dispatch of the `callsign` binary. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,11 +53,11 @@ static int cmd_help(int argc, char **argv) {
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
     printf("  %-8s %s\n", commands[i].name, commands[i].summary);
   printf("\n`callsign help COMMAND` lists a command's options. Exit status: 0 all required properties hold,\n"
-         "1 a property failed, 2 usage or input error, 3 an implementation could not be run.\n");
+         "1 a property failed, 2 usage, input or output error, 3 an implementation could not be run.\n");
   return CS_EXIT_OK;
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc < 2 || argv[1][0] == '-') {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
       return cmd_help(1, argv);
@@ -71,4 +72,21 @@ int main(int argc, char **argv) {
     if (strcmp(commands[i].name, argv[1]) == 0)
       return commands[i].run(argc, argv);
   return cs_fail(CS_EXIT_USAGE, "unknown command '%s' (see callsign help)", argv[1]);
+}
+
+/* Every command's output reaches stdout through stdio, so one check here covers them all: a full
+ * disk or a closed pipe must not pass for a printed matrix, ID list or vector verdict. A lost output
+ * is an input/output error: it turns 0 or 1 into 2, like a report file that cannot be written in
+ * `run`; a 2 or 3 the command already returned stands, with its own reason already on stderr. */
+static int check_stdout(int status) {
+  errno = 0;
+  int flushed = fflush(stdout);
+  if ((flushed == 0 && !ferror(stdout)) || status >= CS_EXIT_USAGE)
+    return status;
+  /* errno is the flush's when it failed; an earlier failed write leaves only the error flag. */
+  return cs_fail(CS_EXIT_USAGE, "stdout: %s", flushed && errno ? strerror(errno) : "write error");
+}
+
+int main(int argc, char **argv) {
+  return check_stdout(dispatch(argc, argv));
 }

@@ -163,6 +163,21 @@ for v in 0.01 1000; do
   check "probe --rate $v (a bound) is taken" "[ $? -eq 0 ] && grep -q '1 printed' '$T/o'"
 done
 
+# Output that cannot be written is an error, whatever the command: a full disk must not pass for a
+# printed matrix. It turns 0 or 1 into 2; a 3 (the implementation could not be run) stands.
+if [ -w /dev/full ]; then
+  printf '{"turns":[{"role":"assistant","calls":[{"id":"a","name":"x"}]}]}' >"$T/full.json"
+  for a in "canon $T/full.json" "emit --target mistral $T/full.json" "list" "vectors" \
+    "run --impl reference --cases 10 --no-corpus" "run --impl prefix-swap --cases 10 --no-corpus" \
+    "replay --impl reference cs1.AQAB" "help" "--version"; do
+    # shellcheck disable=SC2086
+    "$CS" $a >/dev/full 2>"$T/e"
+    check "${a//$T\//} >/dev/full: exit 2, one line" \
+      "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '^callsign: stdout: ' '$T/e'"
+  done
+  "$CS" run --no-corpus --cases 10 --impl-cmd -- "$T/no-such-program" >/dev/full 2>"$T/e"
+  check "an implementation that cannot run, stdout full: exit 3 stands" "[ $? -eq 3 ] && ! grep -q 'stdout:' '$T/e'"
+fi
 "$CS" list >"$T/list" 2>&1
 check "list shows every target" "(for t in anthropic openai_chat openai_responses mistral kimi gemini bedrock; do grep -q \"^\$t \" '$T/list' || exit 1; done)"
 check "list shows properties and implementations" "grep -q 'emit.pair' '$T/list' && grep -q 'anthropic-sanitize' '$T/list'"
