@@ -15,6 +15,8 @@
 #include "core/hash.h"
 #include "core/history_json.h"
 #include "harness/cli.h"
+#include "harness/property.h"
+#include "providers/target.h"
 
 void cs_corpus_dirname(const char *impl, char *out, size_t len) {
   size_t o = 0;
@@ -35,11 +37,24 @@ static cJSON *load_case(const char *path, cs_err *err) {
   return cs_read_json_object(path, "a callsign case", err);
 }
 
-static void names_of(const cJSON *root, char *property, size_t plen, char *target, size_t tlen) {
+/* The case's property and target names ("" and "-" when absent). A name given must be a known one:
+ * replay checks the case's own property and target, and a misspelt or mistyped one would otherwise
+ * quietly widen the replay to every property or target. */
+static int names_of(const cJSON *root, const char *path, char *property, size_t plen, char *target, size_t tlen,
+                    cs_err *err) {
   const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "property");
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "target");
-  snprintf(property, plen, "%s", cJSON_IsString(p) ? p->valuestring : "");
-  snprintf(target, tlen, "%s", cJSON_IsString(t) ? t->valuestring : "-");
+  if (p && !cJSON_IsString(p))
+    return cs_err_set(err, "%s: \"property\" is not a string", path);
+  if (t && !cJSON_IsString(t))
+    return cs_err_set(err, "%s: \"target\" is not a string", path);
+  if (p && !cs_property_find(p->valuestring))
+    return cs_err_set(err, "%s: unknown property '%.100s' (see callsign list)", path, p->valuestring);
+  if (t && strcmp(t->valuestring, "-") != 0 && cs_target_parse(t->valuestring) < 0)
+    return cs_err_set(err, "%s: unknown target '%.100s' (see callsign list)", path, t->valuestring);
+  snprintf(property, plen, "%s", p ? p->valuestring : "");
+  snprintf(target, tlen, "%s", t ? t->valuestring : "-");
+  return 0;
 }
 
 static bool is_literal(const cJSON *root) {
@@ -74,10 +89,8 @@ int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *propert
   int rc = -1;
   if (is_literal(root))
     cs_err_set(err, "%s: a literal history case (no token): give the file to callsign replay", path);
-  else if (token_of(root, path, v, n, err) == 0)
+  else if (names_of(root, path, property, plen, target, tlen, err) == 0 && token_of(root, path, v, n, err) == 0)
     rc = 0;
-  if (rc == 0)
-    names_of(root, property, plen, target, tlen);
   cJSON_Delete(root);
   return rc;
 }
@@ -88,11 +101,8 @@ int cs_corpus_read_literal(const char *path, cs_arena *a, cs_history *out, char 
   if (!root)
     return -1;
   int rc = 0;
-  if (is_literal(root)) {
-    rc = history_of(root, path, a, out, err) ? -1 : 1;
-    if (rc == 1)
-      names_of(root, property, plen, target, tlen);
-  }
+  if (is_literal(root))
+    rc = (names_of(root, path, property, plen, target, tlen, err) || history_of(root, path, a, out, err)) ? -1 : 1;
   cJSON_Delete(root);
   return rc;
 }

@@ -6,6 +6,7 @@ CS=${1:-build/san/callsign}
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # An input error: exit status $1 is 2, $T/e one line holding $2, nothing on stdout ($T/o).
 one_line_2() { [ "$1" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -qF -- "$2" "$T/e" && ! [ -s "$T/o" ]; }
+ROOT="$(dirname "${BASH_SOURCE[0]}")/../.."
 
 "$CS" help >"$T/help" 2>&1
 check "help exits 0 and lists run" "[ $? -eq 0 ] && grep -q '^  run ' '$T/help'"
@@ -276,6 +277,19 @@ check "replay token reproduces the failure" "[ $? -eq 1 ] && grep -q 'emit.uniqu
 check "a replay names the replayed case, not a seed's case" \
   "head -n 1 '$T/rp' | grep -q ', replay\$' && grep -q '    the replayed case; shrunk to' '$T/rp' && ! grep -q 'corpus case' '$T/rp'"
 
+# A saved case names what replay checks: a property or target that is no known name, or no string,
+# is refused with the file's name, not read as "every property" or "every target".
+case_file=$(ls "$ROOT/corpus/regressions/prefix-swap/"emit.regex@anthropic-*.json | head -n 1)
+lit_file=$(grep -l '"history": {' "$ROOT"/corpus/regressions/*/*.json | xargs grep -L '"token"' | head -n 1)
+for f in "case:$case_file" "literal:$lit_file"; do
+  for v in 'property:"nosuch"' 'property:5' 'target:"nosuch"' 'target:null'; do
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d[sys.argv[2]]=json.loads(sys.argv[3]); json.dump(d,open(sys.argv[4],'w'))" \
+      "${f#*:}" "${v%%:*}" "${v#*:}" "$T/badname.json"
+    "$CS" replay --impl prefix-swap "$T/badname.json" >"$T/o" 2>"$T/e"
+    check "replay of a ${f%%:*} file with ${v/:/ }: exit 2, one line naming the file" \
+      "one_line_2 $? '$T/badname.json: ' && grep -q '${v%%:*}' '$T/e'"
+  done
+done
 # --expect: exactly the listed failures pass the run; a listed property that holds is reported.
 python3 - "$T/adk.json" >"$T/expect" <<'P'
 import json,sys
@@ -306,7 +320,6 @@ check "NUL byte in an --expect line: exit 2, one line naming it" "one_line_2 $? 
 
 # The default job (make run): every built-in fails exactly the cells corpus/expected/builtins.txt
 # lists, found by generation and the committed corpus (a copy: the run saves new cases into it).
-ROOT="$(dirname "${BASH_SOURCE[0]}")/../.."
 cp -r "$ROOT/corpus/regressions" "$T/default-corpus"
 "$CS" run --quiet --corpus "$T/default-corpus" --expect "$ROOT/corpus/expected/builtins.txt" \
   --failures "$T/builtins.txt" >"$T/o" 2>"$T/e"
