@@ -27,6 +27,8 @@ int cs_cmd_list(int argc, char **argv) {
   bool md = argc > 2 && !strcmp(argv[2], "--markdown");
   if (argc > 2 && !md)
     return cs_fail(CS_EXIT_USAGE, "list: the only option is --markdown");
+  if (argc > 3)
+    return cs_fail(CS_EXIT_USAGE, "list: unexpected argument '%s'", argv[3]);
   printf(md ? "### Targets\n\n| target | rule | evidence |\n|---|---|---|\n" : "TARGETS\n");
   for (int t = 0; t < CS_TARGET_COUNT; t++) {
     const cs_target *tg = cs_target_get((cs_target_id)t);

@@ -38,6 +38,8 @@ static const command commands[] = {
 
 static int cmd_help(int argc, char **argv) {
   const char *which = argc > 2 ? argv[2] : NULL;
+  if (argc > 3)
+    return cs_fail(CS_EXIT_USAGE, "help: unexpected argument '%s'", argv[3]);
   for (size_t i = 0; which && i < sizeof commands / sizeof *commands; i++) {
     if (strcmp(commands[i].name, which) == 0) {
       printf("usage: callsign %s %s\n%s\n\noptions:\n", commands[i].name, commands[i].args, commands[i].summary);
@@ -59,9 +61,12 @@ static int cmd_help(int argc, char **argv) {
 
 static int dispatch(int argc, char **argv) {
   if (argc < 2 || argv[1][0] == '-') {
+    /* `--help COMMAND` is `help COMMAND`: argv[2] is the command in both. */
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
-      return cmd_help(1, argv);
+      return cmd_help(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
+      if (argc > 2)
+        return cs_fail(CS_EXIT_USAGE, "--version: unexpected argument '%s'", argv[2]);
       printf("callsign %s\n", CS_VERSION);
       return CS_EXIT_OK;
     }

@@ -179,6 +179,14 @@ if [ -w /dev/full ]; then
   "$CS" run --no-corpus --cases 10 --impl-cmd -- "$T/no-such-program" >/dev/full 2>"$T/e"
   check "an implementation that cannot run, stdout full: exit 3 stands" "[ $? -eq 3 ] && ! grep -q 'stdout:' '$T/e'"
 fi
+# A command that takes no more arguments says so instead of ignoring the rest.
+for a in "list --markdown x" "help run extra" "--help run extra" "--version x"; do
+  # shellcheck disable=SC2086
+  "$CS" $a >"$T/o" 2>"$T/e"
+  check "$a: exit 2, one line" "one_line_2 $? \"unexpected argument '\${a##* }'\""
+done
+"$CS" --help run >"$T/o" 2>"$T/e"
+check "--help run is help run" "[ $? -eq 0 ] && \"$CS\" help run | cmp -s - '$T/o'"
 "$CS" list >"$T/list" 2>&1
 check "list shows every target" "(for t in anthropic openai_chat openai_responses mistral kimi gemini bedrock; do grep -q \"^\$t \" '$T/list' || exit 1; done)"
 check "list shows properties and implementations" "grep -q 'emit.pair' '$T/list' && grep -q 'anthropic-sanitize' '$T/list'"
