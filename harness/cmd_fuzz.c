@@ -355,7 +355,26 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
   return counted;
 }
 
-static int merge_command(fuzz_ctx *c) {
+/* The first option of argv other than --merge itself (NULL: none). A merge only joins result
+ * directories: --impl, --jobs, --out and the rest would be silently ignored, so they are refused.
+ * cs_options_parse has accepted argv, so after --merge OUT every "--" word is an option's name. */
+static const char *merge_foreign_option(int argc, char **argv) {
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--merge")) {
+      i++; /* its value, which may itself start with "--" */
+      continue;
+    }
+    if (!strncmp(argv[i], "--", 2) && strncmp(argv[i], "--merge=", 8) != 0)
+      return argv[i];
+  }
+  return NULL;
+}
+
+static int merge_command(fuzz_ctx *c, int argc, char **argv) {
+  const char *foreign = merge_foreign_option(argc, argv);
+  if (foreign)
+    return cs_fail(CS_EXIT_USAGE, "fuzz --merge: '%.*s' does not apply to a merge (it takes only OUT and DIR...)",
+                   (int)strcspn(foreign, "="), foreign);
   if (!c->o.npositional)
     return cs_fail(CS_EXIT_USAGE, "fuzz --merge OUT: name the result directories to merge after it");
   cs_findings total = {0};
@@ -394,7 +413,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
   if (cs_options_parse(&c.o, argc, argv, 2, CS_CMD_FUZZ, &err))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   if (c.o.merge_out)
-    return merge_command(&c);
+    return merge_command(&c, argc, argv);
   if (c.o.npositional)
     return cs_fail(CS_EXIT_USAGE, "fuzz: unexpected argument '%s'", c.o.positional[0]);
   if ((c.o.impl_cmd != NULL) == (c.o.nimpls == 1) || c.o.nimpls > 1 || (c.o.nimpls && !strcmp(c.o.impls[0], "all")))

@@ -118,6 +118,14 @@ check "--corpus naming a file: exit 2, one line" "one_line_2 $? \"--corpus: '$T/
 check "fuzz --out naming a file: exit 2, one line" "one_line_2 $? \"--out: '$T/a-file' is not a directory\""
 "$CS" fuzz --merge "$T/a-file" "$T/a-dir" >"$T/o" 2>"$T/e"
 check "fuzz --merge naming a file: exit 2, one line" "one_line_2 $? \"--merge: '$T/a-file' is not a directory\""
+# A merge only joins result directories: a campaign's options given with it would be ignored.
+"$CS" fuzz --impl reference --cases 10 --no-corpus --quiet --out "$T/res" >"$T/o" 2>"$T/e"
+for a in "--impl reference --jobs 4 --out $T/x" "--quiet" "--jobs=4" "--impl-cmd -- build/adapter-c"; do
+  # shellcheck disable=SC2086
+  "$CS" fuzz --merge "$T/merged" $a "$T/res" >"$T/o" 2>"$T/e"
+  check "fuzz --merge with ${a%% *}: exit 2, one line naming the option" \
+    "one_line_2 $? \"fuzz --merge: '\${a%%[ =]*}' does not apply to a merge\" && [ ! -e '$T/merged' ]"
+done
 "$CS" run --impl reference --cases 10 --no-corpus --expect "$T/a-dir" >"$T/o" 2>"$T/e"
 check "--expect naming a directory: exit 2, the reason" "one_line_2 $? \"$T/a-dir: cannot read: Is a directory\""
 "$CS" run --impl reference --cases 10 --no-corpus --profile "$T/a-dir" >"$T/o" 2>"$T/e"
