@@ -201,19 +201,33 @@ void cs_findings_select(cs_findings *f) {
   f->n = kept;
 }
 
-/* One part of a "parts" list: "all" (as 0/1) or "I/N". */
+/* One part of a "parts" list: "all" (as 0/1) or "I/N" with 0 <= I < N, both decimal. */
 static bool one_part(const char *p, size_t len, unsigned long long *i, unsigned long long *n) {
   if (len == 3 && !strncmp(p, "all", 3)) {
     *i = 0, *n = 1;
     return true;
   }
-  char buf[64];
-  if (len >= sizeof buf)
+  /* Digits only: %llu would also take " 1", "+1" and wrap "-1", none of which a shard is. */
+  const char *slash = memchr(p, '/', len);
+  size_t li = slash ? (size_t)(slash - p) : 0, ln = slash ? len - li - 1 : 0;
+  if (!li || !ln || li > 19 || ln > 19 || strspn(p, "0123456789") != li || strspn(slash + 1, "0123456789") < ln)
     return false;
-  memcpy(buf, p, len);
-  buf[len] = 0;
-  char extra;
-  return sscanf(buf, "%llu/%llu%c", i, n, &extra) == 2 && *n > 0;
+  *i = strtoull(p, NULL, 10);
+  *n = strtoull(slash + 1, NULL, 10);
+  return *n > 0 && *i < *n;
+}
+
+/* True when `s` is what a summary's "parts" holds: one or more parts, separated by single spaces. */
+static bool parts_valid(const char *s) {
+  for (;;) {
+    size_t len = strcspn(s, " ");
+    unsigned long long i, n;
+    if (!one_part(s, len, &i, &n))
+      return false;
+    if (!s[len])
+      return true;
+    s += len + 1;
+  }
 }
 
 /* Shards I/N and J/M share a case index exactly when I = J modulo gcd(N, M); "all" shares with every
@@ -435,7 +449,14 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     goto cleanup;
   }
   snprintf(out->impl, sizeof out->impl, "%s", str_or(root, "impl", ""));
-  snprintf(out->parts, sizeof out->parts, "%s", str_or(root, "parts", "?"));
+  /* Which parts of the case space these results cover: a merge refuses parts that share cases, so
+   * a "parts" it cannot read would let the same cases be counted twice. */
+  const char *parts = str_or(root, "parts", NULL);
+  if (!parts || strlen(parts) >= sizeof out->parts || !parts_valid(parts)) {
+    cs_err_set(err, "%s: parts is not \"all\" or a list of shards I/N", path);
+    goto cleanup;
+  }
+  snprintf(out->parts, sizeof out->parts, "%s", parts);
   const cJSON *secs = cJSON_GetObjectItemCaseSensitive(root, "seconds");
   out->seconds = cJSON_IsNumber(secs) ? secs->valuedouble : 0;
   if (!out->impl[0] || u64_of(cJSON_GetObjectItemCaseSensitive(root, "seed"), &out->seed) ||

@@ -60,6 +60,16 @@ check "merge keeps a 64-bit seed exactly" \
   "[ $? -eq 0 ] && python3 -c \"import json;d=json.load(open('$T/bigm/summary.json'));assert d['seed']=='18446744073709551615' and d['cases']==4, d\""
 "$CS" fuzz --merge "$T/bigd" "$T/big0" "$T/big0" >"$T/o" 2>"$T/e"
 check "merge of one shard twice: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'share cases' '$T/e'"
+# The parts a summary covers are what a merge checks for shared cases: parts it cannot read are
+# refused, not taken as covering nothing (the same shard given twice would be counted twice).
+for p in '"garbage"' '5' 'null' '"0/2 x"' '"2/2"' '"-1/2"' '" 0/2"' '"0/2  1/2"' '"0/0"'; do
+  rm -rf "$T/bigg" && cp -r "$T/big0" "$T/bigg"
+  python3 -c "import json,sys; f=sys.argv[1]; d=json.load(open(f)); d['parts']=json.loads(sys.argv[2]); json.dump(d,open(f,'w'))" \
+    "$T/bigg/summary.json" "$p"
+  "$CS" fuzz --merge "$T/biggm" "$T/bigg" "$T/bigg" >"$T/o" 2>"$T/e"
+  check "merge of a summary with parts $p: exit 2, one line naming it" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF '$T/bigg/summary.json: parts is not' '$T/e' && [ ! -e '$T/biggm' ]"
+done
 
 # --jobs 2: the same distinct failures as one process, for the same case budget.
 "$CS" fuzz --impl $BUGGY --cases $N --no-corpus --jobs 2 --out "$T/j2" >"$T/j2.txt" 2>"$T/j2.err"

@@ -211,3 +211,32 @@ Test(campaign, reading_a_non_summary_is_an_error) {
   cr_assert_eq(cs_findings_read("/nonexistent-callsign-dir", &f, &err), -1);
   cr_assert(strstr(err.msg, "summary.json") != NULL, "%s", err.msg);
 }
+
+/* A merge refuses parts that share cases; parts it could not read would share none, so the same
+ * shard given twice would be counted twice. Such parts are refused when the summary is read. */
+Test(campaign, a_summary_with_unreadable_parts_is_an_error) {
+  char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/cs-campaign-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  cs_findings f = {0}, back;
+  snprintf(f.impl, sizeof f.impl, "x");
+  snprintf(f.parts, sizeof f.parts, "0/4 2/4");
+  cs_err err = {{0}};
+  cr_assert_eq(cs_findings_write(dir, &f, false, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_findings_read(dir, &back, &err), 0, "%s", err.msg);
+  cr_assert_str_eq(back.parts, "0/4 2/4");
+  cs_findings_free(&back);
+  static const char *bad[] = {"\"garbage\"", "5",        "null",     "\"\"",         "\"0/4 x\"", "\"4/4\"",  "\"1/0\"",
+                              "\"-1/4\"",    "\" 0/4\"", "\"0/4 \"", "\"0/4  1/4\"", "\"0x1/4\"", "\"1/4/4\""};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "sed -i 's|\"parts\":[^,]*,|\"parts\": %s,|' '%s/summary.json'", bad[i], dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(cs_findings_read(dir, &back, &err), -1, "parts %s was read", bad[i]);
+    cr_assert(strstr(err.msg, "summary.json: parts is not") != NULL, "%s", err.msg);
+    cr_assert_eq(cs_findings_write(dir, &f, false, &err), 0, "%s", err.msg);
+  }
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
