@@ -224,6 +224,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
         if (!c->vectors) {
           cs_fail(CS_EXIT_USAGE, "%s (--vectors FILE names it)", err.msg);
           c->vectors_unusable = true;
+          c->report.input_error = cs_arena_printf(&c->a, "%s (--vectors FILE names it)", err.msg).ptr;
         }
       }
       if (!c->vectors) {

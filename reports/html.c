@@ -314,6 +314,7 @@ int cs_report_html(const cs_report *r, FILE *out, cs_err *err) {
   cs_buf_printf(&b, "<p class=\"verdict %s\"><strong>%s</strong> (exit status %d): ", status == 0 ? "pass" : "fail",
                 status == 0   ? "Passed"
                 : status == 1 ? "Failed"
+                : status == 2 ? "An input could not be used"
                               : "An implementation could not be run",
                 status);
   cs_tally_line(&b, &t);
@@ -328,6 +329,11 @@ int cs_report_html(const cs_report *r, FILE *out, cs_err *err) {
     cs_buf_puts(&b, "<p>Command: <code>");
     esc(&b, r->command);
     cs_buf_puts(&b, "</code></p>\n");
+  }
+  if (r->input_error) {
+    cs_buf_puts(&b, "<div class=\"banner coverage\"><p><strong>");
+    esc(&b, r->input_error);
+    cs_buf_puts(&b, "</strong>: the cells that needed it were not judged, so the run is incomplete.</p></div>\n");
   }
 
   if (t.fixed) {

@@ -207,6 +207,12 @@ int cs_report_json(const cs_report *r, FILE *out, cs_err *err) {
   cs_buf_puts(&b, ",\n");
   key(&b, in, "exit_status");
   cs_buf_printf(&b, "%d,\n", cs_report_exit_status(r));
+  key(&b, in, "input_error");
+  if (r->input_error)
+    cs_esc_json(&b, r->input_error);
+  else
+    cs_buf_puts(&b, "null");
+  cs_buf_puts(&b, ",\n");
   key(&b, in, "targets");
   cs_buf_putc(&b, '[');
   size_t ntargets = r->ntargets < 8 ? r->ntargets : 8;

@@ -182,7 +182,8 @@ int cs_report_junit(const cs_report *r, FILE *out, cs_err *err) {
   cs_buf_printf(&b,
                 "<testsuites name=\"callsign\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
                 "time=\"%.3f\">\n",
-                t.cells + t.could_not_run + (below > 0), t.fails_run + (below > 0), t.could_not_run,
+                t.cells + t.could_not_run + (below > 0) + (r->input_error != NULL), t.fails_run + (below > 0),
+                t.could_not_run + (r->input_error != NULL),
                 t.expected_failures + t.not_applicable + t.unchecked + t.soft_failed, t.seconds);
   for (size_t k = 0; k < r->nimpls; k++)
     suite(&b, r, &r->impls[k]);
@@ -200,6 +201,12 @@ int cs_report_junit(const cs_report *r, FILE *out, cs_err *err) {
         cs_buf_printf(&b, " %llu\n", (unsigned long long)r->stats[i].count);
       }
     cs_buf_puts(&b, "</failure>\n    </testcase>\n  </testsuite>\n");
+  }
+  if (r->input_error) { /* exit 2: an error, as CI counts errors, not a failed property */
+    cs_buf_puts(&b, "  <testsuite name=\"input\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n"
+                    "    <testcase classname=\"input\" name=\"input\">\n      <error message=\"");
+    cs_esc_markup(&b, r->input_error, strlen(r->input_error), CS_ESC_ATTR);
+    cs_buf_puts(&b, "\"/>\n    </testcase>\n  </testsuite>\n");
   }
   cs_buf_puts(&b, "</testsuites>\n");
   int rc = cs_report_output(&b, out, "junit", err);

@@ -242,6 +242,7 @@ int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err) {
 
   cs_buf_puts(&b, status == 0   ? "## callsign: \xE2\x9C\x85 passed\n\n"
                   : status == 1 ? "## callsign: \xE2\x9D\x8C failed\n\n"
+                  : status == 2 ? "## callsign: \xE2\x9B\x94 an input could not be used\n\n"
                                 : "## callsign: \xE2\x9B\x94 an implementation could not be run\n\n");
   cs_buf_printf(&b, "**Exit status %d** \xE2\x80\x94 ", status);
   cs_tally_line(&b, &t);
@@ -255,6 +256,11 @@ int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err) {
   if (r->command) {
     cs_buf_puts(&b, "Command:\n\n");
     code_block(&b, "sh", r->command, MD_MAX_BLOCK);
+  }
+  if (r->input_error) {
+    cs_buf_puts(&b, "> [!CAUTION]\n> \xE2\x9B\x94 **");
+    md(&b, r->input_error);
+    cs_buf_puts(&b, "**: the cells that needed it were not judged, so the run is incomplete.\n\n");
   }
 
   if (t.fixed) {

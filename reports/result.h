@@ -88,7 +88,10 @@ typedef struct {
   cs_stat *stats; /* generation statistics, over all implementations */
   size_t nstats;
   uint64_t stat_cases;
-  double min_coverage;    /* --min-coverage: a label below this share fails the run (0: none) */
+  double min_coverage; /* --min-coverage: a label below this share fails the run (0: none) */
+  /* An input the run needed and could not use (the canonical v1 vectors), or NULL: exit status 2,
+   * and the cells that needed it are not judged. */
+  const char *input_error;
   const char *targets[8]; /* targets run, in table order */
   size_t ntargets;
 } cs_report;

@@ -387,4 +387,14 @@ reason=$(sed -n 's/^callsign: \(.* pathology class.* of cases\)$/\1/p' "$T/e")
 check "--min-coverage: Markdown and HTML give the terminal's reason and name a label below it" \
   "[ -n \"\$reason\" ] && grep -qF \"\$reason\" '$T/mc.md' && grep -qF \"\$reason\" '$T/mc.html' &&
    grep -q '^> - \*\*id.empty\*\*: ' '$T/mc.md' && grep -q '<li><code>id.empty</code>: ' '$T/mc.html'"
+# Without the vectors (a binary copied away from its tree), a run that needs them is incomplete:
+# exit 2, and every report says 2 and why rather than a pass.
+mkdir -p "$T/away/bin"
+cp "$CS" "$T/away/bin/cs"
+(cd "$T/away" && ./bin/cs run --impl reference --cases 20 --no-corpus --quiet --json r.json --junit r.xml \
+  --markdown r.md --html r.html >o 2>e)
+check "no vectors: exit 2, one line, and each report says exit 2 and why" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/away/e') -eq 1 ] && grep -q 'canonical_v1.json: cannot open' '$T/away/e' &&
+   python3 -c \"import json,sys; d=json.load(open('$T/away/r.json')); sys.exit(not (d['exit_status']==2 and 'cannot open' in d['input_error']))\" &&
+   grep -q 'errors=\"1\"' '$T/away/r.xml' && grep -q 'Exit status 2' '$T/away/r.md' && grep -q '(exit status 2)' '$T/away/r.html'"
 finish

@@ -990,3 +990,59 @@ Test(output, markdown_and_html_name_the_labels_below_min_coverage) {
     unlink(path);
   }
 }
+
+/* An input the run could not use (the vectors file) makes the run incomplete: every format says
+ * exit status 2 and why, and none of them may read as a pass. */
+Test(output, an_input_error_is_exit_2_in_every_format) {
+  cs_cell cells[1] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_PASS)};
+  cs_impl_result impl = {.name = "x", .cells = cells, .ncells = 1, .cases = 10};
+  cs_report r = {.impls = &impl, .nimpls = 1, .input_error = "v.json: cannot open: <gone> & \x01"};
+  cr_assert_eq(cs_report_exit_status(&r), 2);
+  cs_report failing = r;
+  cs_cell failed[1] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_FAIL)};
+  cs_impl_result failed_impl = {.name = "x", .cells = failed, .ncells = 1, .cases = 10};
+  failing.impls = &failed_impl;
+  cr_assert_eq(cs_report_exit_status(&failing), 2, "an incomplete run is not judged on what it did check");
+  failed_impl.could_not_run = true;
+  cr_assert_eq(cs_report_exit_status(&failing), 3, "an implementation that could not run still wins");
+
+  char path[64];
+  char *doc = write_tmp(&r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root, "%s", doc);
+  cr_assert_eq(cJSON_GetObjectItem(root, "exit_status")->valueint, 2);
+  cr_assert_str_eq(cJSON_GetObjectItem(root, "input_error")->valuestring, "v.json: cannot open: <gone> & \x01");
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, cs_report_junit, path, ".xml");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+  cr_assert_not_null(strstr(doc, "<testsuites name=\"callsign\" tests=\"2\" failures=\"0\" errors=\"1\""), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<error message=\"v.json: cannot open: &lt;gone&gt; &amp; \\u0001\"/>"), "%s", doc);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, cs_report_markdown, path, ".md");
+  cr_assert_not_null(strstr(doc, "## callsign: \xE2\x9B\x94 an input could not be used"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "**Exit status 2**"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "cannot open"), "%s", doc);
+  cr_assert_null(strstr(doc, "passed\n"), "%s", doc);
+  assert_clean_bytes(doc, false);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&r, cs_report_html, path, ".html");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+  cr_assert_not_null(strstr(doc, "<strong>An input could not be used</strong> (exit status 2)"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "v.json: cannot open: &lt;gone&gt; &amp; "), "%s", doc);
+  assert_clean_bytes(doc, false);
+  free(doc);
+  unlink(path);
+
+  r.input_error = NULL;
+  doc = write_tmp(&r, cs_report_json, path, ".json");
+  cr_assert_not_null(strstr(doc, "\"input_error\": null"), "%s", doc);
+  free(doc);
+  unlink(path);
+}
