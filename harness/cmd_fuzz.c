@@ -68,6 +68,7 @@ static volatile sig_atomic_t stop_signal;
  * terminal and as the SIGTERM the parent forwards. */
 static void on_stop_signal(int sig) {
   if (stop_signal == sig) {
+    cs_subprocess_kill_all(); /* in their own process groups, they would outlive the default action */
     signal(sig, SIG_DFL);
     raise(sig);
   } else if (!stop_signal) {

@@ -1,9 +1,11 @@
 /* harness/main.c: the command table and dispatch of the `callsign` binary. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "harness/cli.h"
+#include "impls/impl.h"
 
 typedef struct {
   const char *name;
@@ -92,6 +94,29 @@ static int check_stdout(int status) {
   return cs_fail(CS_EXIT_USAGE, "stdout: %s", flushed && errno ? strerror(errno) : "write error");
 }
 
+/* A fatal signal (Ctrl-C, a CI timeout's SIGTERM, a closed terminal) ends callsign as it always
+ * did, but first the implementations it started: each runs in a process group of its own, which a
+ * Ctrl-C at the terminal does not reach, and a hung one would not see its stdin close. */
+static void on_fatal_signal(int sig) {
+  cs_subprocess_kill_all();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+/* A signal the caller left ignored stays ignored (a background job's SIGINT). `fuzz` puts its own
+ * graceful handlers over SIGINT and SIGTERM. */
+static void end_implementations_on_fatal_signals(void) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_fatal_signal;
+  sigemptyset(&sa.sa_mask);
+  const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaction(sigs[i], &sa, NULL);
+}
+
 int main(int argc, char **argv) {
+  end_implementations_on_fatal_signals();
   return check_stdout(dispatch(argc, argv));
 }

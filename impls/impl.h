@@ -174,5 +174,9 @@ typedef struct {
 /* Starts argv[0] (no shell) with argv, does the hello handshake. NULL with `err` when it cannot be
  * started or does not answer hello correctly. */
 cs_impl *cs_subprocess_open(char *const argv[], const cs_subprocess_config *cfg, cs_err *err);
+/* SIGKILLs the process group of every implementation this process started and has not reaped yet.
+ * Async-signal-safe: for a handler of a fatal signal, so that no implementation outlives callsign
+ * (each runs in a process group of its own, where a Ctrl-C does not reach it). */
+void cs_subprocess_kill_all(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +55,8 @@ typedef struct {
   size_t tail_keep, max_line;
   char *name, *version; /* from the first hello; base.info points at them */
 
-  pid_t pid;                           /* 0: no process */
+  pid_t pid;                           /* 0: no process; also its process group's ID */
+  int live_slot;                       /* its entry in live_groups, or -1 */
   int to_child, from_child, err_child; /* parent's ends, -1 when closed */
   bool write_closed, out_eof;
   uint64_t next_seq; /* monotonic over the life of this cs_impl; hello is always 0 */
@@ -81,6 +83,37 @@ typedef struct {
   uint32_t answered_kinds; /* bit per kind */
   bool answered_any;
 } cs_subproc;
+
+/* The process groups of the implementations this process started and has not reaped, for
+ * cs_subprocess_kill_all. Process-wide, unlike everything else here, because a fatal signal's
+ * handler has no context to be handed. Lock-free atomics are safe to read from a handler. */
+#define SP_LIVE_MAX 512
+static atomic_int live_groups[SP_LIVE_MAX];
+
+static void live_add(cs_subproc *s) {
+  s->live_slot = -1;
+  for (int i = 0; i < SP_LIVE_MAX; i++) {
+    int none = 0;
+    if (atomic_compare_exchange_strong(&live_groups[i], &none, (int)s->pid)) {
+      s->live_slot = i;
+      return;
+    }
+  }
+}
+
+static void live_remove(cs_subproc *s) {
+  if (s->live_slot >= 0)
+    atomic_store(&live_groups[s->live_slot], 0);
+  s->live_slot = -1;
+}
+
+void cs_subprocess_kill_all(void) {
+  for (int i = 0; i < SP_LIVE_MAX; i++) {
+    int g = atomic_load(&live_groups[i]);
+    if (g > 0)
+      kill(-g, SIGKILL);
+  }
+}
 
 static int ms_until(int64_t deadline) {
   int64_t d = deadline - cs_now_ns();
@@ -325,23 +358,24 @@ static void describe_status(int st, char *out, size_t n) {
  * SIGKILL. Always reaps it and closes every pipe. Returns true and the wait status in `*st` when
  * it exited on its own. */
 static bool end_process(cs_subproc *s, unsigned grace_ms, int *st) {
-  bool own = false;
+  bool own = false, gone = false; /* gone: reaped elsewhere, its ID free to be reused */
   int status = 0;
   if (s->pid > 0) {
     int64_t deadline = cs_now_ns() + (int64_t)grace_ms * 1000000;
     for (;;) {
-      pid_t w = waitpid(s->pid, &status, WNOHANG);
-      if (w == s->pid || (w < 0 && errno != EINTR)) {
-        own = w == s->pid;
+      siginfo_t si = {0};
+      int w = waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+      if (w == 0 && si.si_pid == s->pid) {
+        own = true;
         break;
       }
+      if (w < 0 && errno != EINTR) {
+        gone = true;
+        break;
+      }
+      if (ms_until(deadline) <= 0)
+        break;
       int left = ms_until(deadline);
-      if (left <= 0) {
-        kill(s->pid, SIGKILL);
-        while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
-          ;
-        break;
-      }
       /* Keep reading so a child blocked on a full pipe can reach its exit. */
       struct pollfd p[2];
       int np = 0;
@@ -362,6 +396,15 @@ static bool end_process(cs_subproc *s, unsigned grace_ms, int *st) {
           }
         }
       }
+    }
+    /* The whole group, not only the process we started: whatever it started (a wrapper's child, a
+     * worker) goes with it. The leader is not reaped yet, so the group's ID cannot have been
+     * handed to anyone else. */
+    live_remove(s);
+    if (!gone) {
+      kill(-s->pid, SIGKILL);
+      while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
+        ;
     }
   }
   drain_stderr(s);
@@ -460,6 +503,7 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
     goto cleanup;
   }
   s->pid = pid;
+  live_add(s);
   s->to_child = in[1], s->from_child = out[0], s->err_child = er[0];
   in[1] = out[0] = er[0] = -1;
   set_nonblock(s->to_child);
@@ -948,10 +992,9 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     return cs_err_set(err, "out of memory for %zu requests", n);
   memset(replies, 0, n * sizeof *replies);
   /* A process that ended between batches (after its last answer) is replaced without blame. */
-  if (s->pid > 0 && waitpid(s->pid, NULL, WNOHANG) == s->pid) {
-    s->pid = 0;
-    kill_process(s);
-  }
+  siginfo_t ended = {0};
+  if (s->pid > 0 && waitid(P_PID, (id_t)s->pid, &ended, WEXITED | WNOHANG | WNOWAIT) == 0 && ended.si_pid == s->pid)
+    kill_process(s); /* reaps it, and ends what it left running */
   size_t recv = 0;
   int64_t head_since = cs_now_ns(); /* when the oldest unanswered request became the oldest */
   s->b_sent = s->b_stamped = 0;
@@ -1135,6 +1178,7 @@ cs_impl *cs_subprocess_open(char *const argv[], const cs_subprocess_config *cfg,
     return NULL;
   }
   s->base.vt = &subprocess_vtable;
+  s->live_slot = -1;
   s->to_child = s->from_child = s->err_child = -1;
   s->next_seq = 1;
   s->deadline_ms = cfg && cfg->deadline_ms ? cfg->deadline_ms : SP_DEFAULT_DEADLINE_MS;

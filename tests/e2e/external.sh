@@ -162,4 +162,30 @@ eval "${replay/callsign/\"\$CS\"}" >"$T/o" 2>&1
 rc=$?
 check "the protocol.answer replay line reproduces the crash: exit 1" \
   "[ $rc -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/o' && grep -q 'crashing on every canonicalize' '$T/o'"
+# No implementation outlives callsign. Each runs in a process group of its own, so what it starts
+# (a wrapper's child) must be ended with the group, and a Ctrl-C, which reaches callsign alone, must
+# end it too. A hung implementation, the usual reason for a Ctrl-C, does not see its stdin close.
+cat >"$T/hang_impl.py" <<'P'
+import json, sys, time
+sys.stdin.readline()
+print(json.dumps({"seq": 0, "protocol": 1, "name": "hang", "version": "1", "ops": ["normalize"], "targets": ["anthropic"]}), flush=True)
+sys.stdin.readline()
+time.sleep(1000)
+P
+left() { pgrep -f "python3 $T/hang_impl.py" | wc -l; }
+"$CS" run --no-corpus --quiet --cases 1 --deadline 100 --impl-cmd -- bash -c "python3 '$T/hang_impl.py'; exit 0" >"$T/o" 2>&1
+sleep 0.3
+check "a wrapper's child ends with the implementation: none left after the run" "[ \$(left) -eq 0 ]"
+pkill -f "python3 $T/hang_impl.py"
+env --default-signal=INT "$CS" run --no-corpus --quiet --cases 1 --deadline 60000 --impl-cmd -- python3 "$T/hang_impl.py" \
+  >"$T/o" 2>&1 &
+cs=$!
+for _ in $(seq 50); do [ "$(left)" -ge 1 ] && break; sleep 0.1; done
+kill -INT "$cs"
+wait "$cs"
+rc=$?
+sleep 0.3
+check "Ctrl-C during run: callsign ends by the signal (130) and the hung implementation with it" \
+  "[ $rc -eq 130 ] && [ \$(left) -eq 0 ]"
+pkill -f "python3 $T/hang_impl.py"
 finish
