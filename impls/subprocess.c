@@ -303,20 +303,24 @@ static void pump(cs_subproc *s, int timeout_ms) {
   /* Wake up now and then: a process that died while a child of its own holds its stdout open
    * never gives EOF, so its end is seen through waitid (which leaves it to be reaped later). */
   int r = poll(p, (nfds_t)np, timeout_ms < 0 || timeout_ms > SP_EXIT_CHECK_MS ? SP_EXIT_CHECK_MS : timeout_ms);
-  if (r == 0 && s->pid > 0 && !s->out_eof) {
+  if (r > 0) {
+    if (iw >= 0 && p[iw].revents)
+      flush_writes(s);
+    if (io >= 0 && p[io].revents)
+      read_stdout(s);
+    if (ie >= 0 && p[ie].revents)
+      drain_stderr(s);
+  }
+  /* Looked at on every wake-up, not only a quiet one: a child it left behind may keep a pipe busy,
+   * and the death would then be seen only at the deadline (and called a timeout). */
+  if (s->pid > 0 && !s->out_eof) {
     siginfo_t si;
     memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == s->pid)
+    if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == s->pid) {
+      read_stdout(s);    /* what it wrote before it died is still in the pipe, and is its answer */
       s->out_eof = true; /* the process is gone; what its children write is not its answer */
+    }
   }
-  if (r <= 0)
-    return;
-  if (iw >= 0 && p[iw].revents)
-    flush_writes(s);
-  if (io >= 0 && p[io].revents)
-    read_stdout(s);
-  if (ie >= 0 && p[ie].revents)
-    drain_stderr(s);
 }
 
 /* 1: a complete line in `line`; 0: none yet; -1: the pending line exceeds max_line. */

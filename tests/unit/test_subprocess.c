@@ -415,6 +415,28 @@ Test(subprocess, deadline_counts_from_the_previous_answer) {
   cs_impl_destroy(im);
 }
 
+/* A process that dies while a child it started keeps writing to stderr (and holds stdout open):
+ * its death is seen at once and is a crash, not a timeout at the deadline. The child dies of
+ * SIGPIPE once the pipes are closed. */
+Test(subprocess, death_is_seen_while_a_child_keeps_stderr_busy) {
+  char *argv[] = {"sh", "-c",
+                  "(while :; do echo helper log >&2; done) </dev/null & read -r hello; "
+                  "echo '{\"seq\":0,\"protocol\":1,\"name\":\"gc\",\"version\":\"1\",\"ops\":[\"normalize\"],"
+                  "\"targets\":[\"anthropic\"]}'; read -r request; exit 7",
+                  NULL};
+  cs_err err;
+  cs_impl *im = cs_subprocess_open(argv, &(cs_subprocess_config){.deadline_ms = 3000}, &err);
+  cr_assert_not_null(im, "%s", err.msg);
+  cs_request rq = norm1("a");
+  cs_reply rep;
+  int64_t t0 = cs_now_ns();
+  cr_assert_eq(cs_impl_exec(im, &rq, &rep, 1, &A, &err), 0, "%s", err.msg);
+  int64_t ms = (cs_now_ns() - t0) / 1000000;
+  assert_fault(&rep, CS_REPLY_CRASH, "exited with status 7 before answering seq 1");
+  cr_assert_lt(ms, 1000, "the crash took %lld ms to be seen", (long long)ms);
+  cs_impl_destroy(im);
+}
+
 /* The caller's stop time: what is still unanswered then comes back CS_REPLY_CUT (not a fault), at
  * the stop time, not at the 5 s deadline; answers that came before it are kept; the next batch,
  * without a stop, gets a fresh process. */
