@@ -553,6 +553,25 @@ static bool data_after(cs_str line, const char *end) {
   return false;
 }
 
+/* Writes a JSON number for a message: the shortest form that reads back as the same double, so
+ * that 5.4 never shows as 5 (cJSON keeps no text of the number). */
+static void number_text(double v, char *out, size_t n) {
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(out, n, "%.*g", prec, v);
+    if (strtod(out, NULL) == v)
+      return;
+  }
+}
+
+/* Tells a seq that is no seq at all (5.4) from one that is out of order (6), for the message. */
+static bool whole_number(double v) {
+  if (v != v || v - v != 0) /* NaN, or an infinity (1e999 reads as one) */
+    return false;
+  if (v >= 0x1p53 || v <= -0x1p53) /* beyond 2^53 every double is whole */
+    return true;
+  return (double)(int64_t)v == v;
+}
+
 /* Checks a hello answer; fills `info` (and name/version copies when wanted). 0, or -1 with `why`. */
 int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *why, size_t wn) {
   cs_err e;
@@ -580,8 +599,15 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
   const cJSON *ops = cJSON_GetObjectItemCaseSensitive(root, "ops");
   const cJSON *targets = cJSON_GetObjectItemCaseSensitive(root, "targets");
   const cJSON *scheme = cJSON_GetObjectItemCaseSensitive(root, "scheme");
-  if (!cJSON_IsNumber(seq) || seq->valuedouble != 0) {
+  if (!cJSON_IsNumber(seq)) {
     snprintf(why, wn, "hello answer must have \"seq\":0");
+    goto cleanup;
+  }
+  if (seq->valuedouble != 0) {
+    char num[32];
+    number_text(seq->valuedouble, num, sizeof num);
+    snprintf(why, wn, "hello answer has seq %s%s (it must have \"seq\":0)", num,
+             whole_number(seq->valuedouble) ? "" : ", which is not a whole number");
     goto cleanup;
   }
   if (err) {
@@ -852,8 +878,13 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
     goto cleanup;
   }
   if (sq->valuedouble != (double)seq) {
-    snprintf(why, wn, "answer has seq %.0f, expected %llu (answers come in request order)", sq->valuedouble,
-             (unsigned long long)seq);
+    char num[32];
+    number_text(sq->valuedouble, num, sizeof num);
+    if (whole_number(sq->valuedouble))
+      snprintf(why, wn, "answer has seq %s, expected %llu (answers come in request order)", num,
+               (unsigned long long)seq);
+    else
+      snprintf(why, wn, "answer has seq %s, which is not a whole number (expected %llu)", num, (unsigned long long)seq);
     goto cleanup;
   }
   const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");

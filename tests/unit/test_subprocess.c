@@ -598,6 +598,50 @@ Test(subprocess, hello_with_nothing_to_check_is_refused) {
   hello_taken(canon_only);
 }
 
+/* Judges an answer line to a one-ID normalize request sent with `seq`: the status, and the reason
+ * (static) in `why`. */
+static cs_reply_status answer_why(const char *line, uint64_t seq, const char **why) {
+  static char buf[700];
+  cs_request rq = norm1("x");
+  cs_reply rep;
+  memset(&rep, 0, sizeof rep);
+  buf[0] = 0;
+  cs_reply_status st = cs_subprocess_parse_answer(0, &rq, seq, cs_str_c(line), &rep, &A, buf, sizeof buf);
+  *why = buf;
+  return st;
+}
+static void answer_refused(const char *line, uint64_t seq, const char *reason) {
+  const char *why;
+  cs_reply_status st = answer_why(line, seq, &why);
+  cr_assert_eq(st, CS_REPLY_PROTOCOL, "%s: status %s: %s", line, cs_reply_status_name(st), why);
+  cr_assert_not_null(strstr(why, reason), "%s: \"%s\" lacks \"%s\"", line, why, reason);
+}
+static void answer_taken(const char *line, uint64_t seq) {
+  const char *why;
+  cs_reply_status st = answer_why(line, seq, &why);
+  cr_assert_eq(st, CS_REPLY_OK, "%s: status %s: %s", line, cs_reply_status_name(st), why);
+}
+
+/* A seq that is not a whole number is named as such, with its value: never "seq 5, expected 5". */
+Test(subprocess, a_fractional_seq_is_named_as_such) {
+  answer_refused("{\"seq\":5.4,\"ids\":[\"x\"]}", 5, "answer has seq 5.4, which is not a whole number (expected 5)");
+  answer_refused("{\"seq\":5.000000000000001,\"ids\":[\"x\"]}", 5, "seq 5.000000000000001, which is not a whole");
+  answer_refused("{\"seq\":4.5,\"ids\":[\"x\"]}", 5, "seq 4.5, which is not a whole number");
+  answer_refused("{\"seq\":1e999,\"ids\":[\"x\"]}", 5, "which is not a whole number");
+  answer_refused("{\"seq\":6,\"ids\":[\"x\"]}", 5, "answer has seq 6, expected 5 (answers come in request order)");
+  answer_refused("{\"seq\":-5,\"ids\":[\"x\"]}", 5, "answer has seq -5, expected 5");
+  answer_taken("{\"seq\":5,\"ids\":[\"x\"]}", 5);
+  answer_taken("{\"seq\":5.0,\"ids\":[\"x\"]}", 5); /* the same number, written otherwise */
+  const char *rest = ",\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]}";
+  char line[200];
+  snprintf(line, sizeof line, "{\"seq\":0.5%s", rest);
+  hello_refused(line, "hello answer has seq 0.5, which is not a whole number (it must have \"seq\":0)");
+  snprintf(line, sizeof line, "{\"seq\":3%s", rest);
+  hello_refused(line, "hello answer has seq 3 (it must have \"seq\":0)");
+  snprintf(line, sizeof line, "{\"seq\":\"0\"%s", rest);
+  hello_refused(line, "hello answer must have \"seq\":0");
+}
+
 Test(subprocess, cannot_start) {
   char *missing[] = {"tests/fixtures/no-such-program", NULL};
   OPEN_FAILS(missing, "cannot start 'tests/fixtures/no-such-program'", "No such file or directory");
