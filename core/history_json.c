@@ -2,6 +2,7 @@
 #include "core/history_json.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -160,6 +161,68 @@ static bool scan_number(cs_str j, size_t *i, syntax_error *e) {
 bad:
   *e = (syntax_error){p, p >= j.len ? "JSON ends early (truncated input?)" : "malformed number"};
   return false;
+}
+
+/* The length of the run at the start of p[0..n) of plain string content: no '"', no '\\', no control
+ * character. Eight bytes at a time: strings are most of an answer, and every answer is scanned. */
+static size_t plain_run(const char *p, size_t n) {
+  const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t w, q, b;
+    memcpy(&w, p + k, 8);
+    q = w ^ ones * '"';
+    b = w ^ ones * '\\';
+    /* (x - 0x01..) & ~x & 0x80.. is not 0 when a byte of x is 0; with 0x20.., when one is below 0x20 */
+    if ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high)
+      break;
+  }
+  while (k < n && p[k] != '"' && p[k] != '\\' && (unsigned char)p[k] >= 0x20)
+    k++;
+  return k;
+}
+
+int cs_json_strict_tokens(cs_str j, cs_err *err) {
+  char why[80];
+  size_t i = 0, line, col;
+  while (i < j.len) {
+    unsigned char c = (unsigned char)j.ptr[i];
+    if (c == '"') {
+      /* The text parsed, so strings end where the parser found them to end. It checked each escape,
+       * whose second byte may be a quote. */
+      for (i++;; i += 2) {
+        i += plain_run(j.ptr + i, j.len - i);
+        if (i + 1 >= j.len || j.ptr[i] != '\\')
+          break;
+      }
+      if (i < j.len && (unsigned char)j.ptr[i] < 0x20) {
+        snprintf(why, sizeof why, "raw control character U+%04X in a string (it must be escaped)",
+                 (unsigned char)j.ptr[i]);
+        goto bad;
+      }
+      i++;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      /* strtod takes 5. -.5 1.e5 and 05; scan_number refuses the first three and stops after the 0
+       * of the last. */
+      size_t start = i;
+      syntax_error e;
+      bool ok = scan_number(j, &i, &e);
+      if (!ok || (i < j.len && j.ptr[i] >= '0' && j.ptr[i] <= '9')) {
+        snprintf(why, sizeof why, "%s", ok ? "number with a leading zero" : "malformed number");
+        i = start;
+        goto bad;
+      }
+    } else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
+      snprintf(why, sizeof why, "control character U+%04X outside a string", c);
+      goto bad;
+    } else {
+      i++;
+    }
+  }
+  return 0;
+bad:
+  cs_json_line_col(j, i, &line, &col);
+  return cs_err_set(err, "%zu:%zu: %s", line, col, why);
 }
 
 static syntax_error find_syntax_error(cs_str j) {

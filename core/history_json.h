@@ -27,6 +27,11 @@ int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_lim
 /* Checks raw JSON text before cJSON sees it: size, UTF-8, no NUL byte, no \u0000 escape (cJSON
  * would silently cut a string there). Returns 0 or -1 with `err` naming line:column. */
 int cs_json_precheck(cs_str json, size_t max_bytes, cs_err *err);
+/* Checks JSON text that cJSON has parsed for what cJSON lets through and RFC 8259 forbids: a number
+ * with a leading zero or without digits around its '.' (05, 5., -.5), and a control character other
+ * than white space (raw in a string, or anywhere outside one). 0, or -1 with `err` naming
+ * line:column. */
+int cs_json_strict_tokens(cs_str json, cs_err *err);
 /* Parses JSON text strictly: cs_json_precheck (max_bytes 0: its default), then cJSON, then nothing
  * but white space after the value; `what` names the value in that error ("the history object").
  * Returns the value (cJSON_Delete it), or NULL with `err` naming line:column. */

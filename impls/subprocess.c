@@ -553,6 +553,36 @@ static bool data_after(cs_str line, const char *end) {
   return false;
 }
 
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A member name that occurs twice in `obj`, or NULL. cJSON keeps both and finds the first, while
+ * another reader may take the last: such an answer says two things. */
+static const char *repeated_name(const cJSON *obj) {
+  size_t n = 0;
+  for (const cJSON *m = obj->child; m; m = m->next)
+    n++;
+  const char **names = n > 16 ? malloc(n * sizeof *names) : NULL;
+  if (!names) { /* few members (every answer callsign asks for), or no memory to sort them */
+    for (const cJSON *m = obj->child; m; m = m->next)
+      for (const cJSON *o = m->next; o; o = o->next)
+        if (strcmp(m->string, o->string) == 0)
+          return m->string;
+    return NULL;
+  }
+  const char *dup = NULL;
+  size_t k = 0;
+  for (const cJSON *m = obj->child; m; m = m->next)
+    names[k++] = m->string;
+  qsort(names, n, sizeof *names, cmp_names);
+  for (k = 1; k < n && !dup; k++)
+    if (strcmp(names[k - 1], names[k]) == 0)
+      dup = names[k];
+  free(names);
+  return dup;
+}
+
 /* Writes a JSON number for a message: the shortest form that reads back as the same double, so
  * that 5.4 never shows as 5 (cJSON keeps no text of the number). */
 static void number_text(double v, char *out, size_t n) {
@@ -587,8 +617,17 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     snprintf(why, wn, "hello answer has data after the JSON object");
     goto cleanup;
   }
+  if (root && cs_json_strict_tokens(line, &e)) {
+    snprintf(why, wn, "hello answer is not valid JSON text: %s", e.msg);
+    goto cleanup;
+  }
   if (!cJSON_IsObject(root)) {
     snprintf(why, wn, "hello answer is not a JSON object: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
+    goto cleanup;
+  }
+  const char *dup = repeated_name(root);
+  if (dup) {
+    snprintf(why, wn, "hello answer has the member \"%.60s\" twice (a name may occur once)", dup);
     goto cleanup;
   }
   const cJSON *seq = cJSON_GetObjectItemCaseSensitive(root, "seq");
@@ -868,8 +907,17 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
     snprintf(why, wn, "answer has data after the JSON object");
     goto cleanup;
   }
+  if (cs_json_strict_tokens(line, &e)) {
+    snprintf(why, wn, "answer is not valid JSON text: %s", e.msg);
+    goto cleanup;
+  }
   if (!cJSON_IsObject(root)) {
     snprintf(why, wn, "answer is not a JSON object: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
+    goto cleanup;
+  }
+  const char *dup = repeated_name(root);
+  if (dup) {
+    snprintf(why, wn, "answer has the member \"%.60s\" twice (a name may occur once)", dup);
     goto cleanup;
   }
   const cJSON *sq = cJSON_GetObjectItemCaseSensitive(root, "seq");

@@ -438,6 +438,47 @@ Test(history_json, from_cjson_uses_the_given_path) {
   cJSON_Delete(v);
 }
 
+/* cs_json_strict_tokens: what cJSON parses and RFC 8259 forbids, found at its place wherever it
+ * sits in a string (strings are scanned eight bytes at a time). */
+Test(history_json, strict_tokens) {
+  cs_err err;
+  for (size_t at = 0; at < 21; at++) {
+    if (at == 10 || at == 11) /* the \" escape */
+      continue;
+    char s[40] = "[\"abcdefghij\\\"klmnopqrs\",1]";
+    s[2 + at] = '\x1f';
+    cr_assert_eq(cs_json_strict_tokens(cs_str_c(s), &err), -1, "at %zu", at);
+    char want[60];
+    snprintf(want, sizeof want, "1:%zu: raw control character U+001F in a string", 3 + at);
+    cr_assert_not_null(strstr(err.msg, want), "at %zu: %s", at, err.msg);
+  }
+  const char *good[] = {"[\"abcdefghij\\\"klmnopqrs\",1]",
+                        "{\"a\":[0,-0,10,0.5,-1.5e-05,2E+3,1e05],\"b\":\"\\\\\",\"c\":\"\\\"05\",\"d\":true}\t\r\n",
+                        "\"\xc3\xa9\x7f\"",
+                        "",
+                        "\"unterminated \\",
+                        "\"\\"};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+    cr_assert_eq(cs_json_strict_tokens(cs_str_c(good[i]), &err), 0, "%s: %s", good[i], err.msg);
+  const struct {
+    const char *json, *why;
+  } bad[] = {
+      {"[05]", "1:2: number with a leading zero"},
+      {"[-00]", "1:2: number with a leading zero"},
+      {"[5.]", "1:2: malformed number"},
+      {"[-.5]", "1:2: malformed number"},
+      {"[1.e5]", "1:2: malformed number"},
+      {"[1,\x01 2]", "1:4: control character U+0001 outside"},
+      {"\x0c[]", "1:1: control character U+000C"},
+      {"{\"a\n\":1}", "1:4: raw control character U+000A"},
+      {"\"\\\"\x02\"", "1:4: raw control character"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_assert_eq(cs_json_strict_tokens(cs_str_c(bad[i].json), &err), -1, "%s", bad[i].json);
+    cr_assert_not_null(strstr(err.msg, bad[i].why), "%s: %s", bad[i].json, err.msg);
+  }
+}
+
 Test(history_json, precheck_and_line_col) {
   cs_err err;
   cr_assert_eq(cs_json_precheck(cs_str_c("{\"a\":\"\\\\u0000\"}"), 0, &err), 0);

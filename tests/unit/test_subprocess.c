@@ -642,6 +642,53 @@ Test(subprocess, a_fractional_seq_is_named_as_such) {
   hello_refused(line, "hello answer must have \"seq\":0");
 }
 
+/* What cJSON lets through but RFC 8259 forbids is a protocol fault, and so is a member named twice
+ * (which value counts would depend on the reader). */
+Test(subprocess, answers_must_be_strict_json) {
+  const struct {
+    const char *line, *why;
+  } bad[] = {
+      {"{\"seq\":05,\"ids\":[\"x\"]}", "answer is not valid JSON text: 1:8: number with a leading zero"},
+      {"{\"seq\":5,\"ids\":[\"x\"],\"n\":-00}", "1:26: number with a leading zero"},
+      {"{\"seq\":5.,\"ids\":[\"x\"]}", "1:8: malformed number"},
+      {"{\"seq\":5,\"ids\":[\"x\"],\"n\":-.5}", "malformed number"},
+      {"{\"seq\":5,\"ids\":[\"x\"],\"n\":1.e5}", "malformed number"},
+      {"{\"seq\":5,\"ids\":[\"a\x01\x1f"
+       "b\"]}",
+       "1:19: raw control character U+0001 in a string (it must be escaped)"},
+      {"{\"seq\":5,\"ids\":[\"a\tb\"]}", "raw control character U+0009 in a string"},
+      {"{\"seq\":5,\"ids\":[\"x\"],\"k\\\"\x1f\":1}", "raw control character U+001F in a string"},
+      {"{\"seq\":5,\x01\"ids\":[\"x\"]}", "1:10: control character U+0001 outside a string"},
+      {"\x0b{\"seq\":5,\"ids\":[\"x\"]}", "control character U+000B outside a string"},
+      {"{\"seq\":5,\"seq\":9,\"ids\":[\"x\"]}", "answer has the member \"seq\" twice (a name may occur once)"},
+      {"{\"seq\":5,\"ids\":[\"x\"],\"ids\":[\"y\"]}", "answer has the member \"ids\" twice"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    answer_refused(bad[i].line, 5, bad[i].why);
+  /* Past 16 members the names are sorted to find a repeat. */
+  char many[400] = "{\"seq\":5,\"ids\":[\"x\"]";
+  for (int i = 0; i < 20; i++)
+    snprintf(many + strlen(many), sizeof many - strlen(many), ",\"m%d\":%d", i, i);
+  strcat(many, "}");
+  answer_taken(many, 5);
+  many[strlen(many) - 1] = 0;
+  strcat(many, ",\"m7\":0}");
+  answer_refused(many, 5, "answer has the member \"m7\" twice");
+  /* Strict JSON that looks close to the faults above is taken. */
+  answer_taken("{\"seq\":5,\t\"ids\":[\"\\u0001\\\\\\\"05\x7f\xc3\xa9\"],\"n\":[0,-0,0.5,-0.5e-05,1E+5,10,1e05]} \r",
+               5);
+  answer_taken("{\"seq\":5,\"ids\":[\"x\"],\"o\":{\"ids\":1,\"seq\":2},\"t\":[true,false,null]}", 5);
+
+  const char *rest = "\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]}";
+  char line[300];
+  snprintf(line, sizeof line, "{\"seq\":0,\"protocol\":01,\"name\":\"x\",%s", rest);
+  hello_refused(line, "hello answer is not valid JSON text: 1:21: number with a leading zero");
+  snprintf(line, sizeof line, "{\"seq\":0,\"protocol\":1,\"name\":\"x\x02\",%s", rest);
+  hello_refused(line, "raw control character U+0002 in a string");
+  snprintf(line, sizeof line, "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"name\":\"y\",%s", rest);
+  hello_refused(line, "hello answer has the member \"name\" twice (a name may occur once)");
+}
+
 Test(subprocess, cannot_start) {
   char *missing[] = {"tests/fixtures/no-such-program", NULL};
   OPEN_FAILS(missing, "cannot start 'tests/fixtures/no-such-program'", "No such file or directory");
