@@ -76,20 +76,6 @@ static void on_stop_signal(int sig) {
   }
 }
 
-/* A signal the caller left ignored stays ignored: a shell without job control starts background
- * commands with SIGINT ignored, so that a Ctrl-C meant for the foreground does not reach them. */
-static void catch_stop_signals(void) {
-  struct sigaction sa, old;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  const int sigs[] = {SIGINT, SIGTERM};
-  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-      sigaction(sigs[i], &sa, NULL);
-}
-
 static void note_signature(fuzz_ctx *c, const char *sig) {
   for (size_t i = 0; i < c->nsigs; i++)
     if (!strcmp(c->sigs[i], sig))
@@ -457,7 +443,9 @@ int cs_cmd_fuzz(int argc, char **argv) {
   }
   cs_findings total = {0};
   int status = CS_EXIT_OK, rc;
-  catch_stop_signals(); /* before the workers fork: they inherit it */
+  /* Before the workers fork: they inherit it. */
+  const int stop[] = {SIGINT, SIGTERM};
+  cs_catch_signals(stop, sizeof stop / sizeof *stop, on_stop_signal, SA_RESTART);
   if (jobs == 1)
     rc = run_part(&c, c.o.shard_i, c.o.shard_n, true, &total, &err);
   else

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "harness/cli.h"
+#include "harness/session.h"
 #include "impls/impl.h"
 
 typedef struct {
@@ -103,20 +104,9 @@ static void on_fatal_signal(int sig) {
   raise(sig);
 }
 
-/* A signal the caller left ignored stays ignored (a background job's SIGINT). `fuzz` puts its own
- * graceful handlers over SIGINT and SIGTERM. */
-static void end_implementations_on_fatal_signals(void) {
-  struct sigaction sa, old;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_fatal_signal;
-  sigemptyset(&sa.sa_mask);
-  const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-      sigaction(sigs[i], &sa, NULL);
-}
-
 int main(int argc, char **argv) {
-  end_implementations_on_fatal_signals();
+  /* `fuzz` puts its own graceful handlers over SIGINT and SIGTERM. */
+  const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  cs_catch_signals(fatal, sizeof fatal / sizeof *fatal, on_fatal_signal, 0);
   return check_stdout(dispatch(argc, argv));
 }

@@ -2,6 +2,7 @@
  * lines (harness/session.h). */
 #include "harness/session.h"
 
+#include <signal.h>
 #include <string.h>
 
 cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, cs_err *err) {
@@ -23,6 +24,17 @@ cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, 
   if (!impl)
     cs_err_prefix(err, "%s", name);
   return impl;
+}
+
+void cs_catch_signals(const int *sigs, size_t n, void (*handler)(int), int flags) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = flags;
+  for (size_t i = 0; i < n; i++)
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+      sigaction(sigs[i], &sa, NULL);
 }
 
 void cs_shell_arg(cs_buf *b, const char *s) {

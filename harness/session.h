@@ -24,6 +24,11 @@ void cs_shell_arg(cs_buf *b, const char *s);
 void cs_replay_command(const cs_options *o, const char *impl_name, bool external, const cs_outcome *cell,
                        const char *tname, cs_buf *b);
 
+/* Installs `handler` for each of sigs[0..n) with sa_flags `flags`, except a signal the caller left
+ * ignored: a shell without job control starts background commands with SIGINT ignored, so that a
+ * Ctrl-C meant for the foreground does not reach them, and it stays so. */
+void cs_catch_signals(const int *sigs, size_t n, void (*handler)(int), int flags);
+
 /* The name of target `t`, or "-" for target-less properties (t < 0). */
 const char *cs_target_label(int t);
 
