@@ -115,6 +115,19 @@ void cs_subprocess_kill_all(void) {
   }
 }
 
+/* 1: the process has exited, and is left unreaped (its ID, which is its group's, stays reserved);
+ * 0: it runs; -1: it is not ours to wait for (already reaped). */
+static int exit_state(pid_t pid) {
+  for (;;) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0)
+      return si.si_pid == pid;
+    if (errno != EINTR)
+      return -1;
+  }
+}
+
 static int ms_until(int64_t deadline) {
   int64_t d = deadline - cs_now_ns();
   if (d <= 0)
@@ -314,9 +327,7 @@ static void pump(cs_subproc *s, int timeout_ms) {
   /* Looked at on every wake-up, not only a quiet one: a child it left behind may keep a pipe busy,
    * and the death would then be seen only at the deadline (and called a timeout). */
   if (s->pid > 0 && !s->out_eof) {
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == s->pid) {
+    if (exit_state(s->pid) == 1) {
       read_stdout(s);    /* what it wrote before it died is still in the pipe, and is its answer */
       s->out_eof = true; /* the process is gone; what its children write is not its answer */
     }
@@ -367,19 +378,12 @@ static bool end_process(cs_subproc *s, unsigned grace_ms, int *st) {
   if (s->pid > 0) {
     int64_t deadline = cs_now_ns() + (int64_t)grace_ms * 1000000;
     for (;;) {
-      siginfo_t si = {0};
-      int w = waitid(P_PID, (id_t)s->pid, &si, WEXITED | WNOHANG | WNOWAIT);
-      if (w == 0 && si.si_pid == s->pid) {
-        own = true;
-        break;
-      }
-      if (w < 0 && errno != EINTR) {
-        gone = true;
-        break;
-      }
-      if (ms_until(deadline) <= 0)
-        break;
+      int state = exit_state(s->pid);
+      own = state == 1;
+      gone = state < 0;
       int left = ms_until(deadline);
+      if (state || left <= 0)
+        break;
       /* Keep reading so a child blocked on a full pipe can reach its exit. */
       struct pollfd p[2];
       int np = 0;
@@ -1075,8 +1079,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     return cs_err_set(err, "out of memory for %zu requests", n);
   memset(replies, 0, n * sizeof *replies);
   /* A process that ended between batches (after its last answer) is replaced without blame. */
-  siginfo_t ended = {0};
-  if (s->pid > 0 && waitid(P_PID, (id_t)s->pid, &ended, WEXITED | WNOHANG | WNOWAIT) == 0 && ended.si_pid == s->pid)
+  if (s->pid > 0 && exit_state(s->pid) == 1)
     kill_process(s); /* reaps it, and ends what it left running */
   size_t recv = 0;
   int64_t head_since = cs_now_ns(); /* when the oldest unanswered request became the oldest */
