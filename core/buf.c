@@ -70,6 +70,16 @@ static inline bool word_stops(uint64_t w) {
   return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((bs - ones) & ~bs) | ((e2 - ones) & ~e2)) & tops;
 }
 
+void cs_buf_double(cs_buf *b, double v) {
+  char s[40];
+  for (int digits = 1; digits <= 17; digits++) {
+    snprintf(s, sizeof s, "%.*g", digits, v);
+    if (strtod(s, NULL) == v)
+      break;
+  }
+  cs_buf_puts(b, s);
+}
+
 void cs_buf_json_str(cs_buf *b, cs_str s) {
   static const char hex[] = "0123456789abcdef";
   if (!s.ptr) {

@@ -25,6 +25,9 @@ void cs_buf_printf(cs_buf *b, const char *fmt, ...)
 /* Appends a JSON string literal (with quotes), or `null` for a null cs_str. Bytes are copied as
  * UTF-8; control characters, quote, backslash and U+2028/U+2029 are escaped. */
 void cs_buf_json_str(cs_buf *b, cs_str s);
+/* Appends `v` in the shortest %g form that reads back as the same double (5.4, 1e-07, 0.2), so a
+ * value is never shown rounded to something else. NaN and infinities as printf writes them. */
+void cs_buf_double(cs_buf *b, double v);
 void cs_buf_clear(cs_buf *b);
 void cs_buf_free(cs_buf *b);
 static inline cs_str cs_buf_view(const cs_buf *b) {

@@ -587,16 +587,6 @@ static const char *repeated_name(const cJSON *obj) {
   return dup;
 }
 
-/* Writes a JSON number for a message: the shortest form that reads back as the same double, so
- * that 5.4 never shows as 5 (cJSON keeps no text of the number). */
-static void number_text(double v, char *out, size_t n) {
-  for (int prec = 15; prec <= 17; prec++) {
-    snprintf(out, n, "%.*g", prec, v);
-    if (strtod(out, NULL) == v)
-      return;
-  }
-}
-
 /* Tells a seq that is no seq at all (5.4) from one that is out of order (6), for the message. */
 static bool whole_number(double v) {
   if (v != v || v - v != 0) /* NaN, or an infinity (1e999 reads as one) */
@@ -647,10 +637,11 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     goto cleanup;
   }
   if (seq->valuedouble != 0) {
-    char num[32];
-    number_text(seq->valuedouble, num, sizeof num);
-    snprintf(why, wn, "hello answer has seq %s%s (it must have \"seq\":0)", num,
+    cs_buf num = {0}; /* as it was written: 5.4 never shows as 5 */
+    cs_buf_double(&num, seq->valuedouble);
+    snprintf(why, wn, "hello answer has seq %s%s (it must have \"seq\":0)", num.data,
              whole_number(seq->valuedouble) ? "" : ", which is not a whole number");
+    cs_buf_free(&num);
     goto cleanup;
   }
   if (err) {
@@ -930,13 +921,15 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
     goto cleanup;
   }
   if (sq->valuedouble != (double)seq) {
-    char num[32];
-    number_text(sq->valuedouble, num, sizeof num);
+    cs_buf num = {0}; /* as it was written: 5.4 never shows as 5 */
+    cs_buf_double(&num, sq->valuedouble);
     if (whole_number(sq->valuedouble))
-      snprintf(why, wn, "answer has seq %s, expected %llu (answers come in request order)", num,
+      snprintf(why, wn, "answer has seq %s, expected %llu (answers come in request order)", num.data,
                (unsigned long long)seq);
     else
-      snprintf(why, wn, "answer has seq %s, which is not a whole number (expected %llu)", num, (unsigned long long)seq);
+      snprintf(why, wn, "answer has seq %s, which is not a whole number (expected %llu)", num.data,
+               (unsigned long long)seq);
+    cs_buf_free(&num);
     goto cleanup;
   }
   const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");

@@ -31,15 +31,7 @@ static void seconds(cs_buf *b, double s) {
  * reader comparing a label's share with min_coverage decides as callsign did, and a threshold of
  * 1e-07 is not written as 0, which means none. */
 static void real(cs_buf *b, double v) {
-  char s[40];
-  if (!isfinite(v))
-    v = 0;
-  for (int digits = 1; digits <= 17; digits++) {
-    snprintf(s, sizeof s, "%.*g", digits, v);
-    if (strtod(s, NULL) == v)
-      break;
-  }
-  cs_buf_puts(b, s);
+  cs_buf_double(b, isfinite(v) ? v : 0);
 }
 
 /* 64-bit seeds are written as decimal strings: JSON readers that use doubles lose digits past 2^53. */
@@ -179,7 +171,7 @@ static void statistics(cs_buf *b, const cs_report *r) {
     cs_buf_puts(b, ", \"count\": ");
     num(b, s->count);
     cs_buf_puts(b, ", \"share\": ");
-    real(b, r->stat_cases ? (double)s->count / (double)r->stat_cases : 0.0);
+    real(b, cs_report_stat_share(r, i));
     cs_buf_printf(b, ", \"below_min_coverage\": %s}", cs_report_stat_below(r, i) ? "true" : "false");
   }
   cs_buf_puts(b, r->nstats ? "\n    ]\n  }" : "]\n  }");

@@ -153,3 +153,19 @@ Test(buf, json_escapes_at_every_offset) {
   cr_assert_str_eq(json_of(&b, cs_str_c("1234567\xe2\x82\xac")), "\"1234567\xe2\x82\xac\"");
   cs_buf_free(&b);
 }
+
+/* The shortest text that reads back as the same double: never a rounded value that reads as another. */
+Test(buf, double_is_the_shortest_text_that_reads_back) {
+  const struct {
+    double v;
+    const char *text;
+  } cases[] = {{5.4, "5.4"},       {5, "5"},       {1e-7, "1e-07"},  {0.2, "0.2"}, {0.1 + 0.2, "0.30000000000000004"},
+               {1693.4, "1693.4"}, {-0.5, "-0.5"}, {1e300, "1e+300"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    cs_buf b = {0};
+    cs_buf_double(&b, cases[i].v);
+    cr_assert_str_eq(b.data, cases[i].text);
+    cr_assert_eq(strtod(b.data, NULL), cases[i].v);
+    cs_buf_free(&b);
+  }
+}
