@@ -288,7 +288,7 @@ static int print_stats(run_ctx *c) {
   if (c->o.stats)
     printf("\nGeneration statistics (%llu cases)\n", (unsigned long long)r->stat_cases);
   for (size_t i = 0; i < r->nstats; i++) {
-    double share = r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0;
+    double share = cs_report_stat_share(r, i);
     bool below = cs_report_stat_below(r, i);
     if (c->o.stats || below)
       printf("  %-28s %8llu  %6.2f%%%s\n", r->stats[i].name, (unsigned long long)r->stats[i].count, share * 100,

@@ -4,7 +4,6 @@
  * chart. The markup is also well-formed XML (every element closed, attributes quoted, numeric
  * references only), so both HTML5 and XML tools can read it; every string from the data goes
  * through cs_esc_markup. */
-#include <math.h>
 #include <string.h>
 
 #include "reports/escape.h"
@@ -206,11 +205,6 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
     pre(b, "stderr (tail)", impl->stderr_tail);
 }
 
-static double stat_share(const cs_report *r, size_t i) {
-  double share = r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0.0;
-  return isfinite(share) && share >= 0 ? share : 0.0;
-}
-
 /* The shared wording of a share ("17.00%"), escaped for the page. */
 static void percent(cs_buf *b, double share) {
   cs_buf p = {0};
@@ -235,7 +229,7 @@ static void coverage_banner(cs_buf *b, const cs_report *r, size_t below) {
     esc(b, r->stats[i].name);
     cs_buf_printf(b, "</code>: %llu of %llu cases (", (unsigned long long)r->stats[i].count,
                   (unsigned long long)r->stat_cases);
-    percent(b, stat_share(r, i));
+    percent(b, cs_report_stat_share(r, i));
     cs_buf_puts(b, ")</li>\n");
   }
   cs_buf_puts(b, "</ul></div>\n");
@@ -257,9 +251,7 @@ static void stats_chart(cs_buf *b, const cs_report *r) {
                 CHART_W, h, CHART_W, h);
   for (size_t i = 0; i < r->nstats; i++) {
     const cs_stat *s = &r->stats[i];
-    double share = r->stat_cases ? (double)s->count / (double)r->stat_cases : 0.0;
-    if (!isfinite(share) || share < 0)
-      share = 0;
+    double share = cs_report_stat_share(r, i);
     double w = (share > 1 ? 1 : share) * CHART_BAR_MAX;
     size_t y = 4 + i * CHART_ROW_H;
     const char *name = str_or(s->name, "");
@@ -283,13 +275,12 @@ static void stats_chart(cs_buf *b, const cs_report *r) {
   cs_buf_puts(b, "</tr>\n");
   for (size_t i = 0; i < r->nstats; i++) {
     const cs_stat *s = &r->stats[i];
-    double share = r->stat_cases ? (double)s->count / (double)r->stat_cases : 0.0;
+    double share = cs_report_stat_share(r, i);
     cs_buf_puts(b, "<tr><td class=\"p\">");
     esc(b, s->name);
     cs_buf_puts(b, "</td><td class=\"p\">");
     esc(b, s->desc);
-    cs_buf_printf(b, "</td><td>%llu</td><td>%.1f%%</td>", (unsigned long long)s->count,
-                  isfinite(share) ? share * 100.0 : 0.0);
+    cs_buf_printf(b, "</td><td>%llu</td><td>%.1f%%</td>", (unsigned long long)s->count, share * 100.0);
     if (r->min_coverage > 0)
       cs_buf_puts(b, cs_report_stat_below(r, i) ? "<td class=\"below\">below</td>" : "<td></td>");
     cs_buf_puts(b, "</tr>\n");

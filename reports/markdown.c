@@ -201,7 +201,7 @@ static void coverage_below(cs_buf *b, const cs_report *r, size_t below) {
     md(b, s->name);
     cs_buf_printf(b, "**: %llu of %llu cases (", (unsigned long long)s->count, (unsigned long long)r->stat_cases);
     line = (cs_buf){0};
-    cs_percent(&line, r->stat_cases ? (double)s->count / (double)r->stat_cases : 0);
+    cs_percent(&line, cs_report_stat_share(r, i));
     md(b, line.data);
     cs_buf_free(&line);
     cs_buf_puts(b, ")\n");

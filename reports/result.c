@@ -72,9 +72,12 @@ int cs_report_exit_status(const cs_report *r) {
   return cs_report_coverage_below(r) ? 1 : 0;
 }
 
+double cs_report_stat_share(const cs_report *r, size_t i) {
+  return r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0;
+}
+
 bool cs_report_stat_below(const cs_report *r, size_t i) {
-  double share = r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0;
-  return r->min_coverage > 0 && share < r->min_coverage;
+  return r->min_coverage > 0 && cs_report_stat_share(r, i) < r->min_coverage;
 }
 
 size_t cs_report_coverage_below(const cs_report *r) {

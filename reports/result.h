@@ -114,6 +114,8 @@ const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len);
 /* Exit status per DESIGN.md: 0 pass, 1 a property failed (or a label fell below --min-coverage), 3 an
  * implementation could not be run. */
 int cs_report_exit_status(const cs_report *r);
+/* The share of generated cases that statistics label i occurred in (0 when no case was). */
+double cs_report_stat_share(const cs_report *r, size_t i);
 /* Is statistics label i below --min-coverage? How many are? Either fails the run (exit 1). */
 bool cs_report_stat_below(const cs_report *r, size_t i);
 size_t cs_report_coverage_below(const cs_report *r);
