@@ -11,7 +11,7 @@ static cs_str mistral_map(const cs_rule *rule, const cs_digest *d, const cs_map_
     n = rule->max_len;
   if (rule->min_len > n)
     n = rule->min_len;
-  return cs_map_base62(d, in, n ? n : 1, a);
+  return cs_map_base62(d, in, n, a);
 }
 
 const cs_target cs_target_mistral = {
