@@ -59,7 +59,7 @@ static const option_row rows[] = {
     {"stats", ARG_NONE, CS_CMD_RUN, "  print how often each pathology class was generated"},
     {"min-coverage", ARG_SHARE, CS_CMD_RUN,
      "SHARE  fail when a class occurs in fewer cases (0.01 or 1%; a number above 1 is a percentage, 1 is refused)"},
-    {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd (default 5000)"},
+    {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd, 1 to 3600000 (default 5000)"},
     {"max-id-len", ARG_U32, GEN, "N  longest generated ID in bytes, 1 to 1048576 (default 65536)"},
     {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
     {"generate", ARG_NONE, CS_CMD_VECTORS, "  rewrite the vectors, keeping existing tcIds"},
@@ -181,8 +181,10 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   switch (row->kind) {
   case ARG_U64:
   case ARG_U32:
-    if (parse_u64(v, &u) || (row->kind == ARG_U32 && u > 0xffffffffu))
+    if (parse_u64(v, &u))
       return cs_err_set(err, "--%s: '%s' is not a whole number", n, v);
+    if (row->kind == ARG_U32 && u > UINT32_MAX)
+      return cs_err_set(err, "--%s: '%s' is more than %u", n, v, (unsigned)UINT32_MAX);
     break;
   case ARG_DURATION:
     if (cs_parse_duration(v, &d))
@@ -270,6 +272,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   } else if (!strcmp(n, "min-coverage")) {
     o->min_coverage = d;
   } else if (!strcmp(n, "deadline")) {
+    /* 0 would silently mean the default; past an hour, a hung implementation stalls the run. */
+    if (u == 0 || u > CS_MAX_DEADLINE_MS)
+      return cs_err_set(err, "--deadline: must be 1 to %u milliseconds", CS_MAX_DEADLINE_MS);
     o->deadline_ms = (unsigned)u;
   } else if (!strcmp(n, "max-id-len")) {
     /* 0 would silently mean the default; a huge value, IDs too long to hold in memory. */

@@ -164,6 +164,7 @@ int cs_inproc_init(cs_inproc_impl *p, const cs_impl_env *env, cs_err *err);
 extern const cs_impl_vtable cs_inproc_vtable;
 
 /* The subprocess client for PROTOCOL.md (impls/subprocess.c). */
+#define CS_MAX_DEADLINE_MS 3600000u /* the longest per-request deadline the CLI accepts */
 typedef struct {
   unsigned deadline_ms; /* per request; 0: 5000 */
   size_t stderr_tail;   /* bytes kept; 0: 4096 */

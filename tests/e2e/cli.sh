@@ -157,6 +157,14 @@ done
 "$CS" run --no-corpus --impl reference --cases 20 --quiet --max-id-len 1048576 >"$T/o" 2>"$T/e"
 check "--max-id-len 1048576 (the bound) runs" "[ $? -eq 0 ]"
 
+# --deadline 0 silently meant 5000 ms; a value past 2^32 was called "not a whole number".
+for v in 0 3600001; do
+  "$CS" run --no-corpus --cases 5 --quiet --deadline $v --impl-cmd -- build/adapter-c >"$T/o" 2>"$T/e"
+  check "--deadline $v: exit 2, one line" "one_line_2 $? '--deadline: must be 1 to 3600000 milliseconds'"
+done
+"$CS" run --no-corpus --cases 5 --quiet --deadline 4294967296 --impl-cmd -- build/adapter-c >"$T/o" 2>"$T/e"
+check "--deadline 4294967296: named as too large" "one_line_2 $? \"--deadline: '4294967296' is more than 4294967295\""
+
 # A budget of no request is refused, not turned into the default budget of 50.
 "$CS" probe --provider anthropic --dry-run --max-requests 0 >"$T/o" 2>"$T/e"
 check "probe --max-requests 0: exit 2, one line" "one_line_2 $? '--max-requests: must be at least 1'"

@@ -106,6 +106,33 @@ Test(cli, max_id_len_is_bounded) {
   }
 }
 
+/* --deadline 0 silently meant the default 5000 ms: it is refused, as is more than an hour. */
+Test(cli, deadline_is_bounded) {
+  cs_options o;
+  cs_err err;
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--deadline", "1", &o, &err), 0, "%s", err.msg);
+  cr_assert_eq(o.deadline_ms, 1u);
+  cr_assert_eq(parse_one(CS_CMD_FUZZ, "--deadline", "3600000", &o, &err), 0, "%s", err.msg);
+  cr_assert_eq(o.deadline_ms, 3600000u);
+  const char *bad[] = {"0", "3600001", "4294967295"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_assert_eq(parse_one(CS_CMD_RUN, "--deadline", bad[i], &o, &err), -1, "%s was taken", bad[i]);
+    cr_assert_str_eq(err.msg, "--deadline: must be 1 to 3600000 milliseconds");
+  }
+}
+
+/* A whole number too large for its option is named as such, not as "not a whole number". */
+Test(cli, too_large_number_is_named) {
+  cs_options o;
+  cs_err err;
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--deadline", "4294967296", &o, &err), -1);
+  cr_assert_str_eq(err.msg, "--deadline: '4294967296' is more than 4294967295");
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--jobs", "99999999999", &o, &err), -1);
+  cr_assert_str_eq(err.msg, "--jobs: '99999999999' is more than 4294967295");
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--deadline", "12x", &o, &err), -1);
+  cr_assert_str_eq(err.msg, "--deadline: '12x' is not a whole number");
+}
+
 /* A probe with --max-requests 0 sent the default 50 requests: 0 is refused instead. */
 Test(cli, max_requests_zero_is_refused) {
   cs_options o;
