@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/utf8.h"
@@ -360,6 +361,17 @@ static int get_str(reader *r, const cJSON *obj, const char *key, int nullable, i
   return 0;
 }
 
+/* Every object of the history but a payload (args, content, text: the tool's own JSON) has each
+ * member name once: a history that names an ID twice says two things. */
+static int unique_names(reader *r, const cJSON *obj) {
+  const char *dup;
+  if (cs_json_repeated_name(obj, &dup))
+    return cs_err_set(r->err, "%s: out of memory checking member names", r->path);
+  if (dup)
+    return cs_err_set(r->err, "%s: the member \"%.60s\" occurs twice (a name may occur once)", r->path, dup);
+  return 0;
+}
+
 static int get_payload(reader *r, const cJSON *obj, const char *key, cs_str *out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   *out = CS_NULL_STR;
@@ -389,6 +401,8 @@ static int get_array(reader *r, const cJSON *obj, const char *key, const cJSON *
 static int read_call(reader *r, const cJSON *v, cs_call *c) {
   if (!cJSON_IsObject(v))
     return cs_err_set(r->err, "%s: expected an object, got %s", r->path, type_name(v));
+  if (unique_names(r, v))
+    return -1;
   if (get_str(r, v, "id", 1, 0, lim_id(r), &c->id) || get_str(r, v, "name", 0, 1, lim_id(r), &c->name) ||
       get_payload(r, v, "args", &c->args))
     return -1;
@@ -402,6 +416,8 @@ static int read_call(reader *r, const cJSON *v, cs_call *c) {
 static int read_result(reader *r, const cJSON *v, cs_result *res) {
   if (!cJSON_IsObject(v))
     return cs_err_set(r->err, "%s: expected an object, got %s", r->path, type_name(v));
+  if (unique_names(r, v))
+    return -1;
   if (get_str(r, v, "call_id", 1, 0, lim_id(r), &res->call_id) || get_str(r, v, "name", 0, 1, lim_id(r), &res->name))
     return -1;
   const cJSON *content = cJSON_GetObjectItemCaseSensitive(v, "content");
@@ -414,6 +430,8 @@ static int read_turn(reader *r, const cJSON *v, cs_turn *t) {
   size_t base = strlen(r->path);
   if (!cJSON_IsObject(v))
     return cs_err_set(r->err, "%s: expected an object, got %s", r->path, type_name(v));
+  if (unique_names(r, v))
+    return -1;
   cs_str role;
   if (get_str(r, v, "role", 0, 1, 64, &role))
     return -1;
@@ -483,6 +501,8 @@ int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_lim
   memset(out, 0, sizeof *out);
   if (!cJSON_IsObject(v))
     return cs_err_set(err, "%s: expected an object, got %s", r.path, type_name(v));
+  if (unique_names(&r, v))
+    return -1;
   const cJSON *turns = cJSON_GetObjectItemCaseSensitive(v, "turns");
   if (!turns)
     return cs_err_set(err, "%s: missing \"turns\"", r.path);
@@ -501,6 +521,38 @@ int cs_history_from_cjson(const cJSON *v, const char *path, const cs_history_lim
     if (read_turn(&r, t, &out->turns[i]))
       return -1;
   }
+  return 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int cs_json_repeated_name(const cJSON *obj, const char **dup) {
+  size_t n = 0;
+  *dup = NULL;
+  for (const cJSON *m = obj->child; m; m = m->next)
+    n++;
+  if (n <= 16) { /* every object callsign reads but a hostile one: pairs cost less than a sort */
+    for (const cJSON *m = obj->child; m; m = m->next)
+      for (const cJSON *o = m->next; o; o = o->next)
+        if (strcmp(m->string, o->string) == 0) {
+          *dup = m->string;
+          return 0;
+        }
+    return 0;
+  }
+  const char **names = malloc(n * sizeof *names);
+  if (!names)
+    return -1;
+  size_t k = 0;
+  for (const cJSON *m = obj->child; m; m = m->next)
+    names[k++] = m->string;
+  qsort(names, n, sizeof *names, cmp_names);
+  for (k = 1; k < n && !*dup; k++)
+    if (strcmp(names[k - 1], names[k]) == 0)
+      *dup = names[k];
+  free(names);
   return 0;
 }
 
@@ -541,6 +593,10 @@ cJSON *cs_json_parse_strict(cs_str json, size_t max_bytes, const char *what, cs_
     size_t line, col;
     cs_json_line_col(json, used, &line, &col);
     cs_err_set(err, "%zu:%zu: unexpected data after %s", line, col, what);
+    cJSON_Delete(root);
+    return NULL;
+  }
+  if (cs_json_strict_tokens(json, err)) {
     cJSON_Delete(root);
     return NULL;
   }

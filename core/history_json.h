@@ -32,8 +32,13 @@ int cs_json_precheck(cs_str json, size_t max_bytes, cs_err *err);
  * than white space (raw in a string, or anywhere outside one). 0, or -1 with `err` naming
  * line:column. */
 int cs_json_strict_tokens(cs_str json, cs_err *err);
+/* A member name that occurs twice in object `obj`: cJSON keeps both and finds the first, while
+ * another reader may take the last, so such an object says two things. 0 with *dup the name (NULL
+ * when every name is unique), or -1 when there is no memory to sort the names of a large object. */
+int cs_json_repeated_name(const cJSON *obj, const char **dup);
 /* Parses JSON text strictly: cs_json_precheck (max_bytes 0: its default), then cJSON, then nothing
- * but white space after the value; `what` names the value in that error ("the history object").
+ * but white space after the value, then cs_json_strict_tokens; `what` names the value in that error
+ * ("the history object").
  * Returns the value (cJSON_Delete it), or NULL with `err` naming line:column. */
 cJSON *cs_json_parse_strict(cs_str json, size_t max_bytes, const char *what, cs_err *err);
 /* Line and column (1-based) of byte `off` in `json`. */

@@ -557,36 +557,6 @@ static bool data_after(cs_str line, const char *end) {
   return false;
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* A member name that occurs twice in `obj`, or NULL. cJSON keeps both and finds the first, while
- * another reader may take the last: such an answer says two things. */
-static const char *repeated_name(const cJSON *obj) {
-  size_t n = 0;
-  for (const cJSON *m = obj->child; m; m = m->next)
-    n++;
-  const char **names = n > 16 ? malloc(n * sizeof *names) : NULL;
-  if (!names) { /* few members (every answer callsign asks for), or no memory to sort them */
-    for (const cJSON *m = obj->child; m; m = m->next)
-      for (const cJSON *o = m->next; o; o = o->next)
-        if (strcmp(m->string, o->string) == 0)
-          return m->string;
-    return NULL;
-  }
-  const char *dup = NULL;
-  size_t k = 0;
-  for (const cJSON *m = obj->child; m; m = m->next)
-    names[k++] = m->string;
-  qsort(names, n, sizeof *names, cmp_names);
-  for (k = 1; k < n && !dup; k++)
-    if (strcmp(names[k - 1], names[k]) == 0)
-      dup = names[k];
-  free(names);
-  return dup;
-}
-
 /* Tells a seq that is no seq at all (5.4) from one that is out of order (6), for the message. */
 static bool whole_number(double v) {
   if (v != v || v - v != 0) /* NaN, or an infinity (1e999 reads as one) */
@@ -619,7 +589,11 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     snprintf(why, wn, "hello answer is not a JSON object: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
     goto cleanup;
   }
-  const char *dup = repeated_name(root);
+  const char *dup;
+  if (cs_json_repeated_name(root, &dup)) {
+    snprintf(why, wn, "out of memory checking the hello answer's member names");
+    goto cleanup;
+  }
   if (dup) {
     snprintf(why, wn, "hello answer has the member \"%.60s\" twice (a name may occur once)", dup);
     goto cleanup;
@@ -910,7 +884,11 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
     snprintf(why, wn, "answer is not a JSON object: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
     goto cleanup;
   }
-  const char *dup = repeated_name(root);
+  const char *dup;
+  if (cs_json_repeated_name(root, &dup)) {
+    snprintf(why, wn, "out of memory checking the answer's member names");
+    goto cleanup;
+  }
   if (dup) {
     snprintf(why, wn, "answer has the member \"%.60s\" twice (a name may occur once)", dup);
     goto cleanup;

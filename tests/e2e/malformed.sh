@@ -27,6 +27,9 @@ expected() {
   trailing_garbage.json) echo "after the history object" ;;
   huge_id.json) echo "limit" ;;
   deep_nesting.json) echo "nested" ;;
+  leading_zero.json) echo "number with a leading zero" ;;
+  raw_control.json) echo "raw control character U+0001" ;;
+  duplicate_id.json) echo "history.turns[0].calls[0]: the member \"id\" occurs twice" ;;
   *) echo "" ;;
   esac
 }
@@ -96,7 +99,7 @@ json_reason() {
   case "$1" in
   trailing_garbage.json) echo "unexpected data after" ;;
   truncated.json | empty.json | invalid_utf8.json | overlong_utf8.json | nul_escape.json | raw_nul.json | \
-    lone_surrogate.json | deep_nesting.json) expected "$1" ;;
+    lone_surrogate.json | deep_nesting.json | leading_zero.json | raw_control.json) expected "$1" ;;
   *) echo "" ;;
   esac
 }

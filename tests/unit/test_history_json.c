@@ -438,6 +438,55 @@ Test(history_json, from_cjson_uses_the_given_path) {
   cJSON_Delete(v);
 }
 
+/* A member named twice in a history object says two things (cJSON finds the first, another
+ * reader the last): refused at its path. Payloads are the tool's own JSON and keep theirs. */
+Test(history_json, repeated_member_names) {
+  cs_history h;
+  cs_err err;
+  const struct {
+    const char *json, *why;
+  } bad[] = {
+      {"{\"turns\":[],\"turns\":[]}", "history: the member \"turns\" occurs twice"},
+      {"{\"turns\":[{\"role\":\"user\",\"role\":\"tool\"}]}", "history.turns[0]: the member \"role\" occurs twice"},
+      {"{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"f\",\"id\":\"b\"}]}]}",
+       "history.turns[0].calls[0]: the member \"id\" occurs twice"},
+      {"{\"turns\":[{\"role\":\"tool\",\"results\":[{\"call_id\":\"a\",\"name\":\"f\",\"call_id\":\"b\"}]}]}",
+       "history.turns[0].results[0]: the member \"call_id\" occurs twice"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cr_assert_eq(cs_history_parse(cs_str_c(bad[i].json), NULL, &A, &h, &err), -1, "%s", bad[i].json);
+    cr_assert_not_null(strstr(err.msg, bad[i].why), "%s: %s", bad[i].json, err.msg);
+  }
+  const char *ok =
+      "{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"f\",\"args\":{\"x\":1,\"x\":2}}]}]}";
+  cr_assert_eq(cs_history_parse(cs_str_c(ok), NULL, &A, &h, &err), 0, "%s", err.msg);
+  cr_assert_str_eq(h.turns[0].calls[0].args.ptr, "{\"x\":1,\"x\":2}");
+  /* Past 16 members the names are sorted: a repeat far apart is still found. */
+  char big[2048];
+  size_t n = (size_t)snprintf(big, sizeof big, "{\"turns\":[{\"role\":\"user\"");
+  for (int k = 0; k < 40; k++)
+    n += (size_t)snprintf(big + n, sizeof big - n, ",\"m%02d\":%d", k, k);
+  snprintf(big + n, sizeof big - n, ",\"m03\":0}]}");
+  cr_assert_eq(cs_history_parse(cs_str_c(big), NULL, &A, &h, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "history.turns[0]: the member \"m03\" occurs twice"), "%s", err.msg);
+  cs_arena_free(&A);
+}
+
+/* The history reader is as strict as the protocol's answers: what cJSON lets through and RFC 8259
+ * forbids is refused at its place. */
+Test(history_json, history_text_is_strict) {
+  cs_history h;
+  cs_err err;
+  const char *bad[] = {"{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"f\",\"args\":[05]}]}]}",
+                       "{\"turns\":[{\"role\":\"user\",\"text\":\"a\x01\"}]}"};
+  const char *why[] = {"1:69: number with a leading zero", "1:35: raw control character U+0001"};
+  for (size_t i = 0; i < 2; i++) {
+    cr_assert_eq(cs_history_parse(cs_str_c(bad[i]), NULL, &A, &h, &err), -1, "%s", bad[i]);
+    cr_assert_not_null(strstr(err.msg, why[i]), "%s", err.msg);
+  }
+  cs_arena_free(&A);
+}
+
 /* cs_json_strict_tokens: what cJSON parses and RFC 8259 forbids, found at its place wherever it
  * sits in a string (strings are scanned eight bytes at a time). */
 Test(history_json, strict_tokens) {
