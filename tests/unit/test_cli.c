@@ -1,5 +1,6 @@
 /* Unit tests for harness/cli.c: durations (--time, --deadline), the parsing every command shares. */
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,34 +91,44 @@ static int parse_one(cs_cmd_bit cmd, const char *opt, const char *value, cs_opti
   return cs_options_parse(o, 3, argv, 1, cmd, err);
 }
 
-/* Generated IDs are held whole in memory: a length near 4 GiB exhausted it. 0 is refused rather
- * than read as the default. */
-Test(cli, max_id_len_is_bounded) {
-  cs_options o;
-  cs_err err;
-  cr_assert_eq(parse_one(CS_CMD_RUN, "--max-id-len", "1", &o, &err), 0, "%s", err.msg);
-  cr_assert_eq(o.max_id_len, 1);
-  cr_assert_eq(parse_one(CS_CMD_RUN, "--max-id-len", "1048576", &o, &err), 0, "%s", err.msg);
-  cr_assert_eq(o.max_id_len, 1048576u);
-  const char *bad[] = {"0", "1048577", "4294967295"};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    cr_assert_eq(parse_one(CS_CMD_RUN, "--max-id-len", bad[i], &o, &err), -1, "%s was taken", bad[i]);
-    cr_assert_str_eq(err.msg, "--max-id-len: must be 1 to 1048576");
-  }
-}
-
-/* --deadline 0 silently meant the default 5000 ms: it is refused, as is more than an hour. */
-Test(cli, deadline_is_bounded) {
-  cs_options o;
-  cs_err err;
-  cr_assert_eq(parse_one(CS_CMD_RUN, "--deadline", "1", &o, &err), 0, "%s", err.msg);
-  cr_assert_eq(o.deadline_ms, 1u);
-  cr_assert_eq(parse_one(CS_CMD_FUZZ, "--deadline", "3600000", &o, &err), 0, "%s", err.msg);
-  cr_assert_eq(o.deadline_ms, 3600000u);
-  const char *bad[] = {"0", "3600001", "4294967295"};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    cr_assert_eq(parse_one(CS_CMD_RUN, "--deadline", bad[i], &o, &err), -1, "%s was taken", bad[i]);
-    cr_assert_str_eq(err.msg, "--deadline: must be 1 to 3600000 milliseconds");
+/* Bounded whole-number options: 0 is refused rather than read as the default, and so is a value
+ * past the bound (generated IDs are held whole in memory: a length near 4 GiB exhausted it; a
+ * deadline past an hour lets a hung implementation stall the run). */
+Test(cli, bounded_options) {
+  static const struct {
+    const char *opt, *low, *high, *bad[3], *why;
+    size_t field; /* offset of the unsigned field in cs_options */
+    unsigned want_low, want_high;
+  } rows[] = {
+      {"--max-id-len",
+       "1",
+       "1048576",
+       {"0", "1048577", "4294967295"},
+       "--max-id-len: must be 1 to 1048576",
+       offsetof(cs_options, max_id_len),
+       1,
+       1048576},
+      {"--deadline",
+       "1",
+       "3600000",
+       {"0", "3600001", "4294967295"},
+       "--deadline: must be 1 to 3600000 milliseconds",
+       offsetof(cs_options, deadline_ms),
+       1,
+       3600000},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof *rows; r++) {
+    cs_options o;
+    cs_err err;
+    cr_assert_eq(parse_one(CS_CMD_RUN, rows[r].opt, rows[r].low, &o, &err), 0, "%s", err.msg);
+    cr_assert_eq(*(unsigned *)((char *)&o + rows[r].field), rows[r].want_low, "%s", rows[r].opt);
+    cr_assert_eq(parse_one(CS_CMD_FUZZ, rows[r].opt, rows[r].high, &o, &err), 0, "%s", err.msg);
+    cr_assert_eq(*(unsigned *)((char *)&o + rows[r].field), rows[r].want_high, "%s", rows[r].opt);
+    for (size_t i = 0; i < 3; i++) {
+      cr_assert_eq(parse_one(CS_CMD_RUN, rows[r].opt, rows[r].bad[i], &o, &err), -1, "%s %s was taken", rows[r].opt,
+                   rows[r].bad[i]);
+      cr_assert_str_eq(err.msg, rows[r].why);
+    }
   }
 }
 
