@@ -5,7 +5,10 @@
  * Written: FAIL and EXPECTED_FAIL cells, both tiers (a recommended one is marked in a comment).
  * Left out: FIXED cells (the list shrinks) and implementations that could not run. A name that
  * --expect could not read back as one word (whitespace, '#', control bytes, over 95 bytes) is
- * left out of the line, which then matches any implementation, and shown escaped in a comment. */
+ * left out of the line, which then matches any implementation, and shown escaped in a comment; such
+ * a line is written once, and stands for the other implementations' lines of the same cell, since
+ * --expect refuses a line that another covers. */
+#include <stdint.h>
 #include <string.h>
 
 #include "reports/escape.h"
@@ -26,6 +29,26 @@ static bool one_word(const char *s) {
   return true;
 }
 
+static const char *impl_name(const cs_impl_result *ir) {
+  return ir->name ? ir->name : "";
+}
+
+/* Does an implementation whose name is not one word fail the cell (property, target)? Only those
+ * before implementation `k_end` (cell `i_end` of it) are asked, or all with k_end = SIZE_MAX. */
+static bool failed_unnamed(const cs_report *r, const cs_cell *cell, size_t k_end, size_t i_end) {
+  for (size_t k = 0; k < r->nimpls && k <= k_end; k++) {
+    const cs_impl_result *ir = &r->impls[k];
+    if (one_word(impl_name(ir)))
+      continue;
+    for (size_t i = 0; i < ir->ncells && (k < k_end || i < i_end); i++) {
+      const cs_cell *c = &ir->cells[i];
+      if (cs_cell_failed(c) && !strcmp(c->property, cell->property) && !strcmp(c->target, cell->target))
+        return true;
+    }
+  }
+  return false;
+}
+
 int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
   if (!r || !out)
     return cs_err_set(err, "failures report: no %s", r ? "output stream" : "report");
@@ -42,7 +65,7 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
   size_t listed = 0;
   for (size_t k = 0; k < r->nimpls; k++) {
     const cs_impl_result *ir = &r->impls[k];
-    const char *name = ir->name ? ir->name : "";
+    const char *name = impl_name(ir);
     bool named = one_word(name), headed = false;
     for (size_t i = 0; i < ir->ncells; i++) {
       const cs_cell *c = &ir->cells[i];
@@ -53,6 +76,11 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
         cs_esc_plain(&b, name, strlen(name), false);
         cs_buf_puts(&b, named ? "\n" : " (not one word: these lines match any implementation)\n");
         headed = true;
+      }
+      if (named ? failed_unnamed(r, c, SIZE_MAX, 0) : failed_unnamed(r, c, k, i)) {
+        cs_buf_printf(&b, "# %s %s: listed once for every implementation\n", c->property, c->target);
+        listed++;
+        continue;
       }
       cs_buf_printf(&b, "%s %s", c->property, c->target);
       if (named)

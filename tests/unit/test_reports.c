@@ -618,7 +618,10 @@ Test(failures, the_list_reads_back_as_exactly_the_failing_cells) {
   char *doc = write_tmp(&f.r, cs_report_failures, path, ".txt");
   assert_clean_bytes(doc, false);
   cr_assert_not_null(strstr(doc, "\nemit.regex mistral alpha<&>\n"), "%s", doc);
-  cr_assert_not_null(strstr(doc, "\nemit.pair anthropic alpha<&>\n"), "an expected failure stays listed: %s", doc);
+  /* alpha's expected failure of emit.pair is beta's too, whose line names no implementation and
+   * so covers alpha's: --expect refuses a covered line, so alpha's is a comment. */
+  cr_assert_not_null(strstr(doc, "\n# emit.pair anthropic: listed once for every implementation\n"), "%s", doc);
+  cr_assert_null(strstr(doc, "\nemit.pair anthropic alpha"), "%s", doc);
   cr_assert_not_null(strstr(doc, "\nnormalize.idempotent anthropic alpha<&>  # recommended\n"), "%s", doc);
   cr_assert_not_null(strstr(doc, "\nemit.pair anthropic\n"), "beta's name holds a newline: %s", doc);
   cr_assert_not_null(strstr(doc, "# beta|x\\ny (not one word"), "%s", doc);
@@ -628,8 +631,9 @@ Test(failures, the_list_reads_back_as_exactly_the_failing_cells) {
   cs_expect x;
   cs_err err = {{0}};
   cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
-  cr_assert_eq(x.n, 4u);
+  cr_assert_eq(x.n, 3u);
   cr_assert_not_null(cs_expect_find(&x, "alpha<&>", "emit.regex", "mistral"));
+  cr_assert_not_null(cs_expect_find(&x, "alpha<&>", "emit.pair", "anthropic"), "an expected failure stays listed");
   cr_assert_not_null(cs_expect_find(&x, "alpha<&>", "normalize.idempotent", "anthropic"));
   cr_assert_not_null(cs_expect_find(&x, "beta|x\ny", "emit.pair", "anthropic"));
   cr_assert_null(cs_expect_find(&x, "alpha<&>", "emit.unique", "mistral"));
