@@ -88,5 +88,7 @@ int cs_read_line(FILE *f, char *line, size_t n, const char *path, int *lineno, c
   line[len] = 0;
   if (c == EOF && ferror(f))
     return cs_err_set(err, "%s: cannot read: %s", path, strerror(errno));
+  if (*lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3))
+    memmove(line, line + 3, len - 2); /* the rest and its NUL */
   return 1;
 }

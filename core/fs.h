@@ -26,7 +26,8 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err);
  * in *lineno. 1: a line; 0: end of file; -1 with err "PATH:LINE: line longer than N bytes" (N =
  * n - 1), "PATH:LINE: line holds a NUL byte" (it would cut the line short in every string function
  * after this one) or "PATH: cannot read: REASON" (a directory opens, then fails to read with
- * EISDIR). */
+ * EISDIR). A UTF-8 byte-order mark opening line 1 is dropped: editors add it, and unseen in a
+ * message it would make "openai_chat" look like an unknown name. */
 int cs_read_line(FILE *f, char *line, size_t n, const char *path, int *lineno, cs_err *err);
 
 #endif

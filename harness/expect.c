@@ -2,6 +2,7 @@
 #include "harness/expect.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,18 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
                       prop->per_target ? "a target name" : "-");
       break;
     }
+    for (size_t j = 0; j < out->n; j++) {
+      const cs_expect_entry *o = &out->e[j];
+      if (strcmp(o->property, p) || strcmp(o->target, t))
+        continue;
+      bool same = k == 3 ? !strcmp(o->impl, i) : !o->impl[0];
+      if (same || !o->impl[0] || k == 2) {
+        rc = same ? cs_err_set(err, "%s:%d: repeats line %d", path, lineno, o->line)
+                  : cs_err_set(err, "%s:%d: overlaps line %d (a line without an implementation covers them all)", path,
+                               lineno, o->line);
+        goto done;
+      }
+    }
     if (out->n == cap) {
       cap = cap ? cap * 2 : 16;
       out->e = cs_xrealloc_array(out->e, cap, sizeof *out->e);
@@ -49,11 +62,13 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
     memset(e, 0, sizeof *e);
     snprintf(e->property, sizeof e->property, "%s", p);
     snprintf(e->target, sizeof e->target, "%s", t);
+    e->line = lineno;
     if (k == 3)
       snprintf(e->impl, sizeof e->impl, "%s", i);
   }
   if (got < 0)
     rc = -1;
+done:
   fclose(f);
   if (rc)
     cs_expect_free(out);

@@ -12,6 +12,7 @@
 
 typedef struct {
   char property[96], target[32], impl[96]; /* impl "" : any implementation */
+  int line;                                /* in the file, for messages */
   bool matched;
 } cs_expect_entry;
 
@@ -20,7 +21,9 @@ typedef struct {
   size_t n;
 } cs_expect;
 
-/* Parses the file; an unknown property or target is an error naming the line. */
+/* Parses the file; an unknown property or target is an error naming the line, and so is an entry
+ * that an earlier one already covers (the same line twice, or a line with an implementation beside
+ * one without, which covers every implementation): the later one could never match. */
 int cs_expect_load(const char *path, cs_expect *out, cs_err *err);
 /* The entry listing (impl, property, target), or NULL. */
 cs_expect_entry *cs_expect_find(cs_expect *x, const char *impl, const char *property, const char *target);

@@ -203,3 +203,21 @@ Test(fs, read_line_from_a_directory_says_why) {
   cr_assert_eq(lineno, 0);
   fclose(f);
 }
+
+/* A byte-order mark opening the file is dropped; the same bytes anywhere else are left alone. */
+Test(fs, read_line_drops_a_leading_byte_order_mark) {
+  char line[64];
+  int lineno = 0;
+  cs_err err = {{0}};
+  FILE *f = text_file("\xef\xbb\xbfopenai_chat.max_len=64\n\xef\xbb\xbfsecond\n");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "p.txt", &lineno, &err), 1, "%s", err.msg);
+  cr_assert_str_eq(line, "openai_chat.max_len=64");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "p.txt", &lineno, &err), 1, "%s", err.msg);
+  cr_assert_str_eq(line, "\xef\xbb\xbfsecond");
+  fclose(f);
+  lineno = 0;
+  f = text_file("\xef\xbb\xbf");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "p.txt", &lineno, &err), 1, "%s", err.msg);
+  cr_assert_str_eq(line, "");
+  fclose(f);
+}

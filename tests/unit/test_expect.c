@@ -1,0 +1,71 @@
+/* Unit tests for harness/expect.c: the known-failures list and the entries it refuses. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/expect.h"
+
+/* Writes `text` to a temporary file whose path goes to `path` (at least 32 bytes). */
+static void write_list(char *path, const char *text) {
+  snprintf(path, 32, "/tmp/cs-expect-XXXXXX");
+  int fd = mkstemp(path);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  cr_assert_not_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+Test(expect, entries_and_matching) {
+  char path[32];
+  write_list(path, "# known failures\n"
+                   "normalize.idempotent anthropic\n"
+                   "emit.pair mistral adk-stream-v1   # only this one\n"
+                   "emit.pair mistral adk-stream-v2\n"
+                   "canon.unique -\n");
+  cs_expect x;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
+  cr_assert_eq(x.n, 4);
+  cr_assert_eq(x.e[1].line, 3);
+  cr_assert_not_null(cs_expect_find(&x, "anything", "normalize.idempotent", "anthropic"));
+  cr_assert_eq(cs_expect_find(&x, "adk-stream-v2", "emit.pair", "mistral"), &x.e[2]);
+  cr_assert_null(cs_expect_find(&x, "reference", "emit.pair", "mistral"));
+  cr_assert_not_null(cs_expect_find(&x, "reference", "canon.unique", "-"));
+  cs_expect_free(&x);
+  remove(path);
+}
+
+/* A later entry that an earlier one covers could never match: it is refused, naming both lines. */
+Test(expect, covered_entries_are_refused) {
+  const struct {
+    const char *text, *why;
+  } bad[] = {
+      {"emit.pair mistral\nemit.pair mistral\n", ":2: repeats line 1"},
+      {"emit.pair mistral x\n\nemit.pair mistral x\n", ":3: repeats line 1"},
+      {"emit.pair mistral\nemit.pair mistral x\n", ":2: overlaps line 1 (a line without an implementation"},
+      {"emit.pair mistral x\nemit.pair mistral\n", ":2: overlaps line 1"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char path[32];
+    write_list(path, bad[i].text);
+    cs_expect x;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_expect_load(path, &x, &err), -1, "%s was taken", bad[i].text);
+    cr_assert_not_null(strstr(err.msg, bad[i].why), "%s", err.msg);
+    cr_assert_eq(x.n, 0, "the list is emptied on error");
+    remove(path);
+  }
+}
+
+/* An editor's byte-order mark does not turn the first property into an unknown name. */
+Test(expect, byte_order_mark_is_dropped) {
+  char path[32];
+  write_list(path, "\xef\xbb\xbfnormalize.idempotent anthropic\n");
+  cs_expect x;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
+  cr_assert_str_eq(x.e[0].property, "normalize.idempotent");
+  cs_expect_free(&x);
+  remove(path);
+}
