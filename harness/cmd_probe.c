@@ -71,6 +71,7 @@ typedef struct {
   const char *impl_name;
   const char *impl_note; /* why generated cases were not run, or NULL */
   uint32_t control_len;
+  char bad_cassette[700]; /* the first broken cassette entry met in a replay: the probe ends with exit 2 */
 } probe_ctx;
 
 /* ---- cases ---- */
@@ -145,8 +146,10 @@ static void run_case(probe_ctx *c, probe_case *pc) {
     c->spec->classify(0, cs_buf_view(&resp.body), &out);
     pc->answered = true;
     break;
-  default:
+  default: /* not sent, or (a broken replay entry) no verdict */
     snprintf(out.message, sizeof out.message, "%s", resp.body.data ? resp.body.data : "");
+    if (resp.outcome == CS_HTTP_BAD_CASSETTE && !c->bad_cassette[0])
+      snprintf(c->bad_cassette, sizeof c->bad_cassette, "%s", out.message);
     break;
   }
   pc->status = resp.status;
@@ -848,6 +851,10 @@ int cs_cmd_probe(int argc, char **argv) {
     for (size_t i = 0; i < c.ncases; i++)
       if (c.cases[i].npairs)
         run_case(&c, &c.cases[i]);
+  }
+  if (c.bad_cassette[0]) { /* a broken recording is an input error, not a transport failure */
+    status = cs_fail(CS_EXIT_USAGE, "%s", c.bad_cassette);
+    goto cleanup;
   }
   if (!c.o.quiet)
     print_table(&c, &out);

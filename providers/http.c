@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "core/clock.h"
 #include "core/fs.h"
 #include "core/hash.h"
+#include "core/history_json.h"
 
 #define MAX_SECRETS 16
 #define MAX_BODY ((size_t)4 << 20) /* answers are small error bodies; a huge one is cut */
@@ -220,24 +222,44 @@ cleanup:
 static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_http_response *resp) {
   cs_buf name = {0}, text = {0};
   cJSON *root = NULL;
+  cs_err err = {{0}};
   cassette_name(h, req, h->cfg.replay_dir, &name);
   FILE *f = fopen(name.data, "rb");
-  resp->outcome = CS_HTTP_NOT_RECORDED;
+  resp->outcome = CS_HTTP_BAD_CASSETTE;
   if (!f) {
-    cs_buf_printf(&resp->body, "no recorded answer for this request in %s", h->cfg.replay_dir);
+    /* Only a missing entry is "not recorded"; one that is there and cannot be read is broken. */
+    if (errno == ENOENT) {
+      resp->outcome = CS_HTTP_NOT_RECORDED;
+      cs_buf_printf(&resp->body, "no recorded answer for this request in %s", h->cfg.replay_dir);
+    } else {
+      cs_buf_printf(&resp->body, "%s: cannot read: %s", name.data, strerror(errno));
+    }
     goto cleanup;
   }
   char chunk[8192];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && text.len < MAX_BODY * 4)
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && text.len <= MAX_BODY * 4)
     cs_buf_put(&text, chunk, n);
+  bool failed = ferror(f) != 0;
+  int read_errno = errno;
   fclose(f);
-  root = cJSON_ParseWithLength(text.data ? text.data : "", text.len);
+  if (failed) {
+    cs_buf_printf(&resp->body, "%s: cannot read: %s", name.data, strerror(read_errno));
+    goto cleanup;
+  }
+  if (text.len > MAX_BODY * 4) {
+    cs_buf_printf(&resp->body, "%s: larger than %zu bytes: not a cassette entry", name.data, MAX_BODY * 4);
+    goto cleanup;
+  }
+  if (!(root = cs_json_parse_strict(cs_buf_view(&text), MAX_BODY * 4, "the cassette entry", &err))) {
+    cs_buf_printf(&resp->body, "%s: %s", name.data, err.msg);
+    goto cleanup;
+  }
   const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "response");
   const cJSON *st = cJSON_GetObjectItemCaseSensitive(rs, "status");
   const cJSON *bd = cJSON_GetObjectItemCaseSensitive(rs, "body");
-  /* A status is a whole number from 0 (nothing received) to 999; anything else is no recorded
-   * answer (and a huge one would not fit the long it is read into). */
+  /* A status is a whole number from 0 (nothing received) to 999 (and a huge one would not fit the
+   * long it is read into). */
   if (!cJSON_IsNumber(st) || !(st->valuedouble >= 0 && st->valuedouble <= 999) ||
       st->valuedouble != (double)(long)st->valuedouble || !cJSON_IsString(bd)) {
     cs_buf_printf(&resp->body, "%s: not a cassette entry (response.status, response.body)", name.data);

@@ -58,6 +58,8 @@ typedef enum {
   CS_HTTP_BUDGET,       /* not sent: --max-requests reached */
   CS_HTTP_DRY_RUN,      /* not sent: printed */
   CS_HTTP_NOT_RECORDED, /* replay: the cassette holds no answer for this request */
+  CS_HTTP_BAD_CASSETTE, /* replay: the entry for this request is there but unreadable or malformed: an
+                           input error (body: "FILE: reason"), not the provider's verdict */
 } cs_http_outcome;
 
 typedef struct {

@@ -130,6 +130,21 @@ rc=$?
 check "replay of requests not in the cassette: transport, exit 1, nothing sent" \
   "[ $rc -eq 1 ] && [ $(stats "$PORT_main") -eq $before ] && grep -q 'no recorded answer' '$T/rep.miss.json'"
 
+# A broken entry in the cassette is an input error naming the file, not a transport failure.
+cp -r "$T/cassette" "$T/broken"
+victim=$(ls "$T/broken"/*.json | head -n 1)
+echo garbage >"$victim"
+for p in $PROVIDERS; do
+  "$CS" probe --provider "$p" --base-url "http://127.0.0.1:$PORT_main/$(prefix "$p")" "${RUN[@]}" \
+    --replay "$T/broken" >"$T/o" 2>"$T/e"
+  rc=$?
+  if grep -q "^callsign: $victim: 1:1: " "$T/e"; then
+    check "a garbage cassette entry: exit 2, one line naming it" "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && ! [ -s '$T/o' ]"
+    break
+  fi
+done
+check "the garbage entry was met by one provider's replay" "grep -q '$victim' '$T/e'"
+
 # ---- 3. discovery recovers the fake's limits, and follows them when they change
 discover() { # discover PORTVAR TAG PROVIDER [extra args]
   local port=$1 tag=$2 p=$3

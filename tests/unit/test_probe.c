@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/hash.h"
@@ -605,8 +606,8 @@ Test(probe_http, replay_without_an_entry_is_not_recorded) {
   rmdir(dir);
 }
 
-/* A cassette entry's status must be an HTTP status: one out of range is no recorded answer, not a
- * number cast into a long. */
+/* A cassette entry's status must be an HTTP status: one out of range makes the entry broken (an
+ * input error, not a transport failure of the provider), not a number cast into a long. */
 Test(probe_http, replay_reads_an_entry_and_refuses_a_status_out_of_range) {
   char dir[] = "/tmp/cs_probe_replayXXXXXX", path[128];
   cr_assert(mkdtemp(dir));
@@ -634,8 +635,9 @@ Test(probe_http, replay_reads_an_entry_and_refuses_a_status_out_of_range) {
     cs_http_response r;
     cs_http_outcome got = cs_http_send(h, &req, &r);
     if (rows[i].want < 0) {
-      cr_assert_eq(got, CS_HTTP_NOT_RECORDED, "status %s was taken", rows[i].status);
+      cr_assert_eq(got, CS_HTTP_BAD_CASSETTE, "status %s was taken", rows[i].status);
       cr_assert(strstr(r.body.data, "not a cassette entry") != NULL, "%s", r.body.data);
+      cr_assert(strstr(r.body.data, path) != NULL, "the message names the entry: %s", r.body.data);
     } else {
       cr_assert_eq(got, CS_HTTP_ANSWERED, "status %s: %s", rows[i].status, r.body.data);
       cr_assert_eq(r.status, rows[i].want);
@@ -643,8 +645,30 @@ Test(probe_http, replay_reads_an_entry_and_refuses_a_status_out_of_range) {
     }
     cs_http_response_free(&r);
   }
-  cs_http_free(h);
+  /* Text that is no JSON object, or not strict JSON, or no file at all: broken, named, with why. */
+  const struct {
+    const char *text, *why;
+  } broken[] = {{"garbage", "1:1: "},
+                {"{\"response\": {\"status\": 0200, \"body\": \"\"}}", "number with a leading zero"},
+                {"{\"response\": {\"status\": 200, \"body\": \"\"}} x", "unexpected data after the cassette entry"}};
+  for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(broken[i].text, f);
+    fclose(f);
+    cs_http_response r;
+    cr_assert_eq(cs_http_send(h, &req, &r), CS_HTTP_BAD_CASSETTE, "%s was taken", broken[i].text);
+    cr_assert(strstr(r.body.data, path) && strstr(r.body.data, broken[i].why), "%s", r.body.data);
+    cs_http_response_free(&r);
+  }
   unlink(path);
+  cr_assert_eq(mkdir(path, 0700), 0);
+  cs_http_response r;
+  cr_assert_eq(cs_http_send(h, &req, &r), CS_HTTP_BAD_CASSETTE, "a directory in the entry's place");
+  cr_assert(strstr(r.body.data, "cannot read") != NULL, "%s", r.body.data);
+  cs_http_response_free(&r);
+  rmdir(path);
+  cs_http_free(h);
   rmdir(dir);
 }
 
