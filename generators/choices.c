@@ -174,6 +174,14 @@ int cs_choices_parse_token(const char *token, uint64_t **v, size_t *n, cs_err *e
       acc &= (1u << bits) - 1;
     }
   }
+  /* Each sequence has one token: unused low bits of the last character must be 0, or an altered
+   * last character (cs1.AB for cs1.AA) would replay the same case unnoticed. */
+  if (acc) {
+    cs_err_set(err,
+               "replay token: the last character '%c' is not a canonical base64url ending (its unused bits must be 0)",
+               p[chars - 1]);
+    goto cleanup;
+  }
   size_t count = 0, i = 0;
   while (i < len) {
     uint64_t x = 0;
@@ -192,6 +200,10 @@ int cs_choices_parse_token(const char *token, uint64_t **v, size_t *n, cs_err *e
         goto cleanup;
       }
       x |= (uint64_t)(b & 0x7F) << (7 * k);
+      if (k > 0 && b == 0) { /* a redundant zero byte: a second spelling of a shorter varint */
+        cs_err_set(err, "replay token: value %zu is not canonical (it ends in a redundant zero byte)", count);
+        goto cleanup;
+      }
       if (!(b & 0x80))
         break;
     }

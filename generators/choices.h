@@ -163,7 +163,8 @@ void cs_choices_span(cs_choices *c, size_t start, size_t count_at);
 
 /* Replay token: "cs1." + base64url of the varint-encoded values. */
 void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out);
-/* Parses a token into a heap array (*v, free with free()). -1 with `err` if malformed. */
+/* Parses a token into a heap array (*v, free with free()). -1 with `err` if malformed or not the one
+ * spelling cs_choices_token gives (unused bits set in the last character, a redundant varint byte). */
 int cs_choices_parse_token(const char *token, uint64_t **v, size_t *n, cs_err *err);
 
 /* splitmix64: derives independent per-case seeds from a run seed. */

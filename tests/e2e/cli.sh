@@ -300,6 +300,12 @@ set -- $tok
 check "replay token reproduces the failure" "[ $? -eq 1 ] && grep -q 'emit.unique' '$T/rp'"
 check "a replay names the replayed case, not a seed's case" \
   "head -n 1 '$T/rp' | grep -q ', replay\$' && grep -q '    the replayed case; shrunk to' '$T/rp' && ! grep -q 'corpus case' '$T/rp'"
+# A token has one spelling: an altered last character (cs1.AB for cs1.AA) is refused, not replayed
+# as the case it was altered from.
+for t in cs1.AB cs1.AP; do
+  "$CS" replay --impl reference "$t" >"$T/o" 2>"$T/e"
+  check "replay $t (unused bits set): exit 2, one line" "one_line_2 $? 'not a canonical base64url ending'"
+done
 
 # A saved case names what replay checks: a property or target that is no known name, or no string,
 # is refused with the file's name, not read as "every property" or "every target".

@@ -243,6 +243,27 @@ Test(choices, malformed_tokens_rejected) {
   expect_bad("cs1.____________Ag", "overflows 64 bits"); /* nine 0xFF, then 0x02: bit 64 */
 }
 
+/* A token is the one spelling of its sequence: cs1.AB and cs1.AP decoded as cs1.AA (bits past the
+ * last byte were dropped), and cs1.gAA as 0 (a varint with a redundant zero byte), so an altered
+ * character replayed the same case unnoticed. */
+Test(choices, non_canonical_tokens_rejected) {
+  const char *endings[] = {"cs1.AB", "cs1.AP", "cs1.AAB", "cs1.AAD", "cs1.BYB"};
+  for (size_t i = 0; i < sizeof endings / sizeof *endings; i++)
+    expect_bad(endings[i], "not a canonical base64url ending");
+  expect_bad("cs1.gAA", "redundant zero byte");            /* 0x80 0x00: 0 in two bytes */
+  expect_bad("cs1.BYAA", "redundant zero byte");           /* 0x05 0x80 0x00 */
+  expect_bad("cs1.____________AA", "redundant zero byte"); /* nine 0xFF, then 0x00 */
+  /* the canonical spellings of the same bytes' neighbours still parse */
+  const char *good[] = {"cs1.", "cs1.AA", "cs1.AAA", "cs1.BYAB", "cs1.AAAA"};
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    uint64_t *out = NULL;
+    size_t n = 0;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_choices_parse_token(good[i], &out, &n, &err), 0, "%s: %s", good[i], err.msg);
+    free(out);
+  }
+}
+
 Test(choices, ten_byte_varint_at_the_limit_accepted) {
   uint64_t *out = NULL;
   size_t n = 0;
