@@ -487,15 +487,16 @@ int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
 cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err) {
   cs_buf b = {0};
   cJSON *root = NULL;
+  const char *label = !path || !strcmp(path, "-") ? "stdin" : path; /* as cs_read_input names it */
   if (cs_read_input(path, &b, err))
     goto cleanup;
   root = cs_json_parse_strict(cs_buf_view(&b), 0, "the JSON value", err);
   if (!root) {
-    cs_err_prefix(err, "%s", path);
+    cs_err_prefix(err, "%s", label);
     goto cleanup;
   }
   if (!cJSON_IsObject(root)) {
-    cs_err_set(err, "%s: not %s (not a JSON object)", path, what);
+    cs_err_set(err, "%s: not %s (not a JSON object)", label, what);
     cJSON_Delete(root);
     root = NULL;
   }

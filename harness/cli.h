@@ -86,9 +86,9 @@ void cs_options_usage(FILE *out, cs_cmd_bit cmd);
 cs_ruleset *cs_cli_ruleset(const cs_options *o, cs_err *err);
 /* Reads a whole file ("-" or NULL: stdin) into `b`. */
 int cs_read_input(const char *path, cs_buf *b, cs_err *err);
-/* Reads and parses a JSON file whose top level is an object, strictly (cs_json_parse_strict: a NUL
- * byte, bad UTF-8 or trailing data is an error at line:column). Returns it (cJSON_Delete it), or
- * NULL with `err` naming the file. `what` names the kind of file in the error: "a callsign case". */
+/* Reads ("-" or NULL: stdin, named "stdin" in errors) and parses a JSON file whose top level is an object, strictly
+ * (cs_json_parse_strict: a NUL byte, bad UTF-8 or trailing data is an error at line:column). Returns it (cJSON_Delete
+ * it), or NULL with `err` naming the file. `what` names the kind of file in the error: "a callsign case". */
 struct cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err);
 /* Writes `root` as indented JSON text and a newline to `path`, replacing it (cs_write_file). 0, or
  * -1 with `err` naming the file. */

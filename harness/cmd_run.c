@@ -417,7 +417,7 @@ int cs_cmd_replay(int argc, char **argv) {
   if (cs_options_parse(&c.o, argc, argv, 2, CS_CMD_REPLAY, &err))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   if (c.o.npositional != 1)
-    return cs_fail(CS_EXIT_USAGE, "replay: give one replay token (cs1.…) or one saved case file");
+    return cs_fail(CS_EXIT_USAGE, "replay: give one replay token (cs1.…) or one saved case file (- for stdin)");
   if ((c.o.impl_cmd != NULL) == (c.o.nimpls == 1) || c.o.nimpls > 1)
     return cs_fail(CS_EXIT_USAGE, "replay: give one --impl NAME or --impl-cmd -- ARGV...");
   if (c.o.nimpls && !cs_builtin_find(c.o.impls[0]))
@@ -431,13 +431,13 @@ int cs_cmd_replay(int argc, char **argv) {
   } else {
     char prop[128], tgt[64];
     cs_history *lit = cs_arena_alloc(&c.literal_arena, sizeof *lit);
-    int kind = cs_corpus_read_literal(arg, &c.literal_arena, lit, prop, sizeof prop, tgt, sizeof tgt, &err);
-    if (kind == 1)
-      c.literal = lit; /* a planted history: run as it is */
-    if (kind < 0 || (kind == 0 && cs_corpus_read_case(arg, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err))) {
+    int kind = cs_corpus_read_file(arg, &c.literal_arena, lit, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err);
+    if (kind < 0) {
       cs_arena_free(&c.literal_arena);
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     }
+    if (kind == 1)
+      c.literal = lit; /* a planted history: run as it is */
     /* A saved case names its property and target: check those unless told otherwise. */
     if (!c.o.nonly && prop[0] && cs_property_find(prop))
       c.o.only[c.o.nonly++] = cs_property_find(prop)->name;

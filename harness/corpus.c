@@ -57,16 +57,28 @@ static int names_of(const cJSON *root, const char *path, char *property, size_t 
   return 0;
 }
 
+/* What a case file holds: 0 a token case, 1 a literal history case (no "token", a "history"
+ * object), -1 with err saying which member is missing or of the wrong type. A token case's
+ * "history" is the shrunk history for readers, not read back. */
+static int kind_of(const cJSON *root, const char *path, cs_err *err) {
+  const cJSON *tok = cJSON_GetObjectItemCaseSensitive(root, "token");
+  const cJSON *hist = cJSON_GetObjectItemCaseSensitive(root, "history");
+  if (tok)
+    return cJSON_IsString(tok) ? 0 : cs_err_set(err, "%s: \"token\" is not a string (a replay token, cs1.…)", path);
+  if (cJSON_IsObject(hist))
+    return 1;
+  if (hist)
+    return cs_err_set(err, "%s: \"history\" is not an object (and there is no \"token\")", path);
+  return cs_err_set(err, "%s: not a callsign case (no \"token\" and no \"history\")", path);
+}
+
 static bool is_literal(const cJSON *root) {
-  return !cJSON_GetObjectItemCaseSensitive(root, "token") &&
-         cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "history"));
+  cs_err ignored = {{0}};
+  return kind_of(root, "", &ignored) == 1;
 }
 
 static int token_of(const cJSON *root, const char *path, uint64_t **v, size_t *n, cs_err *err) {
-  const cJSON *tok = cJSON_GetObjectItemCaseSensitive(root, "token");
-  if (!cJSON_IsString(tok))
-    return cs_err_set(err, "%s: not a callsign case (no \"token\" and no \"history\")", path);
-  if (cs_choices_parse_token(tok->valuestring, v, n, err)) {
+  if (cs_choices_parse_token(cJSON_GetObjectItemCaseSensitive(root, "token")->valuestring, v, n, err)) {
     cs_err_prefix(err, "%s", path);
     return -1;
   }
@@ -81,30 +93,23 @@ static int history_of(const cJSON *root, const char *path, cs_arena *a, cs_histo
   return 0;
 }
 
-int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,
-                        size_t tlen, cs_err *err) {
-  cJSON *root = load_case(path, err);
+int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, uint64_t **v, size_t *n, char *property,
+                        size_t plen, char *target, size_t tlen, cs_err *err) {
+  const char *label = strcmp(path, "-") ? path : "stdin";
+  *v = NULL;
+  *n = 0;
+  cJSON *root = load_case(path, err); /* read once: a pipe or FIFO gives its bytes one time */
   if (!root)
     return -1;
-  int rc = -1;
-  if (is_literal(root))
-    cs_err_set(err, "%s: a literal history case (no token): give the file to callsign replay", path);
-  else if (names_of(root, path, property, plen, target, tlen, err) == 0 && token_of(root, path, v, n, err) == 0)
-    rc = 0;
+  int kind = kind_of(root, label, err);
+  if (kind >= 0 && names_of(root, label, property, plen, target, tlen, err))
+    kind = -1;
+  if (kind == 0 && token_of(root, label, v, n, err))
+    kind = -1;
+  if (kind == 1 && history_of(root, label, a, lit, err))
+    kind = -1;
   cJSON_Delete(root);
-  return rc;
-}
-
-int cs_corpus_read_literal(const char *path, cs_arena *a, cs_history *out, char *property, size_t plen, char *target,
-                           size_t tlen, cs_err *err) {
-  cJSON *root = load_case(path, err);
-  if (!root)
-    return -1;
-  int rc = 0;
-  if (is_literal(root))
-    rc = (names_of(root, path, property, plen, target, tlen, err) || history_of(root, path, a, out, err)) ? -1 : 1;
-  cJSON_Delete(root);
-  return rc;
+  return kind;
 }
 
 static int by_name(const void *a, const void *b) {
@@ -149,11 +154,12 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
     cs_err bad = {{0}};
     cJSON *root = load_case(file, &bad);
     bool ok = false;
-    if (root && is_literal(root)) {
+    int kind = root ? kind_of(root, file, &bad) : -1;
+    if (kind == 1) {
       cs_history *h = cs_arena_alloc(&out->arena, sizeof *h);
       if ((ok = history_of(root, file, &out->arena, h, &bad) == 0))
         out->lit[out->nlit++] = h;
-    } else if (root && (ok = token_of(root, file, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
+    } else if (kind == 0 && (ok = token_of(root, file, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
       out->n++;
     }
     cJSON_Delete(root);

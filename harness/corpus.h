@@ -33,17 +33,14 @@ void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc);
  * case twice writes one file, and a file that already holds the case is left untouched (its message
  * as first found). Returns 0, or -1 with err. */
 int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err);
-/* Reads one saved case file: its token's choices (heap) and its property/target names ("" and "-"
- * when the file gives none). A property or target that is not a string, or names no known one, is
- * an error naming the file. */
-int cs_corpus_read_case(const char *path, uint64_t **v, size_t *n, char *property, size_t plen, char *target,
-                        size_t tlen, cs_err *err);
-/* Reads a literal history case: its history (memory in `a`) and its property/target names, checked
- * as by cs_corpus_read_case.
- * Returns 1 when `path` is a literal case, 0 when it is a token case (nothing read; use
- * cs_corpus_read_case), -1 with err. */
-int cs_corpus_read_literal(const char *path, cs_arena *a, cs_history *out, char *property, size_t plen, char *target,
-                           size_t tlen, cs_err *err);
+/* Reads one saved case file ("-": stdin), reading it once, so a pipe or FIFO works. A token case
+ * gives its choices (*v, heap) and returns 0; a literal history case gives its history (memory in
+ * `a`) and returns 1. Either gives its property/target names ("" and "-" when the file gives
+ * none). -1 with err naming the file (stdin as "stdin"): it does not read, is not a JSON object,
+ * lacks both "token" and "history", has a member of the wrong type, or names an unknown property
+ * or target (replay would otherwise quietly check every property or target). */
+int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, uint64_t **v, size_t *n, char *property,
+                        size_t plen, char *target, size_t tlen, cs_err *err);
 /* Saves a literal history case under dir/impl/ as <property>@<target>-<hash of the history>.json
  * (saving the same history twice writes one file); `message` says what it shows. The path written
  * goes to `path` when it is not NULL. Returns 0, or -1 with err. */

@@ -21,8 +21,8 @@ static int cmd_help(int argc, char **argv);
 static const command commands[] = {
     {"run", cs_cmd_run, CS_CMD_RUN, "[--impl NAME | --impl-cmd -- ARGV...]",
      "check implementations against every property and print the compliance matrix (default)"},
-    {"replay", cs_cmd_replay, CS_CMD_REPLAY, "--impl NAME TOKEN|FILE",
-     "re-run one case from a replay token or a saved case"},
+    {"replay", cs_cmd_replay, CS_CMD_REPLAY, "--impl NAME TOKEN|FILE|-",
+     "re-run one case from a replay token or a saved case file ('-': the file on stdin)"},
     {"vectors", cs_cmd_vectors, CS_CMD_VECTORS, "[--check | --generate] [FILE]",
      "check or regenerate the canonical v1 vectors"},
     {"canon", cs_cmd_canon, CS_CMD_CANON, "[FILE]",

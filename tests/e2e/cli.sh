@@ -320,6 +320,25 @@ for f in "case:$case_file" "literal:$lit_file"; do
       "one_line_2 $? '$T/badname.json: ' && grep -q '${v%%:*}' '$T/e'"
   done
 done
+# A saved case is read once, so stdin ('-'), a pipe and a FIFO work as a file does: '-' and a pipe
+# failed with "JSON ends early", and a FIFO waited forever for a second writer.
+printf '{"token":"cs1.AA","property":"emit.regex","target":"mistral"}\n' >"$T/case.json"
+"$CS" replay --impl reference - <"$T/case.json" >"$T/o" 2>"$T/e"
+check "replay - < case file: exit 0, the case's property checked" "[ $? -eq 0 ] && grep -q 'emit.regex' '$T/o' && ! [ -s '$T/e' ]"
+cat "$T/case.json" | "$CS" replay --impl reference /dev/stdin >"$T/o" 2>"$T/e"
+check "replay /dev/stdin from a pipe: exit 0" "[ $? -eq 0 ] && grep -q 'emit.regex' '$T/o' && ! [ -s '$T/e' ]"
+mkfifo "$T/case.fifo"
+timeout 60 sh -c 'cat "$1" >"$2"' sh "$T/case.json" "$T/case.fifo" &
+timeout 60 "$CS" replay --impl reference "$T/case.fifo" >"$T/o" 2>"$T/e"
+check "replay of a FIFO: exit 0, no hang" "[ $? -eq 0 ] && grep -q 'emit.regex' '$T/o'"
+wait
+# A case file of the wrong shape is refused with what is wrong, not "no token and no history".
+for v in '{"token":null,"history":{"turns":[]}}|"token" is not a string' \
+  '{"history":null}|"history" is not an object' '{"token":"cs1.AB"}|not a canonical base64url ending' \
+  '{"property":"emit.regex"}|no "token" and no "history"' '|stdin: 1:1: JSON ends early'; do
+  printf '%s' "${v%%|*}" | "$CS" replay --impl reference - >"$T/o" 2>"$T/e"
+  check "replay - of ${v%%|*}: exit 2, one line" "one_line_2 $? 'stdin: ' && grep -qF -- '${v#*|}' '$T/e'"
+done
 # --expect: exactly the listed failures pass the run; a listed property that holds is reported.
 python3 - "$T/adk.json" >"$T/expect" <<'P'
 import json,sys

@@ -1,11 +1,13 @@
 /* tests/unit/test_corpus.c: the regression corpus: token cases and literal history cases are
  * saved, loaded and told apart; a literal case keeps its history byte for byte; a case saved again
- * keeps its file; a malformed file is skipped with an error naming it, and the others still load. */
+ * keeps its file; a malformed file is skipped with an error naming it, and the others still load;
+ * a case file is read once (a FIFO works) and a member of the wrong type is named. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/history_json.h"
@@ -73,14 +75,14 @@ Test(corpus, literal_case_round_trip) {
   cs_arena b = {0};
   cs_history lit;
   char prop[64], tgt[32];
-  cr_assert_eq(cs_corpus_read_literal(path, &b, &lit, prop, sizeof prop, tgt, sizeof tgt, &err), 1);
+  uint64_t *v = (uint64_t *)1;
+  size_t n = 5;
+  cr_assert_eq(cs_corpus_read_file(path, &b, &lit, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), 1, "%s", err.msg);
   cr_assert_str_eq(prop, "emit.unique");
   cr_assert_str_eq(tgt, "mistral");
   cr_assert_eq(cs_history_ncalls(&lit), 2);
-  uint64_t *v = NULL;
-  size_t n = 0;
-  cr_assert_eq(cs_corpus_read_case(path, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1);
-  cr_assert(strstr(err.msg, "literal history case") != NULL, "%s", err.msg);
+  cr_assert_null(v);
+  cr_assert_eq(n, 0);
   cs_arena_free(&a);
   cs_arena_free(&b);
 }
@@ -151,8 +153,14 @@ Test(corpus, token_and_literal_cases_load_side_by_side) {
   cs_arena a = {0};
   cs_history h;
   char prop[64], tgt[32];
+  uint64_t *v = NULL;
+  size_t n = 0;
   snprintf(path, sizeof path, "%s/a.json", sub);
-  cr_assert_eq(cs_corpus_read_literal(path, &a, &h, prop, sizeof prop, tgt, sizeof tgt, &err), 0);
+  cr_assert_eq(cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), 0, "%s", err.msg);
+  cr_assert_eq(n, 3);
+  cr_assert_str_eq(prop, "emit.unique");
+  cr_assert_str_eq(tgt, "anthropic");
+  free(v);
   cs_arena_free(&a);
   cs_corpus_free(&c);
 }
@@ -174,8 +182,79 @@ Test(corpus, malformed_literal_history_names_the_file) {
   uint64_t *v = NULL;
   size_t n = 0;
   char prop[64], tgt[32];
-  cr_assert_eq(cs_corpus_read_case(path, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1);
+  cs_arena a = {0};
+  cs_history h;
+  cr_assert_eq(cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1);
   cr_assert(strstr(err.msg, "no \"token\"") != NULL, "%s", err.msg);
+  cs_arena_free(&a);
+}
+
+/* A case file of the wrong shape is refused with what is wrong with it: {"token":null,"history":{}}
+ * was said to have "no token and no history". Each message names the file, in one line. */
+Test(corpus, a_member_of_the_wrong_type_is_named) {
+  const struct {
+    const char *body, *why;
+  } c[] = {
+      {"{\"token\":null,\"history\":{\"turns\":[]}}", "\"token\" is not a string"},
+      {"{\"token\":5}", "\"token\" is not a string"},
+      {"{\"token\":{},\"history\":null}", "\"token\" is not a string"},
+      {"{\"history\":null}", "\"history\" is not an object"},
+      {"{\"history\":[]}", "\"history\" is not an object"},
+      {"{\"history\":\"{}\"}", "\"history\" is not an object"},
+      {"{\"property\":\"emit.unique\"}", "no \"token\" and no \"history\""},
+      {"[]", "not a JSON object"},
+      {"{\"token\":\"cs1.AB\"}", "not a canonical base64url ending"},
+      {"{\"history\":{\"turns\":[]},\"target\":5}", "\"target\" is not a string"},
+  };
+  char path[512];
+  snprintf(path, sizeof path, "%s/case.json", dir);
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    write_file(path, c[i].body);
+    cs_err err = {{0}};
+    cs_arena a = {0};
+    cs_history h;
+    uint64_t *v = NULL;
+    size_t n = 0;
+    char prop[64], tgt[32];
+    cr_assert_eq(cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1, "%s taken",
+                 c[i].body);
+    cr_assert(strstr(err.msg, c[i].why) && strstr(err.msg, "case.json: ") && !strchr(err.msg, '\n'), "%s: %s",
+              c[i].body, err.msg);
+    cr_assert_null(v);
+    cs_arena_free(&a);
+  }
+}
+
+/* A case is read once: a FIFO (or a pipe on stdin) has its bytes only one time, and a second read
+ * found it empty ("JSON ends early") or waited for a writer that never came. */
+Test(corpus, a_case_is_read_from_a_fifo_once) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/case.fifo", dir);
+  cr_assert_eq(mkfifo(path, 0600), 0);
+  pid_t writer = fork();
+  cr_assert_neq(writer, -1);
+  if (writer == 0) {
+    alarm(30); /* a reader that never comes must not leave the writer behind */
+    FILE *f = fopen(path, "w");
+    if (f)
+      fputs("{\"token\":\"cs1.AQAB\",\"property\":\"emit.unique\",\"target\":\"anthropic\"}", f);
+    _exit(f && fclose(f) == 0 ? 0 : 1);
+  }
+  cs_err err = {{0}};
+  cs_arena a = {0};
+  cs_history h;
+  uint64_t *v = NULL;
+  size_t n = 0;
+  char prop[64], tgt[32];
+  int kind = cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err);
+  int status = 0;
+  waitpid(writer, &status, 0);
+  cr_assert_eq(kind, 0, "%s", err.msg);
+  cr_assert_eq(n, 3);
+  cr_assert_str_eq(prop, "emit.unique");
+  cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  free(v);
+  cs_arena_free(&a);
 }
 
 /* A bad file is skipped, not the end of the load: the cases sorted after it still replay. */
