@@ -36,9 +36,9 @@ static const option_row rows[] = {
     {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT, "T  restrict to a target (repeatable)"},
     {"property", ARG_STR, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
      "P  restrict to properties whose name starts with P (repeatable)"},
-    {"seed", ARG_U64, GEN, "N  run seed (default 1)"},
-    {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE, "N  cases per implementation"},
-    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE, "D  time limit (30s, 5m, 2h)"},
+    {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
+    {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE & ~CS_CMD_REPLAY, "N  cases per implementation"},
+    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY, "D  time limit (30s, 5m, 2h)"},
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "N  parallel workers, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
@@ -96,16 +96,28 @@ static const option_row rows[] = {
 #define VECTORS_ALL_TARGETS "vectors: --target does not apply: the vectors cover every target"
 #define VECTORS_NO_RULE "vectors: --rule does not apply: the vectors are defined under the default rules"
 #define VECTORS_NO_PROFILE "vectors: --profile does not apply: the vectors are defined under the default rules"
+/* A replay runs the one case its token or file gives: nothing to count, time, seed or split. */
+#define REPLAY_ONE_CASE(opt) "replay: --" opt " does not apply: a replay runs the one case its token or file gives"
 static const struct {
   const char *name;
   unsigned commands;
   const char *why;
 } refusals[] = {
-    {"junit", CS_CMD_FUZZ, FUZZ_NO_REPORTS},      {"json", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
-    {"markdown", CS_CMD_FUZZ, FUZZ_NO_REPORTS},   {"html", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
-    {"failures", CS_CMD_FUZZ, FUZZ_NO_REPORTS},   {"stats", CS_CMD_FUZZ, FUZZ_NO_STATS},
-    {"min-coverage", CS_CMD_FUZZ, FUZZ_NO_STATS}, {"target", CS_CMD_VECTORS, VECTORS_ALL_TARGETS},
-    {"rule", CS_CMD_VECTORS, VECTORS_NO_RULE},    {"profile", CS_CMD_VECTORS, VECTORS_NO_PROFILE},
+    {"junit", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"json", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"markdown", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"html", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"failures", CS_CMD_FUZZ, FUZZ_NO_REPORTS},
+    {"stats", CS_CMD_FUZZ, FUZZ_NO_STATS},
+    {"min-coverage", CS_CMD_FUZZ, FUZZ_NO_STATS},
+    {"target", CS_CMD_VECTORS, VECTORS_ALL_TARGETS},
+    {"rule", CS_CMD_VECTORS, VECTORS_NO_RULE},
+    {"profile", CS_CMD_VECTORS, VECTORS_NO_PROFILE},
+    {"cases", CS_CMD_REPLAY, REPLAY_ONE_CASE("cases")},
+    {"time", CS_CMD_REPLAY, REPLAY_ONE_CASE("time")},
+    {"seed", CS_CMD_REPLAY, REPLAY_ONE_CASE("seed")},
+    {"jobs", CS_CMD_REPLAY, REPLAY_ONE_CASE("jobs")},
+    {"shard", CS_CMD_REPLAY, REPLAY_ONE_CASE("shard")},
 };
 
 int cs_fail(int status, const char *fmt, ...) {

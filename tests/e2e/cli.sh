@@ -59,6 +59,14 @@ for a in "--target anthropic" "--rule anthropic.max_len=9" "--profile $T/none.tx
   "$CS" vectors $a >"$T/o" 2>"$T/e"
   check "vectors $a: exit 2, one line" "one_line_2 $? 'vectors: ${a%% *} does not apply'"
 done
+# replay runs the one case it is given: --cases 5000 --time 1h ran one case and passed.
+for a in "--cases 5000" "--time 1h" "--seed 7"; do
+  # shellcheck disable=SC2086
+  "$CS" replay --impl reference $a cs1.AA >"$T/o" 2>"$T/e"
+  check "replay $a: exit 2, one line" "one_line_2 $? 'replay: ${a%% *} does not apply'"
+done
+check "help replay lists --deadline and --max-id-len, not --cases, --time or --seed" \
+  "\"$CS\" help replay | grep -q -- '--deadline' && \"$CS\" help replay | grep -q -- '--max-id-len' && ! \"$CS\" help replay | grep -q -- '--cases\\|--time\\|--seed'"
 "$CS" run --no-corpus --impl-cmd -- "" >"$T/o" 2>"$T/e"
 check "--impl-cmd with an empty program name: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'name is empty' '$T/e'"
 # A vector file that does not say what it holds is refused whole (exit 2), not checked in part.

@@ -91,6 +91,31 @@ static int parse_one(cs_cmd_bit cmd, const char *opt, const char *value, cs_opti
   return cs_options_parse(o, 3, argv, 1, cmd, err);
 }
 
+/* replay runs the one case its token or file gives: `replay --cases 5000 --time 1h cs1.AA` ran one
+ * case and passed. What it ignores is refused, saying why; what shapes the case or its run stays. */
+Test(cli, replay_refuses_what_it_ignores) {
+  cs_options o;
+  cs_err err;
+  const char *ignored[][2] = {
+      {"--cases", "5000"}, {"--time", "1h"}, {"--seed", "7"}, {"--jobs", "2"}, {"--shard", "0/2"}};
+  for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++) {
+    cr_assert_eq(parse_one(CS_CMD_REPLAY, ignored[i][0], ignored[i][1], &o, &err), -1, "replay took %s", ignored[i][0]);
+    char want[64];
+    snprintf(want, sizeof want, "replay: %s does not apply", ignored[i][0]);
+    cr_assert(strstr(err.msg, want) == err.msg, "%s", err.msg);
+    cr_assert_eq(parse_one(CS_CMD_RUN, ignored[i][0], ignored[i][1], &o, &err), 0, "run: %s", err.msg);
+  }
+  const char *used[][2] = {{"--deadline", "100"},  {"--max-id-len", "64"},       {"--rule", "mistral.max_len=9"},
+                           {"--profile", "p.txt"}, {"--property", "emit.regex"}, {"--target", "mistral"},
+                           {"--quiet", NULL},      {"--strict", NULL},           {"--json", "r.json"}};
+  for (size_t i = 0; i < sizeof used / sizeof *used; i++) {
+    char *argv[] = {"callsign", (char *)used[i][0], (char *)used[i][1], NULL};
+    memset(&err, 0, sizeof err);
+    cr_assert_eq(cs_options_parse(&o, used[i][1] ? 3 : 2, argv, 1, CS_CMD_REPLAY, &err), 0, "%s: %s", used[i][0],
+                 err.msg);
+  }
+}
+
 /* Bounded whole-number options: 0 is refused rather than read as the default, and so is a value
  * past the bound (generated IDs are held whole in memory: a length near 4 GiB exhausted it; a
  * deadline past an hour lets a hung implementation stall the run). */
