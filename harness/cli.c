@@ -37,7 +37,7 @@ static const option_row rows[] = {
     {"property", ARG_STR, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
-    {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE & ~CS_CMD_REPLAY, "N  cases per implementation"},
+    {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE & ~CS_CMD_REPLAY, "N  cases per implementation, at least 1"},
     {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY, "D  time limit (30s, 5m, 2h)"},
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "N  parallel workers, each with its own instance of the implementation"},
@@ -247,6 +247,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     o->seed = u;
     o->seed_set = true;
   } else if (!strcmp(n, "cases")) {
+    /* 0 is what "not given" looks like later: 2000 cases in run, a timed campaign in fuzz, 4 in probe. */
+    if (u == 0)
+      return cs_err_set(err, "--cases: must be at least 1");
     o->cases = u;
   } else if (!strcmp(n, "time")) {
     o->time_s = d;

@@ -173,6 +173,14 @@ done
 "$CS" run --no-corpus --cases 5 --quiet --deadline 4294967296 --impl-cmd -- build/adapter-c >"$T/o" 2>"$T/e"
 check "--deadline 4294967296: named as too large" "one_line_2 $? \"--deadline: '4294967296' is more than 4294967295\""
 
+# --cases 0 silently ran the default: 2000 cases in run, a ten-minute campaign in fuzz.
+"$CS" run --no-corpus --impl reference --quiet --cases 0 >"$T/o" 2>"$T/e"
+check "run --cases 0: exit 2, one line" "one_line_2 $? '--cases: must be at least 1'"
+timeout 60 "$CS" fuzz --no-corpus --impl reference --quiet --cases 0 --out "$T/fuzz0" >"$T/o" 2>"$T/e"
+check "fuzz --cases 0: exit 2, one line" "one_line_2 $? '--cases: must be at least 1'"
+"$CS" run --no-corpus --impl reference --quiet --property emit.pair --target anthropic --cases 1 >"$T/o" 2>"$T/e"
+check "run --cases 1 runs one case" "[ $? -eq 0 ] && grep -q '(cases 1,' '$T/o'"
+
 # A budget of no request is refused, not turned into the default budget of 50.
 "$CS" probe --provider anthropic --dry-run --max-requests 0 >"$T/o" 2>"$T/e"
 check "probe --max-requests 0: exit 2, one line" "one_line_2 $? '--max-requests: must be at least 1'"

@@ -179,6 +179,20 @@ Test(cli, max_requests_zero_is_refused) {
   cr_assert_eq(o.max_requests, 1);
 }
 
+/* run --cases 0 ran the default 2000 cases, fuzz --cases 0 a ten-minute campaign and probe 4
+ * cases: 0 is refused in every command that takes --cases. */
+Test(cli, cases_zero_is_refused) {
+  const cs_cmd_bit cmds[] = {CS_CMD_RUN, CS_CMD_FUZZ, CS_CMD_PROBE};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    cs_options o;
+    cs_err err;
+    cr_assert_eq(parse_one(cmds[i], "--cases", "0", &o, &err), -1, "command %#x took --cases 0", (unsigned)cmds[i]);
+    cr_assert_str_eq(err.msg, "--cases: must be at least 1");
+    cr_assert_eq(parse_one(cmds[i], "--cases", "1", &o, &err), 0, "%s", err.msg);
+    cr_assert_eq(o.cases, 1);
+  }
+}
+
 /* --rate near 0 made the pause between requests endless (or overflowed its time_t). */
 Test(cli, rate_is_bounded) {
   cs_options o;
