@@ -57,13 +57,13 @@ static int names_of(const cJSON *root, const char *path, char *property, size_t 
   return 0;
 }
 
-/* What a case file holds: 0 a token case, 1 a literal history case (no "token", a "history"
- * object), -1 with err saying which member is missing or of the wrong type. A token case's
- * "history" is the shrunk history for readers, not read back. */
+/* What a case file holds: 0 a token case, 1 a literal history case (no "token", or a null one as a
+ * fuzz summary's finding has, and a "history" object), -1 with err saying which member is missing
+ * or of the wrong type. A token case's "history" is the shrunk history for readers, not read back. */
 static int kind_of(const cJSON *root, const char *path, cs_err *err) {
   const cJSON *tok = cJSON_GetObjectItemCaseSensitive(root, "token");
   const cJSON *hist = cJSON_GetObjectItemCaseSensitive(root, "history");
-  if (tok)
+  if (tok && !cJSON_IsNull(tok))
     return cJSON_IsString(tok) ? 0 : cs_err_set(err, "%s: \"token\" is not a string (a replay token, cs1.…)", path);
   if (cJSON_IsObject(hist))
     return 1;

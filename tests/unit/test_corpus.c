@@ -189,13 +189,15 @@ Test(corpus, malformed_literal_history_names_the_file) {
   cs_arena_free(&a);
 }
 
-/* A case file of the wrong shape is refused with what is wrong with it: {"token":null,"history":{}}
- * was said to have "no token and no history". Each message names the file, in one line. */
+/* A case file of the wrong shape is refused with what is wrong with it: {"token":5,"history":[]}
+ * was said to have "no token and no history". Each message names the file, in one line. A null
+ * token is no token (a fuzz summary's literal finding has one). */
 Test(corpus, a_member_of_the_wrong_type_is_named) {
   const struct {
     const char *body, *why;
   } c[] = {
-      {"{\"token\":null,\"history\":{\"turns\":[]}}", "\"token\" is not a string"},
+      {"{\"token\":null,\"history\":[]}", "\"history\" is not an object"},
+      {"{\"token\":null}", "no \"token\" and no \"history\""},
       {"{\"token\":5}", "\"token\" is not a string"},
       {"{\"token\":{},\"history\":null}", "\"token\" is not a string"},
       {"{\"history\":null}", "\"history\" is not an object"},
@@ -223,6 +225,26 @@ Test(corpus, a_member_of_the_wrong_type_is_named) {
     cr_assert_null(v);
     cs_arena_free(&a);
   }
+}
+
+/* A finding copied from a fuzz summary ("token": null beside its history) replays as a literal case. */
+Test(corpus, a_null_token_is_a_literal_case) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/case.json", dir);
+  write_file(path, "{\"property\":\"emit.pair\",\"target\":\"mistral\",\"token\":null,"
+                   "\"history\":{\"turns\":[{\"role\":\"user\",\"text\":\"hi\"}]}}");
+  cs_err err = {{0}};
+  cs_arena a = {0};
+  cs_history h;
+  uint64_t *v = NULL;
+  size_t n = 0;
+  char prop[64], tgt[32];
+  cr_assert_eq(cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), 1, "%s", err.msg);
+  cr_assert_eq(h.nturns, 1);
+  cr_assert_str_eq(prop, "emit.pair");
+  cr_assert_str_eq(tgt, "mistral");
+  cr_assert_null(v);
+  cs_arena_free(&a);
 }
 
 /* A case is read once: a FIFO (or a pipe on stdin) has its bytes only one time, and a second read
