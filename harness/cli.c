@@ -252,6 +252,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--cases: must be at least 1");
     o->cases = u;
   } else if (!strcmp(n, "time")) {
+    /* 0 would silently mean no limit (run) or the default ten minutes (fuzz). */
+    if (d <= 0)
+      return cs_err_set(err, "--time: must be more than 0 (leave it out for the default)");
     o->time_s = d;
   } else if (!strcmp(n, "jobs")) {
     if (u == 0 || u > 256)

@@ -181,6 +181,12 @@ check "fuzz --cases 0: exit 2, one line" "one_line_2 $? '--cases: must be at lea
 "$CS" run --no-corpus --impl reference --quiet --property emit.pair --target anthropic --cases 1 >"$T/o" 2>"$T/e"
 check "run --cases 1 runs one case" "[ $? -eq 0 ] && grep -q '(cases 1,' '$T/o'"
 
+# --time 0 meant no limit in run and the default ten minutes in fuzz.
+for c in run fuzz; do
+  timeout 60 "$CS" $c --no-corpus --impl reference --time 0 >"$T/o" 2>"$T/e"
+  check "$c --time 0: exit 2, one line" "one_line_2 $? '--time: must be more than 0'"
+done
+
 # A budget of no request is refused, not turned into the default budget of 50.
 "$CS" probe --provider anthropic --dry-run --max-requests 0 >"$T/o" 2>"$T/e"
 check "probe --max-requests 0: exit 2, one line" "one_line_2 $? '--max-requests: must be at least 1'"

@@ -157,6 +157,21 @@ Test(cli, bounded_options) {
   }
 }
 
+/* --time 0 meant no limit in run and the default ten minutes in fuzz: refused in both. */
+Test(cli, time_zero_is_refused) {
+  cs_options o;
+  cs_err err;
+  const cs_cmd_bit cmds[] = {CS_CMD_RUN, CS_CMD_FUZZ, CS_CMD_COLLIDE};
+  for (size_t i = 0; i < 3; i++) {
+    for (const char *const *v = (const char *const[]){"0", "0s", "0m", NULL}; *v; v++) {
+      cr_assert_eq(parse_one(cmds[i], "--time", *v, &o, &err), -1, "%s was taken", *v);
+      cr_assert_str_eq(err.msg, "--time: must be more than 0 (leave it out for the default)");
+    }
+    cr_assert_eq(parse_one(cmds[i], "--time", "1s", &o, &err), 0, "%s", err.msg);
+    cr_assert_eq(o.time_s, 1.0);
+  }
+}
+
 /* A whole number too large for its option is named as such, not as "not a whole number". */
 Test(cli, too_large_number_is_named) {
   cs_options o;
