@@ -355,7 +355,7 @@ timeout 60 "$CS" replay --impl reference "$T/case.fifo" >"$T/o" 2>"$T/e"
 check "replay of a FIFO: exit 0, no hang" "[ $? -eq 0 ] && grep -q 'emit.regex' '$T/o'"
 wait
 # A case file of the wrong shape is refused with what is wrong, not "no token and no history".
-for v in '{"token":null,"history":{"turns":[]}}|"token" is not a string' \
+for v in '{"token":5,"history":{"turns":[]}}|"token" is not a string' \
   '{"history":null}|"history" is not an object' '{"token":"cs1.AB"}|not a canonical base64url ending' \
   '{"property":"emit.regex"}|no "token" and no "history"' '|stdin: 1:1: JSON ends early'; do
   printf '%s' "${v%%|*}" | "$CS" replay --impl reference - >"$T/o" 2>"$T/e"
@@ -371,8 +371,9 @@ for c in d['implementations'][0]['cells']:
 P
 "$CS" run --impl adk-stream-v1 --cases 300 --no-corpus --expect "$T/expect" >"$T/o" 2>"$T/e"
 check "--expect with exactly the failures: exit 0" "[ $? -eq 0 ]"
-echo "canon.charset -" >>"$T/expect"
-echo "emit.regex anthropic" >>"$T/expect"
+for l in "canon.charset -" "emit.regex anthropic"; do # each line once: a repeat is refused
+  grep -qxF "$l" "$T/expect" || echo "$l" >>"$T/expect"
+done
 "$CS" run --impl reference --cases 100 --no-corpus --expect "$T/expect" >"$T/o" 2>"$T/e"
 check "listed failures that now pass are reported as fixed and fail the run" "[ \$? -eq 1 ] && grep -qi fixed '$T/o'"
 echo "no.such.property x" >"$T/badexpect"
