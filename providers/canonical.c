@@ -126,10 +126,70 @@ cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, 
   return canonical_id_after(d, prefix, plen, raw_id, tool_name, turn_key, call_index, attempt, a);
 }
 
+/* ---- collision memo ----
+ * A collision is resolved by trying attempt 1, 2, ... until the ID is unused. The k-th repeat of one
+ * key (a call tuple repeated turn after turn) would re-try every attempt its earlier repeats took:
+ * quadratic. The memo keeps, per key, the first attempt not yet known to be taken. That is exact:
+ * the used set only grows, so an attempt once found taken stays taken. It is built in the arena on
+ * the first collision only, so a history without one pays nothing. */
+typedef struct {
+  uint64_t hash;
+  uint32_t call; /* 1 + the index of the call that brought the key; 0: an empty slot */
+  uint32_t next; /* the first attempt not known to be taken */
+} memo_slot;
+
+typedef struct {
+  memo_slot *slot; /* NULL until the first collision */
+  uint32_t mask;
+} call_memo;
+
+/* Room for `max_keys` keys. Callers pass the calls left, at most ix->ncalls, which cs_strset_init
+ * has already bounded to 2^29: the doubling below stays within 32 bits. */
+static void memo_init(call_memo *m, uint32_t max_keys, cs_arena *a) {
+  uint32_t cap = 8;
+  while (cap < max_keys * 2u + 2u)
+    cap *= 2;
+  m->slot = CS_ARENA_NEW(a, memo_slot, cap);
+  m->mask = cap - 1;
+}
+
+typedef bool (*same_key_fn)(const cs_history *h, const cs_history_index *ix, uint32_t x, uint32_t y);
+
+/* Calls x and y share the canonical v1 tuple. The fields themselves decide, not their hash; null and
+ * empty differ (cs_str_eq). */
+static bool same_tuple(const cs_history *h, const cs_history_index *ix, uint32_t x, uint32_t y) {
+  const cs_turn *tx = &h->turns[ix->call_turn[x]], *ty = &h->turns[ix->call_turn[y]];
+  return tx->provider == ty->provider && ix->call_pos[x] == ix->call_pos[y] &&
+         cs_str_eq(ix->calls[x]->id, ix->calls[y]->id) && cs_str_eq(ix->calls[x]->name, ix->calls[y]->name) &&
+         cs_str_eq(tx->turn_key, ty->turn_key);
+}
+
+static uint64_t tuple_hash(const cs_history *h, const cs_history_index *ix, uint32_t c) {
+  const cs_turn *t = &h->turns[ix->call_turn[c]];
+  const uint64_t k = 0x9E3779B97F4A7C15ULL;
+  uint64_t x = cs_str_hash(ix->calls[c]->id);
+  x = (x ^ cs_str_hash(ix->calls[c]->name)) * k;
+  x = (x ^ cs_str_hash(t->turn_key)) * k;
+  x = (x ^ ((uint64_t)t->provider << 32 | ix->call_pos[c])) * k;
+  return x ^ x >> 32;
+}
+
+/* The slot of call c's key; a new key gets next = `fresh`. */
+static memo_slot *memo_find(call_memo *m, uint64_t hash, same_key_fn same, const cs_history *h,
+                            const cs_history_index *ix, uint32_t c, uint32_t fresh) {
+  uint32_t i = (uint32_t)hash & m->mask;
+  for (; m->slot[i].call; i = (i + 1) & m->mask)
+    if (m->slot[i].hash == hash && same(h, ix, m->slot[i].call - 1, c))
+      return &m->slot[i];
+  m->slot[i] = (memo_slot){hash, c + 1, fresh};
+  return &m->slot[i];
+}
+
 cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const cs_digest *d, cs_arena *a) {
   cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, a);
   cs_strset used;
   cs_strset_init(&used, ix->ncalls, a);
+  call_memo memo = {0};
   char prefix[CS_PREFIX_MAX];
   size_t plen = 0;
   cs_provider prefix_of = CS_PROVIDER_COUNT; /* none yet */
@@ -145,10 +205,18 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
         plen = put_prefix(prefix, turn->provider);
         prefix_of = turn->provider;
       }
-      uint32_t attempt = 0;
-      do
-        id = canonical_id_after(d, prefix, plen, call->id, call->name, turn->turn_key, ix->call_pos[c], attempt++, a);
-      while (!cs_strset_add(&used, id));
+      id = canonical_id_after(d, prefix, plen, call->id, call->name, turn->turn_key, ix->call_pos[c], 0, a);
+      if (!cs_strset_add(&used, id)) {
+        /* Attempt 0 is taken: go on from where the tuple's last repeat left its attempts. */
+        if (!memo.slot)
+          memo_init(&memo, ix->ncalls - c, a);
+        memo_slot *m = memo_find(&memo, tuple_hash(h, ix, c), same_tuple, h, ix, c, 1);
+        uint32_t attempt = m->next;
+        do
+          id = canonical_id_after(d, prefix, plen, call->id, call->name, turn->turn_key, ix->call_pos[c], attempt++, a);
+        while (!cs_strset_add(&used, id));
+        m->next = attempt;
+      }
     }
     ans.calls[c] = id;
   }

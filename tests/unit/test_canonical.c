@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/history_json.h"
+#include "core/strset.h"
 #include "providers/canonical.h"
 
 static cs_arena A;
@@ -354,4 +355,121 @@ Test(canonical, huge_and_hostile_ids) {
   cr_assert(cs_str_eq(r.ans.results[0], r.ans.calls[1]));
   check_idempotent(&r);
   free(json);
+}
+
+/* ---- collision resolution: the same IDs as the plain algorithm, in linear work ---- */
+
+typedef struct {
+  cs_hasher *hasher;
+  unsigned long calls;
+} counting_digest;
+
+static void count_run(void *user, const void *data, size_t len, uint8_t out[32]) {
+  counting_digest *c = user;
+  c->calls++;
+  cs_sha256(c->hasher, data, len, out);
+}
+
+/* canonical v1 as providers/canonical.h states it, attempt after attempt from 0 for every call,
+ * written without the code under test's shortcuts. */
+static cs_answer plain_canonicalize(const cs_history *h, const cs_history_index *ix) {
+  cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, &A);
+  cs_strset used;
+  cs_strset_init(&used, ix->ncalls, &A);
+  for (uint32_t c = 0; c < ix->ncalls; c++) {
+    const cs_call *call = ix->calls[c];
+    const cs_turn *turn = &h->turns[ix->call_turn[c]];
+    cs_str id = call->id;
+    if (!canonical_shape(id) || !cs_strset_add(&used, id)) {
+      uint32_t attempt = 0;
+      do
+        id = cs_canonical_id(&D, turn->provider, call->id, call->name, turn->turn_key, ix->call_pos[c], attempt++, &A);
+      while (!cs_strset_add(&used, id));
+    }
+    ans.calls[c] = id;
+  }
+  cs_answer_pair_results(&ans, ix);
+  return ans;
+}
+
+/* Canonicalizes the history in `json` (freed: the history lives in the arena) through a digest that
+ * counts its calls; checks the answer against the plain algorithm's and returns the count. */
+static unsigned long canonicalize_counting(cs_buf *json, canon_run *out) {
+  cs_history h;
+  cs_err err;
+  int rc = cs_history_parse(cs_buf_view(json), NULL, &A, &h, &err);
+  cs_buf_free(json);
+  cr_assert_eq(rc, 0, "%s", err.msg);
+  counting_digest cd = {.hasher = D.hasher};
+  cs_digest d = {.digest = count_run, .digest_user = &cd};
+  canon_run r = {.h = h};
+  cs_history_index_build(&r.h, &A, &r.ix);
+  r.ans = cs_canonicalize(&r.h, &r.ix, &d, &A);
+  check_answer(&r);
+  cs_answer want = plain_canonicalize(&r.h, &r.ix);
+  for (uint32_t c = 0; c < r.ix.ncalls; c++)
+    cr_assert(cs_str_eq(r.ans.calls[c], want.calls[c]), "call %u: %.*s, the plain algorithm gives %.*s", c,
+              (int)r.ans.calls[c].len, r.ans.calls[c].ptr, (int)want.calls[c].len, want.calls[c].ptr);
+  cr_assert(cs_answer_eq(&r.ans, &want));
+  *out = r;
+  return cd.calls;
+}
+
+/* The k-th repeat of a tuple takes attempt k. Re-trying attempts 0..k-1 each time would hash
+ * n(n+1)/2 messages; each repeat hashes its taken attempt 0 and then the one it takes. */
+Test(canonical, repeats_of_one_tuple_take_linear_work) {
+  enum { N = 400 };
+  cs_buf b = {0};
+  cs_buf_puts(&b, "{\"turns\":[");
+  for (int i = 0; i < N; i++)
+    cs_buf_printf(&b,
+                  "%s{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"k\",\"calls\":["
+                  "{\"id\":\"call_0\",\"name\":\"glob\"}]},{\"role\":\"tool\",\"results\":[{\"call_id\":\"call_0\","
+                  "\"name\":\"glob\"}]}",
+                  i ? "," : "");
+  cs_buf_puts(&b, "]}");
+  canon_run r;
+  unsigned long digests = canonicalize_counting(&b, &r);
+  cr_assert_eq(r.ix.ncalls, N);
+  cr_assert_eq(digests, 2 * N - 1, "%lu digests for %d repeats", digests, N);
+  cr_assert(cs_str_eq(r.ans.calls[N - 1], canon_id(CS_PROV_OPENAI_CHAT, S("call_0"), "glob", S("k"), 0, N - 1)));
+}
+
+/* Repeated tuples that differ from each other in one field only (provider, null or empty raw ID,
+ * tool name, null or empty turn key, position), with planted canonical IDs taking some of their
+ * attempts ahead of them and look-alikes of attempts already taken: the same IDs as the plain
+ * algorithm, and at most three digests a call (every taken attempt is an ID some call holds, plus
+ * a taken attempt 0 per call). */
+Test(canonical, repeats_with_near_twins_and_planted_attempts) {
+  enum { ROUNDS = 60 };
+  static const char *const keys[] = {"\"turn_key\":\"k\",", "", "\"turn_key\":\"\","};
+  static const char *const provs[] = {"openai_chat", "anthropic"};
+  static const char *const calls = "{\"id\":\"call_0\",\"name\":\"glob\"},{\"id\":null,\"name\":\"glob\"},"
+                                   "{\"id\":\"\",\"name\":\"glob\"},{\"id\":\"call_0\",\"name\":\"read\"},"
+                                   "{\"id\":\"call_0\",\"name\":\"glob\"}";
+  /* Attempts 3, 7 and 8 of the first tuple, planted before any repeat reaches them. */
+  cs_str planted[3];
+  const uint32_t planted_at[3] = {3, 7, 8};
+  for (int i = 0; i < 3; i++)
+    planted[i] = canon_id(CS_PROV_OPENAI_CHAT, S("call_0"), "glob", S("k"), 0, planted_at[i]);
+  cs_buf b = {0};
+  cs_buf_printf(&b,
+                "{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"%.*s\",\"name\":\"x\"},"
+                "{\"id\":\"%.*s\",\"name\":\"x\"}]}",
+                (int)planted[0].len, planted[0].ptr, (int)planted[1].len, planted[1].ptr);
+  for (int round = 0; round < ROUNDS; round++) {
+    for (size_t p = 0; p < 2; p++)
+      for (size_t k = 0; k < 3; k++)
+        cs_buf_printf(&b, ",{\"role\":\"assistant\",\"provider\":\"%s\",%s\"calls\":[%s]}", provs[p], keys[k], calls);
+    if (round == 2 || round == 30) /* the third planted attempt, then a look-alike of one long taken */
+      cs_buf_printf(&b, ",{\"role\":\"assistant\",\"calls\":[{\"id\":\"%.*s\",\"name\":\"x\"}]}",
+                    (int)planted[round == 2 ? 2 : 0].len, planted[round == 2 ? 2 : 0].ptr);
+  }
+  cs_buf_puts(&b, "]}");
+  canon_run r;
+  unsigned long digests = canonicalize_counting(&b, &r);
+  cr_assert_eq(r.ix.ncalls, 2 + ROUNDS * 30 + 2);
+  cr_assert(cs_str_eq(r.ans.calls[0], planted[0]) && cs_str_eq(r.ans.calls[1], planted[1]), "planted IDs are kept");
+  cr_assert_leq(digests, 3ul * r.ix.ncalls, "%lu digests for %u calls", digests, r.ix.ncalls);
+  check_idempotent(&r);
 }
