@@ -135,7 +135,7 @@ cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, 
 typedef struct {
   uint64_t hash;
   uint32_t call; /* 1 + the index of the call that brought the key; 0: an empty slot */
-  uint32_t next; /* the first attempt not known to be taken */
+  uint32_t next; /* the first attempt (kimi: index) not known to be taken */
 } memo_slot;
 
 typedef struct {
@@ -224,17 +224,33 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
   return ans;
 }
 
-cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon, cs_ruleset *rs,
-                            cs_target_id target, const cs_digest *d, cs_arena *a) {
+/* Attempts per call before the reference emitter gives up on a call: a rule such as
+ * anthropic.max_len=1 admits only 64 IDs, and the 65th call finds every one taken. */
+#define EMIT_ATTEMPTS 10000u
+
+/* Calls x and y share a tool name: the key of a mapper with attempt_shifts_index. */
+static bool same_name(const cs_history *h, const cs_history_index *ix, uint32_t x, uint32_t y) {
+  (void)h;
+  return cs_str_eq(ix->calls[x]->name, ix->calls[y]->name);
+}
+
+/* The reference emitter; with `chk`, also finds the first bad call (and stops there if `stop`). */
+static cs_answer reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon, cs_ruleset *rs,
+                                cs_target_id target, const cs_digest *d, cs_arena *a, cs_emit_check *chk, bool stop) {
   const cs_target *tg = cs_target_get(target);
   const cs_rule *rule = cs_ruleset_rule(rs, target);
   cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, a);
   cs_strset used;
   cs_strset_init(&used, ix->ncalls, a);
+  call_memo memo = {0};
+  uint64_t candidates = 0;
+  if (chk)
+    *chk = (cs_emit_check){.bad = ix->ncalls};
   for (uint32_t c = 0; c < ix->ncalls; c++) {
     const cs_call *call = ix->calls[c];
     const cs_turn *turn = &h->turns[ix->call_turn[c]];
     cs_str id = CS_NULL_STR;
+    bool fresh = true;
     /* cs_strset_add both checks and inserts: an ID is taken exactly when it is added. */
     if (call->server && rule->server_pattern && cs_rule_server_ok(rs, target, call->id) &&
         cs_strset_add(&used, call->id)) {
@@ -244,14 +260,51 @@ cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, con
       id = call->id;
     } else {
       cs_map_input in = {canon->calls[c], call, c, 0};
-      do
-        id = tg->mapper(rule, d, &in, a);
-      while (!cs_strset_add(&used, id) && ++in.attempt < 10000);
+      id = tg->mapper(rule, d, &in, a);
+      candidates++;
+      if (!cs_strset_add(&used, id)) {
+        in.attempt = 1;
+        memo_slot *m = NULL;
+        if (tg->attempt_shifts_index) {
+          /* Calls of one name share their candidates, shifted by index: without the memo each would
+           * walk again the run of indices the ones before it found taken. */
+          if (!memo.slot)
+            memo_init(&memo, ix->ncalls - c, a);
+          m = memo_find(&memo, cs_str_hash(call->name), same_name, h, ix, c, 0);
+          if (m->next > c + 1) /* past the limit: the last attempt, known taken, still ends the loop */
+            in.attempt = m->next - c < EMIT_ATTEMPTS ? m->next - c : EMIT_ATTEMPTS - 1;
+        }
+        do {
+          id = tg->mapper(rule, d, &in, a);
+          candidates++;
+        } while (!(fresh = cs_strset_add(&used, id)) && ++in.attempt < EMIT_ATTEMPTS);
+        if (m && c + in.attempt + fresh > m->next)
+          m->next = c + in.attempt + fresh;
+      }
     }
     ans.calls[c] = id;
+    if (chk && chk->bad == ix->ncalls && (!fresh || !cs_rule_check(rs, target, id, c, call->server, NULL, 0))) {
+      chk->bad = c;
+      chk->repeated = !fresh;
+      if (stop)
+        break;
+    }
   }
+  if (chk)
+    chk->candidates = candidates;
   cs_answer_pair_results(&ans, ix);
   return ans;
+}
+
+cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon, cs_ruleset *rs,
+                            cs_target_id target, const cs_digest *d, cs_arena *a) {
+  return reference_emit(h, ix, canon, rs, target, d, a, NULL, false);
+}
+
+cs_answer cs_reference_emit_checked(const cs_history *h, const cs_history_index *ix, const cs_answer *canon,
+                                    cs_ruleset *rs, cs_target_id target, const cs_digest *d, cs_arena *a, bool stop,
+                                    cs_emit_check *chk) {
+  return reference_emit(h, ix, canon, rs, target, d, a, chk, stop);
 }
 
 cs_str cs_reference_normalize(cs_ruleset *rs, cs_target_id target, cs_str id, const cs_digest *d, cs_arena *a) {

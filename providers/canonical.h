@@ -35,9 +35,24 @@ cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, 
 /* Canonicalizes a whole history (stored IDs). `ix` must be built from `h`. */
 cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const cs_digest *d, cs_arena *a);
 
-/* Reference emit for `target` given the canonical answer `canon` of the same history. */
+/* Reference emit for `target` given the canonical answer `canon` of the same history. A call that
+ * finds all of its 10000 attempts taken (the rule leaves no room for one more ID) keeps the last. */
 cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon, cs_ruleset *rs,
                             cs_target_id target, const cs_digest *d, cs_arena *a);
+
+/* What cs_reference_emit_checked finds. */
+typedef struct {
+  uint32_t bad;        /* the first call whose wire ID repeats an earlier one or breaks the rule; ncalls: none */
+  bool repeated;       /* that call found all of its attempts taken (else its ID breaks the rule) */
+  uint64_t candidates; /* wire IDs the mapper derived: the work done */
+} cs_emit_check;
+
+/* cs_reference_emit that also checks each wire ID against the rule and uniqueness as it goes. With
+ * `stop`, it stops at the first bad call (the calls after it stay null), so a rule that leaves no
+ * room for the history costs one call's attempts, not those of every call after it. */
+cs_answer cs_reference_emit_checked(const cs_history *h, const cs_history_index *ix, const cs_answer *canon,
+                                    cs_ruleset *rs, cs_target_id target, const cs_digest *d, cs_arena *a, bool stop,
+                                    cs_emit_check *chk);
 
 /* Reference stateless normalizer: always derives (prefix + hash of the whole input), so it is
  * deterministic, valid and injective up to the hash, and gives up idempotence by design. Kimi has

@@ -50,7 +50,8 @@ const cs_target cs_target_kimi = {
     .id = CS_PROV_KIMI,
     .rule = {.pattern = "^functions\\.[A-Za-z0-9_.-]+:[0-9]+$", .min_len = 1, .max_len = 0, .global_index = true},
     .mapper = kimi_map,
-    .native_passthrough = false, /* the global index decides; a native ID with the right index maps to itself */
+    .native_passthrough = false,  /* the global index decides; a native ID with the right index maps to itself */
+    .attempt_shifts_index = true, /* kimi_map reads the call's name and global_index + attempt only */
     .summary = "functions.{name}:{N}, N global over the request from 0, unique",
     /* The name class is DESIGN.md's; Kimi's raw-token parser reads [\w.]+ (PROVIDERS.md section 6),
      * so a tool name with '-' passes this rule but is one the model itself may not parse. */

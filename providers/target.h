@@ -52,6 +52,7 @@ typedef struct {
   cs_rule rule;                      /* the default rule */
   cs_mapper_fn mapper;               /* reference mapper */
   bool native_passthrough;           /* reference keeps IDs that the same provider produced, when valid */
+  bool attempt_shifts_index;         /* mapper's attempt a at index i = its attempt 0 at i + a, same name (kimi) */
   const char *summary;               /* one line for `callsign list` and the README */
   const char *evidence;              /* how sure we are (PROVIDERS.md grade) */
   const struct cs_probe_spec *probe; /* live probe: request builder, classifier (providers/probe.h) */

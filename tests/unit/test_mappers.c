@@ -542,3 +542,107 @@ Test(mappers, normalize_valid_deterministic_injective) {
   cs_str b = cs_reference_normalize(RS, CS_PROV_ANTHROPIC, cs_str_c(""), &D, &A);
   cr_assert_not(cs_str_eq(a, b));
 }
+
+/* ---- work of collision resolution ---- */
+
+/* The reference emitter as providers/canonical.h states it, attempt after attempt from 0 for every
+ * call, counting the candidates it derives. */
+static cs_answer plain_emit(const prepared *p, cs_target_id t, uint64_t *candidates) {
+  const cs_target *tg = cs_target_get(t);
+  const cs_rule *rule = cs_ruleset_rule(RS, t);
+  cs_answer ans = cs_answer_new(p->ix.ncalls, p->ix.nresults, &A);
+  cs_strset used;
+  cs_strset_init(&used, p->ix.ncalls, &A);
+  for (uint32_t c = 0; c < p->ix.ncalls; c++) {
+    const cs_call *call = p->ix.calls[c];
+    bool native = p->h.turns[p->ix.call_turn[c]].provider == t && tg->native_passthrough && !call->server;
+    if (call->server && rule->server_pattern && cs_rule_server_ok(RS, t, call->id) && cs_strset_add(&used, call->id))
+      ans.calls[c] = call->id;
+    else if (native && cs_rule_check(RS, t, call->id, c, false, NULL, 0) && cs_strset_add(&used, call->id))
+      ans.calls[c] = call->id;
+    else
+      for (cs_map_input in = {p->canon.calls[c], call, c, 0}; in.attempt < 10000; in.attempt++) {
+        ++*candidates;
+        if (cs_strset_add(&used, ans.calls[c] = tg->mapper(rule, &D, &in, &A)))
+          break;
+      }
+  }
+  cs_answer_pair_results(&ans, &p->ix);
+  return ans;
+}
+
+static void override(const char *spec) {
+  cs_err err;
+  cr_assert_eq(cs_ruleset_override(RS, spec, &err), 0, "%s", err.msg);
+}
+
+/* Kimi's attempt a is index c + a, so calls of one name share their candidates. With server IDs
+ * planted on the indices M..2M-1 of tool f (kimi.server_pattern lets them through), each of the M
+ * calls of f that follow would walk the whole planted run again: about M^2 candidates. The IDs stay
+ * those of the plain algorithm, and each planted index is walked once. */
+Test(mappers, kimi_calls_of_one_name_do_not_rewalk_taken_indices) {
+  enum { M = 300 };
+  override("kimi.server_pattern=^functions\\.");
+  cs_buf b = {0};
+  cs_buf_puts(&b, "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"anthropic\",\"calls\":[");
+  for (int i = 0; i < M; i++)
+    cs_buf_printf(&b, "%s{\"id\":\"functions.f:%d\",\"name\":\"f\",\"server\":true}", i ? "," : "", M + i);
+  for (int i = 0; i < M; i++) /* a call of another name now and then: its own run */
+    cs_buf_printf(&b, ",{\"id\":null,\"name\":\"%s\"}", i % 7 == 3 ? "g" : "f");
+  cs_buf_puts(&b, "]}]}");
+  prepared p = prepare(parse(b.data));
+  cs_buf_free(&b);
+  uint64_t plain_work = 0;
+  cs_answer want = plain_emit(&p, CS_PROV_KIMI, &plain_work);
+  cs_emit_check chk;
+  cs_answer got = cs_reference_emit_checked(&p.h, &p.ix, &p.canon, RS, CS_PROV_KIMI, &D, &A, false, &chk);
+  for (uint32_t c = 0; c < p.ix.ncalls; c++)
+    cr_assert(cs_str_eq(got.calls[c], want.calls[c]), "call %u: %.*s, the plain algorithm gives %.*s", c,
+              (int)got.calls[c].len, got.calls[c].ptr, (int)want.calls[c].len, want.calls[c].ptr);
+  cs_answer all = emit(&p, CS_PROV_KIMI, &D);
+  cr_assert(cs_answer_eq(&got, &all), "cs_reference_emit gives the same answer");
+  cr_assert_gt(plain_work, (uint64_t)M * M / 2, "the case is one that costs the plain algorithm M^2");
+  cr_assert_leq(chk.candidates, 3u * p.ix.ncalls, "%llu candidates for %u calls", (unsigned long long)chk.candidates,
+                p.ix.ncalls);
+  /* Call M takes index 2M: an ID that is unique but breaks Kimi's rule (the index is the call's). */
+  cr_assert_eq(chk.bad, M);
+  cr_assert_not(chk.repeated);
+}
+
+/* anthropic.max_len=1 admits 64 IDs. Of 200 calls, every one past the 64th finds all its 10000
+ * attempts taken: cs_reference_emit keeps the last one (a duplicate), while the checked emit that
+ * stops stops at the first such call. */
+Test(mappers, a_rule_without_room_is_reported_at_the_first_stuck_call) {
+  override("anthropic.max_len=1");
+  cs_buf b = {0};
+  cs_buf_puts(&b, "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"calls\":[");
+  for (int i = 0; i < 200; i++)
+    cs_buf_printf(&b, "%s{\"id\":\"x%d\",\"name\":\"f\"}", i ? "," : "", i);
+  cs_buf_puts(&b, "]}]}");
+  prepared p = prepare(parse(b.data));
+  cs_buf_free(&b);
+  cs_emit_check chk;
+  cs_answer got = cs_reference_emit_checked(&p.h, &p.ix, &p.canon, RS, CS_PROV_ANTHROPIC, &D, &A, true, &chk);
+  cr_assert_eq(chk.bad, 64, "call %u is the first without a free ID", chk.bad);
+  cr_assert(chk.repeated);
+  cr_assert_leq(chk.candidates, 20000, "one stuck call's 10000 attempts, not 136 calls' (%llu)",
+                (unsigned long long)chk.candidates);
+  cr_assert_not_null(got.calls[64].ptr);
+  cr_assert_null(got.calls[65].ptr, "calls after the stuck one are left out");
+  cs_answer all = emit(&p, CS_PROV_ANTHROPIC, &D);
+  for (uint32_t c = 0; c <= 64; c++)
+    cr_assert(cs_str_eq(all.calls[c], got.calls[c]), "call %u", c);
+  cs_strset seen;
+  cs_strset_init(&seen, all.ncalls, &A);
+  uint32_t distinct = 0;
+  for (uint32_t c = 0; c < all.ncalls; c++)
+    distinct += cs_strset_add(&seen, all.calls[c]);
+  cr_assert_eq(distinct, 64, "without stopping, the calls past the 64th repeat IDs");
+  /* A history that fits: nothing bad, and the checked answer is the plain one. */
+  prepared q = prepare(parse("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"f\"},"
+                             "{\"id\":\"b\",\"name\":\"f\"}]}]}"));
+  cs_answer small = cs_reference_emit_checked(&q.h, &q.ix, &q.canon, RS, CS_PROV_ANTHROPIC, &D, &A, true, &chk);
+  cr_assert_eq(chk.bad, q.ix.ncalls);
+  cs_answer small_plain = emit(&q, CS_PROV_ANTHROPIC, &D);
+  cr_assert(cs_answer_eq(&small, &small_plain));
+}
