@@ -1,5 +1,6 @@
 /* harness/cmd_canon.c: `callsign canon` and `callsign emit`: the reference on one history, for users
- * and for debugging. Output: one JSON object {"calls":[...],"results":[...]} on stdout. */
+ * and for debugging. Output: one JSON object {"calls":[...],"results":[...]} on stdout; an emit
+ * answer that repeats an ID or breaks the target's rule is refused instead (exit 2). */
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,40 @@ static void print_answer(const cs_answer *ans) {
   /* A short write is not checked here: main checks stdout once, after every command. */
   fwrite(b.data, 1, b.len, stdout);
   cs_buf_free(&b);
+}
+
+/* An ID in a one-line message: JSON-quoted, so no control character gets out, and cut after 64
+ * bytes at a character boundary (min_len may ask for IDs of thousands of characters). */
+static void show_id(cs_buf *b, cs_str id) {
+  size_t n = id.len;
+  if (id.ptr && n > 64) {
+    n = 64;
+    while (n && ((unsigned char)id.ptr[n] & 0xC0) == 0x80)
+      n--;
+  }
+  cs_buf_json_str(b, (cs_str){id.ptr, n});
+  if (n < id.len)
+    cs_buf_puts(b, "...");
+}
+
+/* The reference emits every history it can; an answer that repeats an ID or breaks the target's
+ * rule (an override leaves too little room, or asks for a pattern the mappers do not aim at) is
+ * refused, not printed as if it could be sent. */
+static int refuse_emit(const cs_emit_check *chk, const cs_answer *wire, const cs_history_index *ix, cs_ruleset *rs,
+                       cs_target_id target) {
+  const char *tn = cs_target_get(target)->name;
+  if (chk->repeated)
+    return cs_fail(CS_EXIT_USAGE,
+                   "emit: the %s rule leaves no room for %u distinct IDs: call %u finds all %u of its candidates "
+                   "taken",
+                   tn, ix->ncalls, chk->bad, CS_EMIT_ATTEMPTS);
+  char why[160] = "";
+  cs_rule_check(rs, target, wire->calls[chk->bad], chk->bad, ix->calls[chk->bad]->server, why, sizeof why);
+  cs_buf b = {0};
+  show_id(&b, wire->calls[chk->bad]);
+  cs_fail(CS_EXIT_USAGE, "emit: call %u would get %s, which breaks the %s rule (%s)", chk->bad, b.data, tn, why);
+  cs_buf_free(&b);
+  return CS_EXIT_USAGE;
 }
 
 static int canon_or_emit(int argc, char **argv, cs_cmd_bit cmd) {
@@ -79,7 +114,12 @@ static int canon_or_emit(int argc, char **argv, cs_cmd_bit cmd) {
   if (cmd == CS_CMD_CANON) {
     print_answer(&canon);
   } else {
-    cs_answer wire = cs_reference_emit(&h, &ix, &canon, rs, (cs_target_id)target, &d, &a);
+    cs_emit_check chk;
+    cs_answer wire = cs_reference_emit_checked(&h, &ix, &canon, rs, (cs_target_id)target, &d, &a, true, &chk);
+    if (chk.bad < ix.ncalls) {
+      refuse_emit(&chk, &wire, &ix, rs, (cs_target_id)target);
+      goto cleanup;
+    }
     print_answer(&wire);
   }
   status = CS_EXIT_OK;

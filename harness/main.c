@@ -28,7 +28,7 @@ static const command commands[] = {
     {"canon", cs_cmd_canon, CS_CMD_CANON, "[FILE]",
      "print the reference's canonical IDs for one history (file or stdin)"},
     {"emit", cs_cmd_emit, CS_CMD_EMIT, "--target T [FILE]",
-     "print the reference's wire IDs for one history and target"},
+     "print the reference's wire IDs for one history and target (exit 2 when the rule has no room for them)"},
     {"probe", cs_cmd_probe, CS_CMD_PROBE, "--provider P [--model M] [--base-url URL] [--discover] [--dry-run]",
      "send live requests to a provider and compare its verdicts with callsign's rule (or --discover it)"},
     {"fuzz", cs_cmd_fuzz, CS_CMD_FUZZ, "--impl NAME | --impl-cmd -- ARGV... [--time D] [--jobs N] [--shard I/N]",

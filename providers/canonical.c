@@ -224,10 +224,6 @@ cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const
   return ans;
 }
 
-/* Attempts per call before the reference emitter gives up on a call: a rule such as
- * anthropic.max_len=1 admits only 64 IDs, and the 65th call finds every one taken. */
-#define EMIT_ATTEMPTS 10000u
-
 /* Calls x and y share a tool name: the key of a mapper with attempt_shifts_index. */
 static bool same_name(const cs_history *h, const cs_history_index *ix, uint32_t x, uint32_t y) {
   (void)h;
@@ -272,12 +268,12 @@ static cs_answer reference_emit(const cs_history *h, const cs_history_index *ix,
             memo_init(&memo, ix->ncalls - c, a);
           m = memo_find(&memo, cs_str_hash(call->name), same_name, h, ix, c, 0);
           if (m->next > c + 1) /* past the limit: the last attempt, known taken, still ends the loop */
-            in.attempt = m->next - c < EMIT_ATTEMPTS ? m->next - c : EMIT_ATTEMPTS - 1;
+            in.attempt = m->next - c < CS_EMIT_ATTEMPTS ? m->next - c : CS_EMIT_ATTEMPTS - 1;
         }
         do {
           id = tg->mapper(rule, d, &in, a);
           candidates++;
-        } while (!(fresh = cs_strset_add(&used, id)) && ++in.attempt < EMIT_ATTEMPTS);
+        } while (!(fresh = cs_strset_add(&used, id)) && ++in.attempt < CS_EMIT_ATTEMPTS);
         if (m && c + in.attempt + fresh > m->next)
           m->next = c + in.attempt + fresh;
       }

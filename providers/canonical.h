@@ -35,8 +35,13 @@ cs_str cs_canonical_id(const cs_digest *d, cs_provider provider, cs_str raw_id, 
 /* Canonicalizes a whole history (stored IDs). `ix` must be built from `h`. */
 cs_answer cs_canonicalize(const cs_history *h, const cs_history_index *ix, const cs_digest *d, cs_arena *a);
 
+/* Attempts the reference emitter makes per call before it gives up on a unique ID: a rule such as
+ * anthropic.max_len=1 admits only 64 IDs, and the 65th call finds every one taken. */
+#define CS_EMIT_ATTEMPTS 10000u
+
 /* Reference emit for `target` given the canonical answer `canon` of the same history. A call that
- * finds all of its 10000 attempts taken (the rule leaves no room for one more ID) keeps the last. */
+ * finds all of its CS_EMIT_ATTEMPTS attempts taken (the rule leaves no room for one more ID) keeps
+ * the last. */
 cs_answer cs_reference_emit(const cs_history *h, const cs_history_index *ix, const cs_answer *canon, cs_ruleset *rs,
                             cs_target_id target, const cs_digest *d, cs_arena *a);
 

@@ -25,7 +25,9 @@ int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err);
 /* The highest min_len a rule may have: the reference makes IDs of at least min_len characters. */
 #define CS_RULE_MAX_MIN_LEN 65536u
 /* Once every override is applied: -1 with a one-line reason when a rule cannot be met at all
- * (min_len above max_len) or asks the reference for IDs above CS_RULE_MAX_MIN_LEN characters. */
+ * (min_len above max_len) or asks the reference for IDs above CS_RULE_MAX_MIN_LEN characters. A
+ * rule that only small requests fit passes (anthropic.max_len=1 leaves 64 IDs; how many a pattern
+ * leaves is not known): whether it fits depends on the history, so `emit` checks its answer. */
 int cs_ruleset_check(const cs_ruleset *rs, cs_err *err);
 
 const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t);
