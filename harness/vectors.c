@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/history_json.h"
 #include "harness/cli.h"
+#include "providers/target.h"
 
 const char *cs_vectors_locate(char *buf, size_t cap) {
   if (access(CS_VECTORS_DEFAULT, R_OK) == 0)
@@ -28,6 +29,69 @@ const char *cs_vectors_locate(char *buf, size_t cap) {
       return buf;
   }
   return CS_VECTORS_DEFAULT;
+}
+
+/* One expected answer ({"calls":[...],"results":[...]}, each ID a string or null) sized for the
+ * history: a shorter list would read as the implementation's answer being wrong, not the file. */
+static int check_answer(const cJSON *ans, const char *what, const cs_history *h, const char *path, int tc,
+                        cs_err *err) {
+  if (!cJSON_IsObject(ans))
+    return cs_err_set(err, "%s: tcId %d: %s is not an object of \"calls\" and \"results\"", path, tc, what);
+  const char *dup;
+  if (cs_json_repeated_name(ans, &dup))
+    return cs_err_set(err, "%s: out of memory", path);
+  if (dup)
+    return cs_err_set(err, "%s: tcId %d: %s names \"%.60s\" twice", path, tc, what, dup);
+  static const char *const keys[] = {"calls", "results"};
+  for (int k = 0; k < 2; k++) {
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(ans, keys[k]);
+    uint32_t want = k ? cs_history_nresults(h) : cs_history_ncalls(h);
+    if (!cJSON_IsArray(arr))
+      return cs_err_set(err, "%s: tcId %d: %s.%s is not an array", path, tc, what, keys[k]);
+    int i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++)
+      if (!cJSON_IsString(e) && !cJSON_IsNull(e))
+        return cs_err_set(err, "%s: tcId %d: %s.%s[%d] is not a string or null", path, tc, what, keys[k], i);
+    if ((uint32_t)i != want)
+      return cs_err_set(err, "%s: tcId %d: %s.%s holds %d IDs, the history has %u %s", path, tc, what, keys[k], i, want,
+                        keys[k]);
+  }
+  for (const cJSON *m = ans->child; m; m = m->next)
+    if (strcmp(m->string, "calls") && strcmp(m->string, "results"))
+      return cs_err_set(err, "%s: tcId %d: %s has an unknown member \"%.60s\"", path, tc, what, m->string);
+  return 0;
+}
+
+/* The expectations of one test: its canonical answer and one wire answer for every target, by name. */
+static int check_expectations(const cJSON *t, const cs_history *h, const char *path, int tc, cs_err *err) {
+  if (check_answer(cJSON_GetObjectItemCaseSensitive(t, "canonical"), "canonical", h, path, tc, err))
+    return -1;
+  const cJSON *wire = cJSON_GetObjectItemCaseSensitive(t, "wire");
+  if (!cJSON_IsObject(wire))
+    return cs_err_set(err, "%s: tcId %d: wire is not an object keyed by target", path, tc);
+  const char *dup;
+  if (cs_json_repeated_name(wire, &dup))
+    return cs_err_set(err, "%s: out of memory", path);
+  if (dup)
+    return cs_err_set(err, "%s: tcId %d: wire names \"%.60s\" twice", path, tc, dup);
+  for (const cJSON *m = wire->child; m; m = m->next) {
+    bool known = false;
+    for (int k = 0; k < CS_TARGET_COUNT && !known; k++)
+      known = !strcmp(m->string, cs_target_get((cs_target_id)k)->name);
+    if (!known)
+      return cs_err_set(err, "%s: tcId %d: wire names \"%.60s\", not a target", path, tc, m->string);
+  }
+  for (int k = 0; k < CS_TARGET_COUNT; k++) {
+    const char *name = cs_target_get((cs_target_id)k)->name;
+    char what[64];
+    snprintf(what, sizeof what, "wire.%s", name);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(wire, name);
+    if (!w)
+      return cs_err_set(err, "%s: tcId %d: wire has no %s", path, tc, name);
+    if (check_answer(w, what, h, path, tc, err))
+      return -1;
+  }
+  return 0;
 }
 
 cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
@@ -70,6 +134,9 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
         cs_err_set(err, "%s: tcId %d: %s", path, id->valueint, perr.msg);
         goto bad;
       }
+      /* Expectations are read only from a complete file; --generate recomputes them. */
+      if (counted && check_expectations(t, &h, path, id->valueint, err))
+        goto bad;
       for (int k = 0; k < n; k++) /* a few hundred tests: a scan is enough */
         if (ids[k] == id->valueint) {
           cs_err_set(err, "%s: tcId %d appears twice", path, id->valueint);

@@ -19,8 +19,10 @@
  * CS_VECTORS_DEFAULT, which the load error then names. `buf` holds the path when it is not. */
 const char *cs_vectors_locate(char *buf, size_t cap);
 /* Loads and validates the file's shape: whole tcIds from 1, each once, each test with a history that
- * parses, at least one test, and (when `counted`) numberOfTests equal to the tests held; --generate reads an
- * edited file without the count. The caller frees with cJSON_Delete. */
+ * parses, at least one test, and (when `counted`) numberOfTests equal to the tests held and each test's
+ * expectations: "canonical" and, under "wire", every target by name, each {"calls":[...],"results":[...]}
+ * of strings or nulls, as many as the history's calls and results. --generate reads an edited file without
+ * the count or the expectations, which it recomputes. The caller frees with cJSON_Delete. */
 cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err);
 /* Checks the canonicalize answers of `impl` on every vector. Returns 1 all agree, 0 a mismatch
  * (first one described in `why`, its history in *history_json, heap), -1 the file is unusable. */

@@ -80,10 +80,29 @@ e = copy.deepcopy(d); e['numberOfTests'] = 7; w('count', e)
 e = copy.deepcopy(d); e['testGroups'][0]['tests'][1]['tcId'] = e['testGroups'][0]['tests'][0]['tcId']; w('dup', e)
 e = copy.deepcopy(d); e['testGroups'][0]['tests'][0]['tcId'] = '1'; w('str', e)
 e = copy.deepcopy(d); del e['testGroups'][0]['tests'][0]['history']; w('nohist', e)
+# Broken expectations are the file's fault, not a mismatch of the implementation that runs against them.
+def t0(change):
+    e = copy.deepcopy(d); change(e['testGroups'][0]['tests'][0]); return e
+w('nocanon', t0(lambda t: t.pop('canonical')))
+w('strcanon', t0(lambda t: t.update(canonical='x')))
+w('numcanon', t0(lambda t: t['canonical']['calls'].__setitem__(0, 5)))
+w('longcanon', t0(lambda t: t['canonical']['results'].append(None)))
+w('nowire', t0(lambda t: t.pop('wire')))
+w('wirename', t0(lambda t: t['wire'].update(kimi2=t['wire']['kimi'])))
+w('shortwire', t0(lambda t: t['wire']['gemini']['calls'].pop()))
 P
-for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no whole tcId" "nohist:no history object"; do
+for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no whole tcId" "nohist:no history object" \
+  "nocanon:tcId 1: canonical is not an object" "strcanon:tcId 1: canonical is not an object" \
+  "numcanon:tcId 1: canonical.calls.0. is not a string or null" "longcanon:tcId 1: canonical.results holds" \
+  "nowire:tcId 1: wire is not an object" "wirename:tcId 1: wire names .kimi2., not a target" \
+  "shortwire:tcId 1: wire.gemini.calls holds 1 IDs, the history has 2 calls"; do
   "$CS" vectors --check "$T/v_${v%%:*}.json" >"$T/o" 2>"$T/e"
   check "vectors --check, ${v%%:*} file: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '${v#*:}' '$T/e'"
+done
+for v in nocanon strcanon numcanon shortwire; do
+  "$CS" run --no-corpus --impl reference --cases 5 --quiet --property vectors --vectors "$T/v_$v.json" >"$T/o" 2>"$T/e"
+  check "run --vectors, $v file: exit 2, one line naming the file and the test, no run" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '^callsign: $T/v_$v.json: tcId 1: ' '$T/e' && ! [ -s '$T/o' ]"
 done
 # A test whose history does not parse makes the file unusable: an input error in every command that
 # reads it, naming the file and the test, never a disagreement or a failed property.
