@@ -153,10 +153,7 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   out->given_up |= res.given_up;
   out->interrupted |= res.interrupted;
   out->seconds = res.seconds;
-  if (rc.shard_n)
-    snprintf(out->parts, sizeof out->parts, "%u/%u", rc.shard_i, rc.shard_n);
-  else
-    snprintf(out->parts, sizeof out->parts, "all");
+  cs_findings_set_shard(out, rc.shard_i, rc.shard_n);
   cs_run_result_free(&res);
   free(c.cells);
   return status;
@@ -201,6 +198,16 @@ void cs_findings_select(cs_findings *f) {
   f->n = kept;
 }
 
+void cs_findings_set_shard(cs_findings *f, uint64_t i, uint64_t n) {
+  char one[48];
+  if (n)
+    snprintf(one, sizeof one, "%llu/%llu", (unsigned long long)i, (unsigned long long)n);
+  else
+    snprintf(one, sizeof one, "all");
+  free(f->parts);
+  f->parts = cs_xstrdup(one);
+}
+
 /* One part of a "parts" list: "all" (as 0/1) or "I/N" with 0 <= I < N, both decimal. */
 static bool one_part(const char *p, size_t len, unsigned long long *i, unsigned long long *n) {
   if (len == 3 && !strncmp(p, "all", 3)) {
@@ -217,48 +224,89 @@ static bool one_part(const char *p, size_t len, unsigned long long *i, unsigned 
   return *n > 0 && *i < *n;
 }
 
-/* True when `s` is what a summary's "parts" holds: one or more parts, separated by single spaces. */
-static bool parts_valid(const char *s) {
-  for (;;) {
-    size_t len = strcspn(s, " ");
-    unsigned long long i, n;
-    if (!one_part(s, len, &i, &n))
-      return false;
-    if (!s[len])
-      return true;
-    s += len + 1;
+typedef struct {
+  unsigned long long i, n;
+  const char *text; /* inside the list it was read from */
+  int len;
+} part;
+
+/* The parts of a list, in order (heap, *np of them; NULL when none); `valid` (may be NULL) is set
+ * false when a part does not read or the separators are not single spaces, and such a part is left out. */
+static part *parts_read(const char *s, size_t *np, bool *valid) {
+  part *out = NULL;
+  size_t n = 0, cap = 0;
+  bool ok = s && *s;
+  for (const char *p = s ? s : ""; *p;) {
+    size_t len = strcspn(p, " "); /* 0 at a leading or a second space: no part */
+    part x = {0, 0, p, (int)(len > 100 ? 100 : len)};
+    if (!one_part(p, len, &x.i, &x.n)) {
+      ok = false;
+    } else {
+      if (n == cap) {
+        cap = cap ? cap * 2 : 8;
+        out = cs_xrealloc_array(out, cap, sizeof *out);
+      }
+      out[n++] = x;
+    }
+    p += len;
+    if (*p == ' ' && !*++p)
+      ok = false; /* a trailing space */
   }
+  if (valid)
+    *valid = ok;
+  *np = n;
+  return out;
 }
 
-/* Shards I/N and J/M share a case index exactly when I = J modulo gcd(N, M); "all" shares with every
- * part. True, with the first two such parts named in `why`, when parts lists x and y share one. */
-static bool parts_overlap(const char *x, const char *y, char *why, size_t cap) {
-  for (const char *p = x; *p; p += strcspn(p, " "), p += *p == ' ') {
-    size_t lp = strcspn(p, " ");
-    unsigned long long i, n, j, m;
-    if (!lp || !one_part(p, lp, &i, &n))
-      continue;
-    for (const char *q = y; *q; q += strcspn(q, " "), q += *q == ' ') {
-      size_t lq = strcspn(q, " ");
-      if (!lq || !one_part(q, lq, &j, &m))
-        continue;
-      unsigned long long g = n, h = m;
-      while (h) {
-        unsigned long long t = g % h;
-        g = h, h = t;
-      }
-      if (i % g == j % g) {
-        snprintf(why, cap, "%.*s and %.*s", (int)lp, p, (int)lq, q);
-        return true;
-      }
-    }
+/* Shards I/N and J/M share a case index exactly when I = J modulo gcd(N, M); "all" shares with every part. */
+static bool share(const part *x, const part *y) {
+  unsigned long long g = x->n, h = y->n;
+  while (h) {
+    unsigned long long t = g % h;
+    g = h, h = t;
   }
-  return false;
+  return x->i % g == y->i % g;
+}
+
+/* True, with the first two parts that share a case named in `why`, when parts lists x and y share
+ * one (y NULL: two parts of x do). */
+static bool parts_overlap(const char *x, const char *y, char *why, size_t cap) {
+  size_t nx, ny;
+  part *px = parts_read(x, &nx, NULL), *py = y ? parts_read(y, &ny, NULL) : px;
+  bool found = false;
+  if (!y)
+    ny = nx;
+  for (size_t a = 0; a < nx && !found; a++)
+    for (size_t b = y ? 0 : a + 1; b < ny && !found; b++)
+      if ((found = share(&px[a], &py[b])))
+        snprintf(why, cap, "%.*s and %.*s", px[a].len, px[a].text, py[b].len, py[b].text);
+  if (y)
+    free(py);
+  free(px);
+  return found;
+}
+
+/* True when `s` is what a summary's "parts" holds: one or more parts, separated by single spaces,
+ * no two sharing a case; `why` says what is wrong otherwise. */
+static bool parts_valid(const char *s, char *why, size_t cap) {
+  size_t n;
+  bool ok;
+  free(parts_read(s, &n, &ok));
+  if (!ok) {
+    snprintf(why, cap, "parts is not \"all\" or a list of shards I/N");
+    return false;
+  }
+  char both[240];
+  if (parts_overlap(s, NULL, both, sizeof both)) {
+    snprintf(why, cap, "parts %s share cases", both);
+    return false;
+  }
+  return true;
 }
 
 int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
-  char both[160];
-  if (into->impl[0] && parts_overlap(into->parts, from->parts, both, sizeof both))
+  char both[240];
+  if (into->impl[0] && parts_overlap(into->parts, from->parts ? from->parts : "", both, sizeof both))
     return cs_err_set(err, "cannot merge: parts %s share cases (give each shard once)", both);
   if (into->impl[0] && strcmp(into->impl, from->impl) != 0)
     return cs_err_set(err, "cannot merge results of '%s' with results of '%s'", from->impl, into->impl);
@@ -275,8 +323,15 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
   into->interrupted |= from->interrupted;
   if (from->seconds > into->seconds)
     into->seconds = from->seconds;
-  size_t used = strlen(into->parts);
-  snprintf(into->parts + used, sizeof into->parts - used, "%s%s", used ? " " : "", from->parts);
+  /* Parts grow with every shard merged: a list cut short would lose the shards that let the next
+   * merge see a shard given twice, and would not read back. */
+  if (from->parts && *from->parts) {
+    size_t used = into->parts ? strlen(into->parts) : 0, add = strlen(from->parts);
+    into->parts = cs_xrealloc_array(into->parts, used + add + 2, 1);
+    if (used)
+      into->parts[used++] = ' ';
+    memcpy(into->parts + used, from->parts, add + 1);
+  }
   for (size_t i = 0; i < from->n; i++) {
     const cs_finding *s = &from->f[i];
     cs_finding *x = add_finding(into);
@@ -308,6 +363,7 @@ void cs_findings_free(cs_findings *f) {
   for (size_t i = 0; i < f->n; i++)
     free_finding(&f->f[i]);
   free(f->f);
+  free(f->parts);
   memset(f, 0, sizeof *f);
 }
 
@@ -323,6 +379,10 @@ void cs_findings_free(cs_findings *f) {
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
  *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
 int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err) {
+  char why[300];
+  /* A summary callsign would refuse to read is not written. */
+  if (!parts_valid(f->parts, why, sizeof why))
+    return cs_err_set(err, "%s: cannot write a summary whose %s", dir, why);
   if (cs_mkdir_p(dir, err))
     return -1;
   size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
@@ -452,11 +512,12 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   /* Which parts of the case space these results cover: a merge refuses parts that share cases, so
    * a "parts" it cannot read would let the same cases be counted twice. */
   const char *parts = str_or(root, "parts", NULL);
-  if (!parts || strlen(parts) >= sizeof out->parts || !parts_valid(parts)) {
-    cs_err_set(err, "%s: parts is not \"all\" or a list of shards I/N", path);
+  char why[300];
+  if (!parts_valid(parts, why, sizeof why)) {
+    cs_err_set(err, "%s: %s", path, why);
     goto cleanup;
   }
-  snprintf(out->parts, sizeof out->parts, "%s", parts);
+  out->parts = cs_xstrdup(parts);
   const cJSON *secs = cJSON_GetObjectItemCaseSensitive(root, "seconds");
   out->seconds = cJSON_IsNumber(secs) ? secs->valuedouble : 0;
   if (!out->impl[0] || u64_of(cJSON_GetObjectItemCaseSensitive(root, "seed"), &out->seed) ||

@@ -43,7 +43,7 @@ typedef struct {
   uint32_t given_up;  /* request kinds no longer sent (cs_run_result.given_up; parts: any of them) */
   bool interrupted;   /* cs_run_result.interrupted: stopped early by a signal (parts: any of them) */
   double seconds;     /* wall time (the longest part, once merged) */
-  char parts[512];    /* which parts of the case space: "all", or shards "0/4 1/4 ..." */
+  char *parts;        /* heap: which parts of the case space: "all", or shards "0/4 1/4 ..."; NULL: none */
   cs_finding *f;      /* heap */
   size_t n, cap;
 } cs_findings;
@@ -69,8 +69,11 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
 /* Keeps, per (property, target, window), the finding with the smallest case index (corpus
  * findings: one per signature), and sorts by property, target, window. */
 void cs_findings_select(cs_findings *f);
+/* Sets the parts these results cover: shard I/N, or "all" when N is 0. */
+void cs_findings_set_shard(cs_findings *f, uint64_t i, uint64_t n);
 /* Adds `from` to `into` (cases summed, the longer time, parts joined, findings appended and then
- * selected). The implementation and seed must match. */
+ * selected). The implementation and seed must match, and no part of one may share a case with a
+ * part of the other (the same shard given twice would count its cases twice). */
 int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err);
 /* Indices of one finding per distinct (property, target, signature), the first in order; returns
  * how many (idx needs f->n entries). */

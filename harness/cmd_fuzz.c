@@ -277,10 +277,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
     remove_worker_dir(dir);
   }
   /* The workers' parts are sub-shards; the whole is the part this command was asked for. */
-  if (c->o.shard_n)
-    snprintf(total->parts, sizeof total->parts, "%u/%u", c->o.shard_i, c->o.shard_n);
-  else
-    snprintf(total->parts, sizeof total->parts, "all");
+  cs_findings_set_shard(total, c->o.shard_i, c->o.shard_n);
   total->seconds = cs_now_s() - v.t0;
   free(v.error);
   free(ends);

@@ -5,6 +5,7 @@
 set -u
 CS=${1:-build/san/callsign}
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+one_line_2() { [ "$1" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -qF -- "$2" "$T/e" && ! [ -s "$T/o" ]; }
 distinct() { python3 -c "import json,sys;print('\n'.join(sorted(f['property']+' '+f['target']+' '+f['signature'] for f in json.load(open(sys.argv[1]))['findings'] if f['distinct'])))" "$1"; }
 
 BUGGY=anthropic-sanitize
@@ -70,6 +71,29 @@ for p in '"garbage"' '5' 'null' '"0/2 x"' '"2/2"' '"-1/2"' '" 0/2"' '"0/2  1/2"'
   check "merge of a summary with parts $p: exit 2, one line naming it" \
     "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF '$T/bigg/summary.json: parts is not' '$T/e' && [ ! -e '$T/biggm' ]"
 done
+# Parts are never cut short: 128 shards merged in halves, then the halves, still name every shard, so
+# one given again is refused by name, and what a merge writes another merge reads.
+for i in $(seq 0 127); do
+  mkdir -p "$T/sh/s$i"
+  sed "s|\"0/2\"|\"$i/128\"|" "$T/big0/summary.json" >"$T/sh/s$i/summary.json"
+done
+"$CS" fuzz --merge "$T/sh/a" $(seq -f "$T/sh/s%g" 0 63) >"$T/o" 2>"$T/e" &&
+  "$CS" fuzz --merge "$T/sh/b" $(seq -f "$T/sh/s%g" 64 127) >"$T/o" 2>>"$T/e"
+check "merge of 64 shards each: exit 0" "[ $? -eq 0 ] && ! [ -s '$T/e' ]"
+"$CS" fuzz --merge "$T/sh/ab" "$T/sh/a" "$T/sh/b" "$T/sh/s127" >"$T/o" 2>"$T/e"
+check "merge with shard 127/128 a second time: exit 2, one line naming it" \
+  "one_line_2 $? 'cannot merge: parts 127/128 and 127/128 share cases' && [ ! -e '$T/sh/ab' ]"
+"$CS" fuzz --merge "$T/sh/ab" "$T/sh/a" "$T/sh/b" >"$T/o" 2>"$T/e"
+check "merge of the two halves: every shard named once" \
+  "[ $? -eq 0 ] && python3 -c \"import json;d=json.load(open('$T/sh/ab/summary.json'));assert d['parts']==' '.join('%d/128' % i for i in range(128)) and d['cases']==128*2, d['parts']\""
+"$CS" fuzz --merge "$T/sh/again" "$T/sh/ab" >"$T/o" 2>"$T/e"
+check "a merged summary merges again" "[ $? -eq 0 ] && ! [ -s '$T/e' ] && cmp -s <(grep -v seconds '$T/sh/ab/summary.json') <(grep -v seconds '$T/sh/again/summary.json')"
+# A summary whose own parts share cases is refused, by name, as a shard given twice would be.
+rm -rf "$T/bigg" && cp -r "$T/big0" "$T/bigg"
+sed -i 's|"0/2"|"0/2 2/4"|' "$T/bigg/summary.json"
+"$CS" fuzz --merge "$T/biggm" "$T/bigg" >"$T/o" 2>"$T/e"
+check "merge of a summary with parts 0/2 2/4: exit 2, one line naming them" \
+  "one_line_2 $? '$T/bigg/summary.json: parts 0/2 and 2/4 share cases' && [ ! -e '$T/biggm' ]"
 
 # --jobs 2: the same distinct failures as one process, for the same case budget.
 "$CS" fuzz --impl $BUGGY --cases $N --no-corpus --jobs 2 --out "$T/j2" >"$T/j2.txt" 2>"$T/j2.err"

@@ -22,7 +22,6 @@ Test(campaign, windows_grow_by_four) {
 static void add(cs_findings *f, const char *prop, const char *tgt, uint64_t index, const char *sig) {
   cs_findings one = {0};
   snprintf(one.impl, sizeof one.impl, "x");
-  snprintf(one.parts, sizeof one.parts, "p");
   one.n = one.cap = 1;
   one.f = calloc(1, sizeof *one.f);
   snprintf(one.f[0].property, sizeof one.f[0].property, "%s", prop);
@@ -89,14 +88,15 @@ Test(campaign, merge_refuses_parts_that_share_cases) {
     cs_findings a = {0}, b = {0};
     snprintf(a.impl, sizeof a.impl, "x");
     snprintf(b.impl, sizeof b.impl, "x");
-    snprintf(a.parts, sizeof a.parts, "%s", c[i].a);
-    snprintf(b.parts, sizeof b.parts, "%s", c[i].b);
+    a.parts = strdup(c[i].a);
+    b.parts = strdup(c[i].b);
     cs_err err = {{0}};
     int rc = cs_findings_merge(&a, &b, &err);
     cr_assert_eq(rc, c[i].overlap ? -1 : 0, "%s with %s: %s", c[i].a, c[i].b, err.msg);
     if (c[i].overlap)
       cr_assert(strstr(err.msg, "share cases") != NULL, "%s", err.msg);
     cs_findings_free(&a);
+    cs_findings_free(&b);
   }
 }
 
@@ -171,7 +171,7 @@ Test(campaign, results_directory_round_trip) {
   /* 64-bit seeds come back exactly (a JSON number above 2^53 would not) */
   cs_findings big = {0};
   snprintf(big.impl, sizeof big.impl, "x");
-  snprintf(big.parts, sizeof big.parts, "all");
+  cs_findings_set_shard(&big, 0, 0);
   big.seed = UINT64_MAX;
   /* so do the request kinds given up (a merge reports them) */
   big.given_up = 1u << 0 | 1u << (CS_KIND_COUNT - 1);
@@ -203,6 +203,7 @@ Test(campaign, results_directory_round_trip) {
   cr_assert_eq(system(cmd), 0);
   cs_findings_free(&f);
   cs_findings_free(&back);
+  cs_findings_free(&big);
 }
 
 Test(campaign, reading_a_non_summary_is_an_error) {
@@ -220,7 +221,7 @@ Test(campaign, a_summary_with_unreadable_parts_is_an_error) {
   cr_assert_not_null(mkdtemp(dir));
   cs_findings f = {0}, back;
   snprintf(f.impl, sizeof f.impl, "x");
-  snprintf(f.parts, sizeof f.parts, "0/4 2/4");
+  f.parts = strdup("0/4 2/4");
   cs_err err = {{0}};
   cr_assert_eq(cs_findings_write(dir, &f, false, &err), 0, "%s", err.msg);
   cr_assert_eq(cs_findings_read(dir, &back, &err), 0, "%s", err.msg);
@@ -236,6 +237,62 @@ Test(campaign, a_summary_with_unreadable_parts_is_an_error) {
     cr_assert(strstr(err.msg, "summary.json: parts is not") != NULL, "%s", err.msg);
     cr_assert_eq(cs_findings_write(dir, &f, false, &err), 0, "%s", err.msg);
   }
+  /* Parts that share cases within one summary would count those cases twice in the next merge. */
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "sed -i 's|\"parts\":[^,]*,|\"parts\": \"2/4 0/2\",|' '%s/summary.json'", dir);
+  cr_assert_eq(system(cmd), 0);
+  cr_assert_eq(cs_findings_read(dir, &back, &err), -1, "parts 2/4 0/2 was read");
+  cr_assert(strstr(err.msg, "summary.json: parts 2/4 and 0/2 share cases") != NULL, "%s", err.msg);
+  /* and such parts, or none, are not written */
+  free(f.parts);
+  f.parts = strdup("1/3 1/3");
+  cr_assert_eq(cs_findings_write(dir, &f, false, &err), -1, "parts 1/3 1/3 were written");
+  cr_assert(strstr(err.msg, "parts 1/3 and 1/3 share cases") != NULL, "%s", err.msg);
+  cs_findings_free(&f);
+  cr_assert_eq(cs_findings_write(dir, &f, false, &err), -1, "a summary without parts was written");
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* Parts are never cut: many shards merged, in halves, then merged again, still name every shard,
+ * so a shard given twice is refused however long the list, and what is written reads back. */
+Test(campaign, many_shards_merged_and_merged_again) {
+  char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/cs-campaign-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  enum { N = 1000 };
+  cs_findings half[2], *shard = calloc(N, sizeof *shard);
+  cr_assert_not_null(shard);
+  memset(half, 0, sizeof half);
+  cs_err err = {{0}};
+  for (int i = 0; i < N; i++) {
+    snprintf(shard[i].impl, sizeof shard[i].impl, "x");
+    shard[i].cases = 10;
+    cs_findings_set_shard(&shard[i], (uint64_t)i, N);
+    cr_assert_eq(cs_findings_merge(&half[i >= N / 2], &shard[i], &err), 0, "%s", err.msg);
+  }
+  cs_findings all = {0}, back, again = {0};
+  cr_assert_eq(cs_findings_merge(&all, &half[0], &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_findings_merge(&all, &half[1], &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_findings_merge(&all, &shard[N - 1], &err), -1, "the last shard was merged twice");
+  cr_assert_str_eq(err.msg, "cannot merge: parts 999/1000 and 999/1000 share cases (give each shard once)");
+  cr_assert_eq(all.cases, 10 * N);
+  cr_assert_eq(cs_findings_write(dir, &all, false, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_findings_read(dir, &back, &err), 0, "%s", err.msg);
+  cr_assert_str_eq(back.parts, all.parts);
+  cr_assert_eq(strncmp(back.parts, "0/1000 1/1000 ", 14), 0, "%.40s", back.parts);
+  cr_assert_not_null(strstr(back.parts, " 998/1000 999/1000"));
+  cr_assert_eq(cs_findings_merge(&again, &back, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_findings_merge(&again, &shard[0], &err), -1, "the first shard was merged twice");
+  cr_assert_str_eq(err.msg, "cannot merge: parts 0/1000 and 0/1000 share cases (give each shard once)");
+  for (int i = 0; i < N; i++)
+    cs_findings_free(&shard[i]);
+  free(shard);
+  cs_findings_free(&half[0]);
+  cs_findings_free(&half[1]);
+  cs_findings_free(&all);
+  cs_findings_free(&back);
+  cs_findings_free(&again);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
