@@ -4,69 +4,91 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
+
+const char *cs_path_shown(const char *path, char out[CS_PATH_SHOWN]) {
+  size_t n = strlen(path);
+  if (n < CS_PATH_SHOWN)
+    return path;
+  snprintf(out, CS_PATH_SHOWN, "%.200s...%s", path, path + n - 100);
+  return out;
+}
+
+/* "PATH: cannot VERB: REASON", with a long path shortened so that the reason still shows. */
+static int fail(cs_err *err, const char *path, const char *verb, int e) {
+  char shown[CS_PATH_SHOWN];
+  return cs_err_set(err, "%s: cannot %s: %s", cs_path_shown(path, shown), verb, strerror(e));
+}
+
+/* No length limit of its own: a path is refused by the system (ENAMETOOLONG), never cut. */
 int cs_mkdir_p(const char *path, cs_err *err) {
-  char tmp[2048];
-  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-    return cs_err_set(err, "%.200s...: path too long", path);
+  char *tmp = cs_xstrdup(path);
+  int rc = -1;
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/')
       continue;
     *p = 0;
-    if (mkdir(tmp, 0777) && errno != EEXIST)
-      return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+    if (mkdir(tmp, 0777) && errno != EEXIST) {
+      fail(err, tmp, "create", errno);
+      goto cleanup;
+    }
     *p = '/';
   }
-  if (mkdir(tmp, 0777) && errno != EEXIST)
-    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
   struct stat st;
-  if (stat(tmp, &st))
-    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-  if (!S_ISDIR(st.st_mode)) /* mkdir's EEXIST says only that the name is taken */
-    return cs_err_set(err, "%s: cannot create: %s", tmp, strerror(EEXIST));
-  return 0;
+  if (mkdir(tmp, 0777) && errno != EEXIST)
+    fail(err, tmp, "create", errno);
+  else if (stat(tmp, &st))
+    fail(err, tmp, "create", errno);
+  else if (!S_ISDIR(st.st_mode)) /* mkdir's EEXIST says only that the name is taken */
+    fail(err, tmp, "create", EEXIST);
+  else
+    rc = 0;
+cleanup:
+  free(tmp);
+  return rc;
 }
 
 int cs_prepare_output(const char *path, cs_err *err) {
-  char dir[2048];
   const char *slash = strrchr(path, '/');
   size_t n = slash ? (size_t)(slash - path) : 0;
-  if (!slash) {
-    strcpy(dir, ".");
-  } else if (n == 0) {
-    strcpy(dir, "/");
-  } else if (n < sizeof dir) {
-    memcpy(dir, path, n);
+  char *dir = cs_xstrdup(!slash ? "." : n == 0 ? "/" : path);
+  if (n)
     dir[n] = 0;
-  } else {
-    return cs_err_set(err, "%.200s...: path too long", path);
-  }
-  if (cs_mkdir_p(dir, err))
-    return -1;
+  int rc = -1;
   struct stat st;
+  if (cs_mkdir_p(dir, err))
+    goto cleanup;
   if (stat(path, &st) == 0) {
     if (S_ISDIR(st.st_mode))
-      return cs_err_set(err, "%s: cannot write: %s", path, strerror(EISDIR));
-    if (access(path, W_OK))
-      return cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+      fail(err, path, "write", EISDIR);
+    else if (access(path, W_OK))
+      fail(err, path, "write", errno);
+    else
+      rc = 0;
   } else if (access(dir, W_OK | X_OK)) {
-    return cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+    fail(err, path, "write", errno);
+  } else {
+    rc = 0;
   }
-  return 0;
+cleanup:
+  free(dir);
+  return rc;
 }
 
 int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   FILE *f = fopen(path, "wb");
   if (!f)
-    return cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+    return fail(err, path, "write", errno);
   int rc = 0;
   if (len && fwrite(data, 1, len, f) != len)
-    rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+    rc = fail(err, path, "write", errno);
   if (fclose(f) && rc == 0)
-    rc = cs_err_set(err, "%s: cannot write: %s", path, strerror(errno));
+    rc = fail(err, path, "write", errno);
   return rc;
 }
 

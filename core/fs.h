@@ -8,6 +8,11 @@
 
 #include "core/error.h"
 
+/* `path` as an error message shows it: whole when shorter than CS_PATH_SHOWN bytes, else its first 200
+ * and last 100 bytes around "..." in `out`, so the reason after it still fits the one-line message. */
+#define CS_PATH_SHOWN 320
+const char *cs_path_shown(const char *path, char out[CS_PATH_SHOWN]);
+
 /* Creates `path` and its missing parents (like mkdir -p). 0, or -1 with err naming the directory
  * that could not be made (a file of that name counts: "File exists"). */
 int cs_mkdir_p(const char *path, cs_err *err);

@@ -436,17 +436,18 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
     cJSON_AddItemToArray(arr, o);
   }
   cJSON_AddItemToObject(root, "findings", arr);
-  char path[2200];
-  snprintf(path, sizeof path, "%s/summary.json", dir);
-  int rc = cs_write_json(path, root, err);
+  cs_buf path = {0};
+  cs_buf_printf(&path, "%s/summary.json", dir);
+  int rc = cs_write_json(path.data, root, err);
   cJSON_Delete(root);
   free(idx);
   free(first);
   if (rc == 0 && with_cases) {
-    char cases[2200];
-    snprintf(cases, sizeof cases, "%s/cases", dir);
-    rc = cs_findings_save_corpus(f, cases, err) < 0 ? -1 : 0;
+    cs_buf_clear(&path);
+    cs_buf_printf(&path, "%s/cases", dir);
+    rc = cs_findings_save_corpus(f, path.data, err) < 0 ? -1 : 0;
   }
+  cs_buf_free(&path);
   return rc;
 }
 
@@ -496,8 +497,9 @@ static int read_kinds(const cJSON *list, uint32_t *bits) {
 
 int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  char path[2200];
-  snprintf(path, sizeof path, "%s/summary.json", dir);
+  cs_buf pb = {0};
+  cs_buf_printf(&pb, "%s/summary.json", dir);
+  const char *path = pb.data;
   int rc = -1;
   cJSON *root = cs_read_json_object(path, "a callsign fuzz summary", err);
   if (!root)
@@ -569,6 +571,7 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   rc = 0;
 cleanup:
   cJSON_Delete(root);
+  cs_buf_free(&pb);
   if (rc)
     cs_findings_free(out);
   return rc;
@@ -600,7 +603,7 @@ int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err
       const char *json = x->history_json ? x->history_json : "null";
       int rc = cs_history_parse(cs_str_c(json), NULL, &a, &h, err) ||
                cs_corpus_save_literal(corpus_dir, f->impl, x->property, x->target, x->message ? x->message : "", &h,
-                                      NULL, 0, err);
+                                      NULL, err);
       cs_arena_free(&a);
       saved = rc ? -1 : saved + 1;
     }

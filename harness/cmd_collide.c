@@ -598,18 +598,18 @@ int cs_cmd_collide(int argc, char **argv) {
     cs_history h = planted(a, b, other_provider(target), k == 1, &ar);
     if (!o.no_corpus) {
       const char *dir = o.corpus_dir ? o.corpus_dir : "corpus/regressions";
-      char msg[1024], path[2048];
+      char msg[1024], *path = NULL;
       cs_buf m = {0};
       cs_buf_printf(&m, "%s %s maps two different raw IDs to ", op, cs_target_label((int)target));
       cs_buf_json_str(&m, cs_str_c(out));
       cs_buf_printf(&m, "; the pair planted in %s", shapes[k]);
       snprintf(msg, sizeof msg, "%s", m.data);
       cs_buf_free(&m);
-      if (cs_corpus_save_literal(dir, impl_name, property, cs_target_label((int)target), msg, &h, path, sizeof path,
-                                 &err))
+      if (cs_corpus_save_literal(dir, impl_name, property, cs_target_label((int)target), msg, &h, &path, &err))
         fprintf(stderr, "callsign: warning: %s\n", err.msg);
       else
         printf("planted (%s): %s\n", shapes[k], path);
+      free(path);
     }
     check_planted(&evs[0], rs, &h, property, shapes[k]);
   }

@@ -189,14 +189,18 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
 
 /* --- workers ------------------------------------------------------------------------------------ */
 
-static void worker_dir(const fuzz_ctx *c, unsigned j, char *out, size_t n) {
-  snprintf(out, n, "%s/.worker-%u", c->out_dir, j);
+/* OUT/.worker-J (heap): built to its length, so a long --out is never cut into another directory. */
+static char *worker_dir(const fuzz_ctx *c, unsigned j) {
+  cs_buf dir = {0};
+  cs_buf_printf(&dir, "%s/.worker-%u", c->out_dir, j);
+  return dir.data;
 }
 
 static void remove_worker_dir(const char *dir) {
-  char path[2200];
-  snprintf(path, sizeof path, "%s/summary.json", dir);
-  unlink(path);
+  cs_buf path = {0};
+  cs_buf_printf(&path, "%s/summary.json", dir);
+  unlink(path.data);
+  cs_buf_free(&path);
   rmdir(dir);
 }
 
@@ -217,10 +221,10 @@ static int worker_main(void *user, unsigned j, unsigned jobs, int fd) {
   cs_findings f = {0};
   cs_err err = {{0}};
   int rc = run_part(c, si, sn, j == 0, &f, &err);
-  char dir[2100];
   if (rc == 0) {
-    worker_dir(c, j, dir, sizeof dir);
+    char *dir = worker_dir(c, j);
     rc = cs_findings_write(dir, &f, false, &err);
+    free(dir);
   }
   if (rc)
     report(c, 'E', err.msg, strlen(err.msg));
@@ -258,8 +262,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
                           .interrupt = &stop_signal};
   int rc = cs_workers_run(&wc, ends, err);
   for (unsigned k = 0; k < jobs; k++) {
-    char dir[2100];
-    worker_dir(c, k, dir, sizeof dir);
+    char *dir = worker_dir(c, k);
     if (rc == 0 && v.error[k][0]) {
       rc = cs_err_set(err, "worker %u: %s", k, v.error[k]);
     } else if (rc == 0 && (ends[k].exit_status != 0 || ends[k].broken)) {
@@ -275,6 +278,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
       rc = -1;
     }
     remove_worker_dir(dir);
+    free(dir);
   }
   /* The workers' parts are sub-shards; the whole is the part this command was asked for. */
   cs_findings_set_shard(total, c->o.shard_i, c->o.shard_n);

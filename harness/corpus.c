@@ -116,14 +116,23 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* DIR/<impl>, heap; paths are built to their length, never cut into another directory's name. */
+static char *impl_dir(const char *dir, const char *impl) {
+  char sub[256];
+  cs_corpus_dirname(impl, sub, sizeof sub);
+  cs_buf path = {0};
+  cs_buf_printf(&path, "%s/%s", dir, sub);
+  return path.data;
+}
+
 int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  char sub[256], path[1400];
-  cs_corpus_dirname(impl, sub, sizeof sub);
-  snprintf(path, sizeof path, "%s/%s", dir, sub);
+  char *path = impl_dir(dir, impl);
   DIR *d = opendir(path);
-  if (!d)
+  if (!d) {
+    free(path);
     return 0;
+  }
   char **names = NULL;
   size_t nn = 0, cap = 0;
   struct dirent *e;
@@ -147,26 +156,29 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
    * silently take every case sorted after it out of the replay. The first bad file is named. */
   size_t nbad = 0;
   cs_err first = {{0}};
+  cs_buf file = {0};
   for (size_t i = 0; i < nn; i++) {
-    char file[1700];
-    snprintf(file, sizeof file, "%s/%s", path, names[i]);
+    cs_buf_clear(&file);
+    cs_buf_printf(&file, "%s/%s", path, names[i]);
     free(names[i]);
     cs_err bad = {{0}};
-    cJSON *root = load_case(file, &bad);
+    cJSON *root = load_case(file.data, &bad);
     bool ok = false;
-    int kind = root ? kind_of(root, file, &bad) : -1;
+    int kind = root ? kind_of(root, file.data, &bad) : -1;
     if (kind == 1) {
       cs_history *h = cs_arena_alloc(&out->arena, sizeof *h);
-      if ((ok = history_of(root, file, &out->arena, h, &bad) == 0))
+      if ((ok = history_of(root, file.data, &out->arena, h, &bad) == 0))
         out->lit[out->nlit++] = h;
-    } else if (kind == 0 && (ok = token_of(root, file, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
+    } else if (kind == 0 && (ok = token_of(root, file.data, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
       out->n++;
     }
     cJSON_Delete(root);
     if (!ok && nbad++ == 0)
       first = bad;
   }
+  cs_buf_free(&file);
   free(names);
+  free(path);
   if (nbad == 0)
     return 0;
   char more[96] = "";
@@ -218,32 +230,31 @@ static bool holds_case(const char *file, const cs_str *token, const char *histor
 
 /* One case file: dir/<impl>/<property>@<target>-<first 4 bytes of SHA-256(name_key), hex>.json,
  * holding the names, the token (literal cases have none), the message and the history (JSON text,
- * or null); left as it is when it already holds the case. Its path goes to `path_out` when it is
- * not NULL. */
+ * or null); left as it is when it already holds the case. Its path (heap) goes to *path_out when
+ * path_out is not NULL. */
 static int write_case(const char *dir, const char *impl, const char *property, const char *target_name, cs_str name_key,
-                      const cs_str *token, const char *message, const char *history_json, char *path_out,
-                      size_t path_len, cs_err *err) {
-  char sub[256], path[1400];
-  cs_corpus_dirname(impl, sub, sizeof sub);
-  snprintf(path, sizeof path, "%s/%s", dir, sub);
-  if (cs_mkdir_p(path, err))
-    return -1;
+                      const cs_str *token, const char *message, const char *history_json, char **path_out,
+                      cs_err *err) {
+  char *path = impl_dir(dir, impl), hex[65];
+  cs_buf file = {0}, body = {0};
   uint8_t d[32];
-  char hex[65];
-  cs_hasher *hs = cs_hasher_new();
-  if (!hs)
-    return cs_err_set(err, "OpenSSL provides no SHA-256");
+  cs_hasher *hs = NULL;
+  int rc = -1;
+  if (cs_mkdir_p(path, err))
+    goto cleanup;
+  hs = cs_hasher_new();
+  if (!hs) {
+    cs_err_set(err, "OpenSSL provides no SHA-256");
+    goto cleanup;
+  }
   cs_sha256(hs, name_key.ptr, name_key.len, d);
   cs_hasher_free(hs);
   cs_hex(d, 4, hex);
-  char file[1800];
-  snprintf(file, sizeof file, "%s/%s@%s-%s.json", path, property, target_name, hex);
-  if (holds_case(file, token, history_json)) {
-    if (path_out)
-      snprintf(path_out, path_len, "%s", file);
-    return 0;
+  cs_buf_printf(&file, "%s/%s@%s-%s.json", path, property, target_name, hex);
+  if (holds_case(file.data, token, history_json)) {
+    rc = 0;
+    goto cleanup;
   }
-  cs_buf body = {0};
   cs_buf_puts(&body, "{\n  \"impl\": ");
   cs_buf_json_str(&body, cs_str_c(impl));
   cs_buf_puts(&body, ",\n  \"property\": ");
@@ -259,10 +270,15 @@ static int write_case(const char *dir, const char *impl, const char *property, c
   cs_buf_puts(&body, ",\n  \"history\": ");
   cs_buf_puts(&body, history_json ? history_json : "null");
   cs_buf_puts(&body, "\n}\n");
-  int rc = cs_write_file(file, body.data, body.len, err);
-  if (rc == 0 && path_out)
-    snprintf(path_out, path_len, "%s", file);
+  rc = cs_write_file(file.data, body.data, body.len, err);
+cleanup:
+  if (rc == 0 && path_out) {
+    *path_out = file.data; /* handed over, not freed */
+    file = (cs_buf){0};
+  }
+  cs_buf_free(&file);
   cs_buf_free(&body);
+  free(path);
   return rc;
 }
 
@@ -270,17 +286,16 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
   cs_buf tok = {0};
   cs_choices_token(cell->choices, cell->nchoices, &tok);
   cs_str t = cs_buf_view(&tok);
-  int rc = write_case(dir, impl, cell->prop->name, target_name, t, &t, cell->message, cell->history_json, NULL, 0, err);
+  int rc = write_case(dir, impl, cell->prop->name, target_name, t, &t, cell->message, cell->history_json, NULL, err);
   cs_buf_free(&tok);
   return rc;
 }
 
 int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
-                           const char *message, const cs_history *h, char *path_out, size_t path_len, cs_err *err) {
+                           const char *message, const cs_history *h, char **path_out, cs_err *err) {
   cs_buf hist = {0};
   cs_history_write(&hist, h);
-  int rc = write_case(dir, impl, property, target_name, cs_buf_view(&hist), NULL, message, hist.data, path_out,
-                      path_len, err);
+  int rc = write_case(dir, impl, property, target_name, cs_buf_view(&hist), NULL, message, hist.data, path_out, err);
   cs_buf_free(&hist);
   return rc;
 }

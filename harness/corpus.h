@@ -43,9 +43,9 @@ int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, uint64_t
                         size_t plen, char *target, size_t tlen, cs_err *err);
 /* Saves a literal history case under dir/impl/ as <property>@<target>-<hash of the history>.json
  * (saving the same history twice writes one file); `message` says what it shows. The path written
- * goes to `path` when it is not NULL. Returns 0, or -1 with err. */
+ * goes to *path (heap, the caller frees it) when path is not NULL. Returns 0, or -1 with err. */
 int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
-                           const char *message, const cs_history *h, char *path, size_t path_len, cs_err *err);
+                           const char *message, const cs_history *h, char **path, cs_err *err);
 /* A directory-safe form of an implementation name. */
 void cs_corpus_dirname(const char *impl, char *out, size_t len);
 

@@ -434,6 +434,25 @@ check "the list names implementations: reference alone is held to its own lines"
 check "failures are saved to the corpus" "ls '$T/corpus/prefix-swap/'*.json >/dev/null 2>&1"
 "$CS" run --impl prefix-swap --cases 1 --corpus "$T/corpus" --property emit.regex --target anthropic >"$T/o2" 2>"$T/e"
 check "corpus case replayed first (fails with one generated case)" "[ $? -eq 1 ] && grep -q 'emit.regex' '$T/o2'"
+# A long corpus path is used whole, up to what the system takes: cut, it wrote the cases into a
+# sibling directory with a cut name, or into a cut implementation directory ("prefix-").
+for len in 1409 1420 3900; do
+  p="$T/long"
+  while [ ${#p} -lt $((len - 60)) ]; do p="$p/$(printf 'd%.0s' {1..50})"; done
+  p="$p/$(printf 'e%.0s' $(seq $((len - ${#p} - 1))))"
+  mkdir -p "$p"
+  "$CS" run --impl prefix-swap --cases 20 --quiet --corpus "$p" >"$T/o" 2>"$T/e"
+  n=$(find "$p/prefix-swap" -type f -name '*.json' 2>/dev/null | wc -l)
+  check "--corpus of $len bytes: the cases are saved in it, nowhere else" \
+    "[ $n -gt 0 ] && [ \$(find '$T/long' -type f | wc -l) -eq $n ] && ! [ -s '$T/e' ]"
+  "$CS" run --impl prefix-swap --cases 1 --quiet --corpus "$p" >"$T/o" 2>"$T/e"
+  check "--corpus of $len bytes: the saved cases replay" "grep -q '(cases $((n + 1)),' '$T/o'"
+  rm -rf "$T/long"
+done
+# Past PATH_MAX the system refuses it: one warning that still says why, the run goes on.
+"$CS" run --impl prefix-swap --cases 20 --quiet --corpus "$p/$(printf 'f%.0s' {1..200})" >"$T/o" 2>"$T/e"
+check "--corpus past PATH_MAX: one warning with the reason" \
+  "[ $? -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'File name too long (no failure of this run is saved' '$T/e'"
 # A bad case file is skipped with one warning; the cases sorted after it still replay.
 cp -r "$ROOT/corpus/regressions/prefix-swap" "$T/c2" && mkdir "$T/badcorpus" && mv "$T/c2" "$T/badcorpus/prefix-swap"
 "$CS" run --impl prefix-swap --cases 1 --quiet --corpus "$T/badcorpus" >"$T/o" 2>"$T/e"

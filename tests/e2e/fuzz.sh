@@ -95,6 +95,16 @@ sed -i 's|"0/2"|"0/2 2/4"|' "$T/bigg/summary.json"
 check "merge of a summary with parts 0/2 2/4: exit 2, one line naming them" \
   "one_line_2 $? '$T/bigg/summary.json: parts 0/2 and 2/4 share cases' && [ ! -e '$T/biggm' ]"
 
+# A long --out is used whole: the workers' directories below it were cut into other names.
+o="$T/longout"
+while [ ${#o} -lt 3000 ]; do o="$o/$(printf 'd%.0s' {1..50})"; done
+"$CS" fuzz --impl $BUGGY --cases 200 --no-corpus --quiet --jobs 2 --out "$o" >"$T/o" 2>"$T/e"
+check "fuzz --jobs 2 --out of 3000 bytes: results in it, nothing else written" \
+  "[ $? -eq 1 ] && ! [ -s '$T/e' ] && [ -s '$o/summary.json' ] && [ \$(find '$T/longout' -type f -path '$o/*' | wc -l) -eq \$(find '$T/longout' -type f | wc -l) ] && ! ls -a '$o' | grep -q worker"
+"$CS" fuzz --merge "$o/m" "$o" >"$T/o" 2>"$T/e"
+check "fuzz --merge into and from a long path" "[ $? -eq 1 ] && ! [ -s '$T/e' ] && [ -s '$o/m/summary.json' ]"
+rm -rf "$T/longout"
+
 # --jobs 2: the same distinct failures as one process, for the same case budget.
 "$CS" fuzz --impl $BUGGY --cases $N --no-corpus --jobs 2 --out "$T/j2" >"$T/j2.txt" 2>"$T/j2.err"
 check "--jobs 2 exits 1" "[ $? -eq 1 ]"
