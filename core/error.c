@@ -45,3 +45,18 @@ void cs_err_prefix(cs_err *err, const char *fmt, ...) {
   err->msg[h + 2 + o] = 0;
   flatten(err->msg);
 }
+
+cs_excerpt cs_err_excerpt(const char *s) {
+  cs_excerpt e;
+  size_t n = strnlen(s, CS_EXCERPT_MAX + 1);
+  if (n <= CS_EXCERPT_MAX) {
+    memcpy(e.s, s, n + 1);
+    return e;
+  }
+  n = CS_EXCERPT_MAX;
+  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) /* s[n] continues a sequence: cut before its lead */
+    n--;
+  memcpy(e.s, s, n);
+  memcpy(e.s + n, "...", 4);
+  return e;
+}

@@ -21,4 +21,14 @@ int cs_err_set(cs_err *err, const char *fmt, ...) CS_PRINTF(2, 3);
 /* Prepends "prefix: " to an existing message (used to add a file name or a case label). */
 void cs_err_prefix(cs_err *err, const char *fmt, ...) CS_PRINTF(2, 3);
 
+/* User input echoed in a message before its reason is cut to this many bytes, so that the reason
+ * (a pattern's error offset, say) always fits in the line. */
+#define CS_EXCERPT_MAX 60
+typedef struct {
+  char s[CS_EXCERPT_MAX + 4];
+} cs_excerpt;
+/* The first CS_EXCERPT_MAX bytes of `s` followed by "..." when it is longer (never cutting a UTF-8
+ * sequence), for "%s" within one call: cs_err_set(err, "'%s': reason", cs_err_excerpt(v).s). */
+cs_excerpt cs_err_excerpt(const char *s);
+
 #endif

@@ -194,33 +194,33 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   case ARG_U64:
   case ARG_U32:
     if (parse_u64(v, &u))
-      return cs_err_set(err, "--%s: '%s' is not a whole number", n, v);
+      return cs_err_set(err, "--%s: '%s' is not a whole number", n, cs_err_excerpt(v).s);
     if (row->kind == ARG_U32 && u > UINT32_MAX)
-      return cs_err_set(err, "--%s: '%s' is more than %u", n, v, (unsigned)UINT32_MAX);
+      return cs_err_set(err, "--%s: '%s' is more than %u", n, cs_err_excerpt(v).s, (unsigned)UINT32_MAX);
     break;
   case ARG_DURATION:
     if (cs_parse_duration(v, &d))
-      return cs_err_set(err, "--%s: '%s' is not a duration (30s, 5m, 2h)", n, v);
+      return cs_err_set(err, "--%s: '%s' is not a duration (30s, 5m, 2h)", n, cs_err_excerpt(v).s);
     break;
   case ARG_SHARE: {
     char *end;
     d = strtod(v, &end);
     if (end == v || (*end && strcmp(end, "%") != 0) || !isfinite(d) || d < 0)
-      return cs_err_set(err, "--%s: '%s' is not a share (0.02 or 2%%)", n, v);
+      return cs_err_set(err, "--%s: '%s' is not a share (0.02 or 2%%)", n, cs_err_excerpt(v).s);
     /* A bare number up to 1 is a fraction and above 1 a percentage: a bare 1 could be either. */
     if (!*end && d == 1)
-      return cs_err_set(err, "--%s: '%s' could mean 1%% or 100%%: write 1%% or 100%%", n, v);
+      return cs_err_set(err, "--%s: '%s' could mean 1%% or 100%%: write 1%% or 100%%", n, cs_err_excerpt(v).s);
     if (*end == '%' || d > 1)
       d /= 100;
     if (d > 1)
-      return cs_err_set(err, "--%s: '%s' is more than 100%%", n, v);
+      return cs_err_set(err, "--%s: '%s' is more than 100%%", n, cs_err_excerpt(v).s);
     break;
   }
   case ARG_DOUBLE: {
     char *end;
     d = strtod(v, &end);
     if (end == v || *end || !isfinite(d) || d <= 0)
-      return cs_err_set(err, "--%s: '%s' is not a positive number", n, v);
+      return cs_err_set(err, "--%s: '%s' is not a positive number", n, cs_err_excerpt(v).s);
     break;
   }
   default:
@@ -231,7 +231,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   if (!strcmp(n, "target")) {
     int t = cs_target_parse(v);
     if (t < 0)
-      return cs_err_set(err, "--target: unknown target '%s' (see callsign list)", v);
+      return cs_err_set(err, "--target: unknown target '%s' (see callsign list)", cs_err_excerpt(v).s);
     o->targets |= 1u << t;
   } else if (!strcmp(n, "property")) {
     /* A prefix naming no property would check nothing and pass: a typo must not turn a gate green. */
@@ -241,7 +241,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     for (size_t i = 0; i < np && !names_one; i++)
       names_one = !strncmp(all[i].name, v, vl);
     if (!names_one)
-      return cs_err_set(err, "--property: no property's name starts with '%s' (see callsign list)", v);
+      return cs_err_set(err, "--property: no property's name starts with '%s' (see callsign list)",
+                        cs_err_excerpt(v).s);
     return push(o->only, &o->nonly, v, "--property", err);
   } else if (!strcmp(n, "seed")) {
     o->seed = u;
@@ -272,7 +273,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       ok = !parse_u64(left, &i) && !parse_u64(slash + 1, &k) && k > 0 && k <= UINT32_MAX && i < k;
     }
     if (!ok)
-      return cs_err_set(err, "--shard: '%s' is not I/N with 0 <= I < N", v);
+      return cs_err_set(err, "--shard: '%s' is not I/N with 0 <= I < N", cs_err_excerpt(v).s);
     o->shard_i = (unsigned)i;
     o->shard_n = (unsigned)k;
   } else if (!strcmp(n, "rule")) {
@@ -321,12 +322,13 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
                   : !strcmp(end, "G") ? 1073741824.0
                                       : 0;
     if (end == v || errno || !isfinite(m) || m <= 0 || unit == 0 || m * unit < 65536 || m * unit > 1e15)
-      return cs_err_set(err, "--memory: '%s' is not a size from 64K (512M, 2G)", v);
+      return cs_err_set(err, "--memory: '%s' is not a size from 64K (512M, 2G)", cs_err_excerpt(v).s);
     /* A table the machine cannot hold fails to allocate (or swaps for hours): say so before any
      * work, as a bad option, not later as if the implementation had failed. */
     double phys = physical_memory();
     if (phys > 0 && m * unit > phys)
-      return cs_err_set(err, "--memory: '%s' is more than this machine's memory (%.1fG)", v, phys / 1073741824.0);
+      return cs_err_set(err, "--memory: '%s' is more than this machine's memory (%.1fG)", cs_err_excerpt(v).s,
+                        phys / 1073741824.0);
     o->memory = (uint64_t)(m * unit);
   } else if (!strcmp(n, "budget")) {
     o->budget = u;
@@ -397,7 +399,7 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     const char *a = argv[i];
     if (a[0] != '-' || a[1] != '-' || a[2] == 0) {
       if (a[0] == '-' && a[1] && a[1] != '-')
-        return cs_err_set(err, "unknown option '%s' (options are --long)", a);
+        return cs_err_set(err, "unknown option '%s' (options are --long)", cs_err_excerpt(a).s);
       if (!strcmp(a, "--"))
         return cs_err_set(err, "'--' only follows --impl-cmd");
       if (push(o->positional, &o->npositional, a, "positional", err))

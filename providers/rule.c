@@ -37,7 +37,8 @@ static pcre2_code *compile(const char *pattern, const char *what, cs_err *err) {
   if (!re) {
     PCRE2_UCHAR msg[160];
     pcre2_get_error_message(ec, msg, sizeof msg);
-    cs_err_set(err, "%s: pattern '%s' does not compile at offset %zu: %s", what, pattern, (size_t)eo, (char *)msg);
+    cs_err_set(err, "%s: pattern '%s' does not compile at offset %zu: %s", what, cs_err_excerpt(pattern).s, (size_t)eo,
+               (char *)msg);
     return NULL;
   }
   pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* optional: falls back to the interpreter */
@@ -100,11 +101,12 @@ static int parse_u32(const char *v, uint32_t *out) {
 int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err) {
   const char *dot = strchr(spec, '.'), *eq = strchr(spec, '=');
   if (!dot || !eq || eq < dot)
-    return cs_err_set(err, "rule override '%s': expected TARGET.KEY=VALUE (e.g. openai_chat.max_len=64)", spec);
+    return cs_err_set(err, "rule override '%s': expected TARGET.KEY=VALUE (e.g. openai_chat.max_len=64)",
+                      cs_err_excerpt(spec).s);
   char tname[32], key[32];
   size_t tl = (size_t)(dot - spec), kl = (size_t)(eq - dot - 1);
   if (tl >= sizeof tname || kl >= sizeof key)
-    return cs_err_set(err, "rule override '%s': unknown target or key", spec);
+    return cs_err_set(err, "rule override '%s': unknown target or key", cs_err_excerpt(spec).s);
   memcpy(tname, spec, tl);
   tname[tl] = 0;
   memcpy(key, dot + 1, kl);
@@ -112,13 +114,13 @@ int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err) {
   const char *val = eq + 1;
   int t = cs_target_parse(tname);
   if (t < 0)
-    return cs_err_set(err, "rule override '%s': unknown target '%s'", spec, tname);
+    return cs_err_set(err, "rule override '%s': unknown target '%s'", cs_err_excerpt(spec).s, tname);
   compiled_rule *c = &rs->r[t];
   compiled_rule saved = *c;
   if (strcmp(key, "max_len") == 0 || strcmp(key, "min_len") == 0) {
     uint32_t v;
     if (parse_u32(val, &v))
-      return cs_err_set(err, "rule override '%s': %s must be a whole number", spec, key);
+      return cs_err_set(err, "rule override '%s': %s must be a whole number", cs_err_excerpt(spec).s, key);
     *(strcmp(key, "max_len") == 0 ? &c->rule.max_len : &c->rule.min_len) = v;
     return 0;
   }
@@ -129,8 +131,8 @@ int cs_ruleset_override(cs_ruleset *rs, const char *spec, cs_err *err) {
   else if (strcmp(key, "server_pattern") == 0)
     own = &c->server_own, field = &c->rule.server_pattern;
   else
-    return cs_err_set(err, "rule override '%s': unknown key '%s' (pattern, min_len, max_len, server_pattern)", spec,
-                      key);
+    return cs_err_set(err, "rule override '%s': unknown key '%s' (pattern, min_len, max_len, server_pattern)",
+                      cs_err_excerpt(spec).s, key);
   char *copy = *val ? cs_xstrdup(val) : NULL;
   *field = copy;
   c->re = c->server_re = NULL;

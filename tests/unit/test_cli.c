@@ -235,3 +235,36 @@ Test(cli, memory_above_the_machine_is_refused) {
   cr_assert_eq(parse_one(CS_CMD_COLLIDE, "--memory", "64M", &o, &err), 0, "%s", err.msg);
   cr_assert_eq(o.memory, (uint64_t)64 << 20);
 }
+
+/* A long bad value is echoed as a short excerpt, so the reason after it is never cut off. */
+Test(cli, a_long_value_keeps_its_reason) {
+  static char v[1500];
+  memset(v, '7', sizeof v - 2);
+  v[sizeof v - 2] = 'x';
+  static const struct {
+    cs_cmd_bit cmd;
+    const char *opt, *reason;
+  } rows[] = {
+      {CS_CMD_RUN, "--cases", "...' is not a whole number"},
+      {CS_CMD_RUN, "--time", "...' is not a duration (30s, 5m, 2h)"},
+      {CS_CMD_RUN, "--min-coverage", "...' is not a share (0.02 or 2%)"},
+      {CS_CMD_RUN, "--target", "...' (see callsign list)"},
+      {CS_CMD_RUN, "--property", "...' (see callsign list)"},
+      {CS_CMD_RUN, "--shard", "...' is not I/N with 0 <= I < N"},
+      {CS_CMD_PROBE, "--rate", "...' is not a positive number"},
+      {CS_CMD_COLLIDE, "--memory", "...' is not a size from 64K (512M, 2G)"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    cs_options o;
+    cs_err err;
+    cr_assert_eq(parse_one(rows[i].cmd, rows[i].opt, v, &o, &err), -1, "%s took it", rows[i].opt);
+    cr_assert(strstr(err.msg, rows[i].reason) != NULL, "%s: %s", rows[i].opt, err.msg);
+    cr_assert_lt(strlen(err.msg), 200, "%s: %s", rows[i].opt, err.msg);
+  }
+  v[0] = '-';
+  char *argv[] = {"callsign", v, NULL};
+  cs_options o;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_options_parse(&o, 2, argv, 1, CS_CMD_RUN, &err), -1);
+  cr_assert(strstr(err.msg, "...' (options are --long)") != NULL, "%s", err.msg);
+}

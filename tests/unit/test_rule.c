@@ -350,6 +350,33 @@ Test(rule, bad_overrides_are_refused_and_change_nothing) {
   cr_assert_not(ok(CS_PROV_GEMINI, "h"));
 }
 
+/* A long override is echoed as a short excerpt: the reason and the error offset after it always
+ * fit in the one-line message, which a whole 1100-byte pattern used to push out. */
+Test(rule, a_long_override_keeps_its_reason) {
+  char spec[1200], *p = spec + sprintf(spec, "openai_chat.pattern=");
+  memset(p, 'b', 1100);
+  strcpy(p + 1100, "(");
+  refused(spec, "does not compile at offset 1101: missing closing parenthesis");
+  refused(spec, "pattern 'bbbbbbbbbb");
+  memcpy(spec, "openai_chat.max_len=", 20);
+  memset(spec + 20, '9', 1100);
+  strcpy(spec + 1120, "x");
+  refused(spec, "...': max_len must be a whole number");
+  memset(spec, 'a', 1100);
+  strcpy(spec + 1100, ".max_len");
+  refused(spec, "...': expected TARGET.KEY=VALUE");
+  /* Two-byte characters: the excerpt ends on a whole one. */
+  char utf[1200] = "anthropic.pattern=(";
+  for (int i = 0; i < 500; i++)
+    strcat(utf, "\xc3\xa9");
+  cs_err err = {{0}};
+  cr_assert_eq(cs_ruleset_override(RS, utf, &err), -1);
+  const char *dots = strstr(err.msg, "...'");
+  cr_assert_not_null(dots, "%s", err.msg);
+  cr_assert_eq((unsigned char)dots[-2], 0xc3, "a character was cut: %s", err.msg);
+  cr_assert_not_null(strstr(err.msg, "missing closing parenthesis"), "%s", err.msg);
+}
+
 static char *write_temp(const char *text) {
   static char path[64];
   snprintf(path, sizeof path, "/tmp/callsign-profile-XXXXXX");
