@@ -3,6 +3,7 @@
 #include "core/fs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,17 +64,39 @@ int cs_prepare_output(const char *path, cs_err *err) {
   struct stat st;
   if (cs_mkdir_p(dir, err))
     goto cleanup;
-  if (stat(path, &st) == 0) {
-    if (S_ISDIR(st.st_mode))
-      fail(err, path, "write", EISDIR);
-    else if (access(path, W_OK))
+  if (stat(path, &st) != 0) {
+    struct stat lst;
+    if (errno == ENOENT && lstat(path, &lst) == 0) { /* a dangling symlink: made where it points */
+      rc = access(dir, W_OK | X_OK) ? fail(err, path, "write", errno) : 0;
+      goto cleanup;
+    }
+    /* Only creating the file shows that it can be made: root passes access() in /proc or on a
+     * read-only file system. O_EXCL: the file removed below is surely the one made here. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno != EEXIST || stat(path, &st) != 0)) { /* EEXIST: someone made it meanwhile */
       fail(err, path, "write", errno);
-    else
+      goto cleanup;
+    }
+    if (fd >= 0) {
+      close(fd);
+      unlink(path); /* an aborted run leaves no empty report behind */
       rc = 0;
-  } else if (access(dir, W_OK | X_OK)) {
-    fail(err, path, "write", errno);
+      goto cleanup;
+    }
+  }
+  if (S_ISDIR(st.st_mode)) {
+    fail(err, path, "write", EISDIR);
+  } else if (!S_ISREG(st.st_mode)) { /* opening a FIFO or a device has effects (a FIFO's reader sees an end) */
+    rc = access(path, W_OK) ? fail(err, path, "write", errno) : 0;
   } else {
-    rc = 0;
+    /* access() says yes to root for any file: open it for writing, without O_TRUNC, to be sure. */
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      fail(err, path, "write", errno);
+    } else {
+      close(fd);
+      rc = 0;
+    }
   }
 cleanup:
   free(dir);

@@ -17,10 +17,11 @@ const char *cs_path_shown(const char *path, char out[CS_PATH_SHOWN]);
  * that could not be made (a file of that name counts: "File exists"). */
 int cs_mkdir_p(const char *path, cs_err *err);
 
-/* Makes the missing parent directories of the file `path` and checks, without creating or changing
- * the file, that it can be written: an existing one must be writable and not a directory, a new one
- * needs a writable directory. For outputs written at the end of a long run, so that a mistyped path
- * is refused before the run. 0, or -1 with err "PATH: cannot write: REASON" or cs_mkdir_p's. */
+/* Makes the missing parent directories of the file `path` and checks, leaving the file as it was,
+ * that it can be written: an existing regular file is opened for writing (not truncated), a new one
+ * is created and removed again; a FIFO or device is only asked (access), a directory refused. For
+ * outputs written at the end of a long run, so that a mistyped path is refused before the run. 0,
+ * or -1 with err "PATH: cannot write: REASON" or cs_mkdir_p's. */
 int cs_prepare_output(const char *path, cs_err *err);
 
 /* Writes `len` bytes to `path`, replacing it. 0, or -1 with err "PATH: cannot write: REASON" (a

@@ -162,6 +162,13 @@ check "--json naming a directory: refused before the run, one line" "one_line_2 
 # Report paths are checked before the run: a long run must not end in a report that cannot be written.
 "$CS" run --impl reference --cases 10 --no-corpus --quiet --junit "$T/a-file/r.xml" >"$T/o" 2>"$T/e"
 check "--junit below a file: refused before the run, one line" "one_line_2 $? \"$T/a-file: cannot create: File exists\""
+# access() says yes to root anywhere: the file itself is opened, and a new one removed again.
+for opt in junit json markdown html failures; do
+  "$CS" run --impl reference --cases 10 --no-corpus --quiet --$opt /proc/callsign-r.out >"$T/o" 2>"$T/e"
+  check "--$opt in /proc: refused before the run, one line" "one_line_2 $? '/proc/callsign-r.out: cannot write: '"
+done
+"$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/new.json" --vectors "$T/none.json" >"$T/o" 2>"$T/e"
+check "a run refused after the report check leaves no report file" "one_line_2 $? 'none.json: cannot open' && ! [ -e '$T/new.json' ]"
 "$CS" replay --impl reference --html "$T/a-dir" cs1.AAAA >"$T/o" 2>"$T/e"
 check "replay --html naming a directory: refused before the replay" "one_line_2 $? \"$T/a-dir: cannot write: Is a directory\""
 "$CS" probe --provider mistral --dry-run --markdown "$T/a-file/p.md" >"$T/o" 2>"$T/e"

@@ -112,6 +112,27 @@ Test(fs, prepare_output_makes_parents_and_refuses_what_cannot_be_written) {
   cr_assert_eq(system(cmd), 0);
 }
 
+/* access() says yes to root for files it cannot write (in /proc, /sys, on a read-only file system):
+ * the check opens the file, so such a path is refused before the run, as the write would be after. */
+Test(fs, prepare_output_refuses_what_root_cannot_write) {
+  cs_err err = {{0}};
+  cr_assert_eq(cs_prepare_output("/proc/callsign-report.json", &err), -1, "a new file in /proc passed");
+  cr_assert_not_null(strstr(err.msg, "/proc/callsign-report.json: cannot write: "), "%s", err.msg);
+  struct stat st;
+  if (stat("/sys/kernel/notes", &st) == 0 && access("/sys/kernel/notes", W_OK) == 0) {
+    cr_assert_eq(cs_prepare_output("/sys/kernel/notes", &err), -1, "a file open() refuses passed");
+    cr_assert_not_null(strstr(err.msg, "cannot write: Permission denied"), "%s", err.msg);
+  }
+  /* A FIFO is not opened (its reader would see an end, and with none the open blocks). */
+  char root[] = "/tmp/cs-fs-XXXXXX", fifo[64];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(fifo, sizeof fifo, "%s/fifo", root);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  cr_assert_eq(cs_prepare_output(fifo, &err), 0, "%s", err.msg);
+  unlink(fifo);
+  rmdir(root);
+}
+
 Test(fs, write_file_replaces_and_says_why_it_cannot) {
   char root[] = "/tmp/cs-fs-XXXXXX", file[128], below[160];
   cr_assert_not_null(mkdtemp(root));
