@@ -436,7 +436,11 @@ int cs_cmd_fuzz(int argc, char **argv) {
    * directory made here is removed again if the campaign cannot run at all. */
   struct stat st;
   bool made_out = stat(c.out_dir, &st) != 0;
-  if (cs_mkdir_p(c.out_dir, &err)) {
+  char summary[4200];
+  snprintf(summary, sizeof summary, "%s/summary.json", c.out_dir);
+  if (cs_mkdir_p(c.out_dir, &err) || cs_prepare_output(summary, &err)) {
+    if (made_out)
+      rmdir(c.out_dir);
     cs_hasher_free(c.hasher);
     cs_expect_free(&expect);
     cs_ruleset_free(c.rs);

@@ -143,6 +143,9 @@ mkdir -p "$T/a-dir"
 check "--corpus naming a file: exit 2, one line" "one_line_2 $? \"--corpus: '$T/a-file' is not a directory\""
 "$CS" fuzz --impl reference --time 1s --no-corpus --out "$T/a-file" >"$T/o" 2>"$T/e"
 check "fuzz --out naming a file: exit 2, one line" "one_line_2 $? \"--out: '$T/a-file' is not a directory\""
+"$CS" fuzz --impl reference --time 1s --no-corpus --out /proc >"$T/o" 2>"$T/e"
+check "fuzz --out where root cannot write: refused before the campaign" \
+  "one_line_2 $? '--out: /proc/summary.json: cannot write: '"
 "$CS" fuzz --merge "$T/a-file" "$T/a-dir" >"$T/o" 2>"$T/e"
 check "fuzz --merge naming a file: exit 2, one line" "one_line_2 $? \"--merge: '$T/a-file' is not a directory\""
 # A merge only joins result directories: a campaign's options given with it would be ignored.
