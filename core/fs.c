@@ -103,6 +103,41 @@ cleanup:
   return rc;
 }
 
+/* Where a path leads: the file when it exists, else its directory and last name. */
+typedef struct {
+  struct stat st;
+  const char *name; /* NULL: the file itself exists */
+  size_t name_len;
+} file_id;
+
+static bool identify(const char *path, file_id *id) {
+  id->name = NULL;
+  id->name_len = 0;
+  if (stat(path, &id->st) == 0)
+    return true;
+  const char *slash = strrchr(path, '/');
+  char dir[2048];
+  size_t n = slash ? (size_t)(slash - path) : 0;
+  if (n >= sizeof dir)
+    return false;
+  memcpy(dir, path, n);
+  dir[n] = 0;
+  id->name = slash ? slash + 1 : path;
+  id->name_len = strlen(id->name);
+  return stat(!slash ? "." : n ? dir : "/", &id->st) == 0;
+}
+
+bool cs_same_file(const char *a, const char *b) {
+  if (!strcmp(a, b))
+    return true;
+  file_id x, y;
+  if (!identify(a, &x) || !identify(b, &y))
+    return false;
+  if (x.st.st_dev != y.st.st_dev || x.st.st_ino != y.st.st_ino || !x.name != !y.name)
+    return false;
+  return !x.name || (x.name_len == y.name_len && !memcmp(x.name, y.name, x.name_len));
+}
+
 int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   FILE *f = fopen(path, "wb");
   if (!f)

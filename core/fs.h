@@ -3,6 +3,7 @@
 #ifndef CS_CORE_FS_H
 #define CS_CORE_FS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -23,6 +24,11 @@ int cs_mkdir_p(const char *path, cs_err *err);
  * outputs written at the end of a long run, so that a mistyped path is refused before the run. 0,
  * or -1 with err "PATH: cannot write: REASON" or cs_mkdir_p's. */
 int cs_prepare_output(const char *path, cs_err *err);
+
+/* True when the paths `a` and `b` name the same file: the same string, the same file (device and
+ * inode) when both exist, or the same name in the same directory when neither does yet
+ * ("./r.json" and "r.json"). */
+bool cs_same_file(const char *a, const char *b);
 
 /* Writes `len` bytes to `path`, replacing it. 0, or -1 with err "PATH: cannot write: REASON" (a
  * failed write or close counts: a full disk shows only there). */

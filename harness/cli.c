@@ -367,6 +367,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     const cs_report_format *f = cs_report_formats(&nf);
     for (size_t i = 0; i < nf && i < 8; i++)
       if (!strcmp(n, f[i].name)) {
+        if (o->report[i]) /* the last one would win, and the first file never be written */
+          return cs_err_set(err, "--%s given twice", n);
         o->report[i] = v;
         return 0;
       }
@@ -449,9 +451,19 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
 }
 
 int cs_options_prepare_reports(const cs_options *o, cs_err *err) {
-  for (size_t i = 0; i < sizeof o->report / sizeof *o->report; i++)
-    if (o->report[i] && cs_prepare_output(o->report[i], err))
+  size_t nf;
+  const cs_report_format *f = cs_report_formats(&nf);
+  for (size_t i = 0; i < nf && i < 8; i++) {
+    if (!o->report[i])
+      continue;
+    if (cs_prepare_output(o->report[i], err))
       return -1;
+    /* Reports are written one after the other: a second one in the same file would replace the first. */
+    for (size_t k = 0; k < i; k++)
+      if (o->report[k] && cs_same_file(o->report[k], o->report[i]))
+        return cs_err_set(err, "--%s %s and --%s %s are the same file: each report needs its own", f[k].name,
+                          o->report[k], f[i].name, o->report[i]);
+  }
   return 0;
 }
 

@@ -172,6 +172,15 @@ for opt in junit json markdown html failures; do
 done
 "$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/new.json" --vectors "$T/none.json" >"$T/o" 2>"$T/e"
 check "a run refused after the report check leaves no report file" "one_line_2 $? 'none.json: cannot open' && ! [ -e '$T/new.json' ]"
+# Reports are written one after the other: two in one file, or one option twice, would lose one.
+(cd "$T" && "$CS_ABS" run --impl reference --cases 10 --no-corpus --quiet --junit same.out --json ./same.out >o 2>e)
+check "--junit and --json naming one file: refused before the run, one line" \
+  "one_line_2 $? '--junit same.out and --json ./same.out are the same file' && ! [ -e '$T/same.out' ]"
+"$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/r1.json" --json "$T/r2.json" >"$T/o" 2>"$T/e"
+check "--json given twice: refused, one line" "one_line_2 $? '--json given twice'"
+"$CS" probe --provider mistral --dry-run --json "$T/p.out" --markdown "$T/p.out" >"$T/o" 2>"$T/e"
+check "probe --json and --markdown naming one file: refused before any request" \
+  "one_line_2 $? '--json $T/p.out and --markdown $T/p.out are the same file'"
 "$CS" replay --impl reference --html "$T/a-dir" cs1.AAAA >"$T/o" 2>"$T/e"
 check "replay --html naming a directory: refused before the replay" "one_line_2 $? \"$T/a-dir: cannot write: Is a directory\""
 "$CS" probe --provider mistral --dry-run --markdown "$T/a-file/p.md" >"$T/o" 2>"$T/e"

@@ -2,7 +2,9 @@
 #include <criterion/criterion.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/cli.h"
 
@@ -267,4 +269,36 @@ Test(cli, a_long_value_keeps_its_reason) {
   cs_err err = {{0}};
   cr_assert_eq(cs_options_parse(&o, 2, argv, 1, CS_CMD_RUN, &err), -1);
   cr_assert(strstr(err.msg, "...' (options are --long)") != NULL, "%s", err.msg);
+}
+
+/* Reports are written one after the other: a report option given twice, or two reports naming one
+ * file, would silently lose a report. Both are refused before the run. */
+Test(cli, each_report_gets_its_own_file) {
+  const char *twice[][5] = {{"--json", "a.json", "--json", "b.json", "--json given twice"},
+                            {"--junit", "a.xml", "--junit", "a.xml", "--junit given twice"},
+                            {"--failures", "f", "--failures", "g", "--failures given twice"}};
+  for (size_t i = 0; i < sizeof twice / sizeof *twice; i++) {
+    char *argv[] = {"callsign",          (char *)twice[i][0], (char *)twice[i][1],
+                    (char *)twice[i][2], (char *)twice[i][3], NULL};
+    cs_options o;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), -1, "%s", twice[i][4]);
+    cr_assert_str_eq(err.msg, twice[i][4]);
+  }
+  char root[] = "/tmp/cs-cli-XXXXXX", a[64], b[80];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(a, sizeof a, "%s/same.out", root);
+  snprintf(b, sizeof b, "%s/./same.out", root);
+  char *argv[] = {"callsign", "--junit", a, "--json", b, NULL};
+  cs_options o;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_options_prepare_reports(&o, &err), -1, "two reports in one file");
+  cr_assert(strstr(err.msg, "are the same file") && strstr(err.msg, "--junit") && strstr(err.msg, "--json"), "%s",
+            err.msg);
+  snprintf(b, sizeof b, "%s/other.out", root);
+  argv[4] = b;
+  cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_options_prepare_reports(&o, &err), 0, "%s", err.msg);
+  cr_assert_eq(rmdir(root), 0, "a report file was left behind");
 }

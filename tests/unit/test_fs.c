@@ -133,6 +133,27 @@ Test(fs, prepare_output_refuses_what_root_cannot_write) {
   rmdir(root);
 }
 
+/* Two spellings of one report path, existing or not yet, are one file; different names are not. */
+Test(fs, same_file_sees_through_spellings) {
+  char root[] = "/tmp/cs-fs-XXXXXX", a[96], b[128], c[96];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(a, sizeof a, "%s/r.out", root);
+  snprintf(b, sizeof b, "%s/./../%s/r.out", root, strrchr(root, '/') + 1);
+  snprintf(c, sizeof c, "%s/s.out", root);
+  cr_assert(cs_same_file(a, a));
+  cr_assert(cs_same_file(a, b), "not made yet: %s and %s", a, b);
+  cr_assert_not(cs_same_file(a, c));
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file(a, "x", 1, &err), 0, "%s", err.msg);
+  cr_assert(cs_same_file(b, a), "existing: %s and %s", b, a);
+  cr_assert_not(cs_same_file(a, c), "one exists, the other not");
+  cr_assert_eq(link(a, c), 0);
+  cr_assert(cs_same_file(a, c), "a hard link");
+  unlink(a);
+  unlink(c);
+  rmdir(root);
+}
+
 Test(fs, write_file_replaces_and_says_why_it_cannot) {
   char root[] = "/tmp/cs-fs-XXXXXX", file[128], below[160];
   cr_assert_not_null(mkdtemp(root));
