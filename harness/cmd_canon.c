@@ -53,8 +53,10 @@ static int refuse_emit(const cs_emit_check *chk, const cs_answer *wire, const cs
                    "emit: the %s rule leaves no room for %u distinct IDs: call %u finds all %u of its candidates "
                    "taken",
                    tn, ix->ncalls, chk->bad, CS_EMIT_ATTEMPTS);
-  char why[160] = "";
-  cs_rule_check(rs, target, wire->calls[chk->bad], chk->bad, ix->calls[chk->bad]->server, why, sizeof why);
+  char why[CS_RULE_WHY_MAX] = "";
+  if (cs_rule_check(rs, target, wire->calls[chk->bad], chk->bad, ix->calls[chk->bad]->server, why, sizeof why) ==
+      CS_RULE_UNDECIDED) /* the pattern, not the answer, is at fault: `why` says so whole */
+    return cs_fail(CS_EXIT_USAGE, "emit: call %u: %s", chk->bad, why);
   cs_buf b = {0};
   show_id(&b, wire->calls[chk->bad]);
   cs_fail(CS_EXIT_USAGE, "emit: call %u would get %s, which breaks the %s rule (%s)", chk->bad, b.data, tn, why);

@@ -42,7 +42,7 @@ typedef struct {
   cs_probe_pair *pairs;
   uint32_t npairs;
   cs_probe_verdict offline;
-  char offline_why[200];
+  char offline_why[CS_RULE_WHY_MAX];
   bool answered; /* the provider's verdict below is real (or a transport error) */
   cs_probe_verdict provider;
   long status;
@@ -72,6 +72,9 @@ typedef struct {
   const char *impl_note; /* why generated cases were not run, or NULL */
   uint32_t control_len;
   char bad_cassette[700]; /* the first broken cassette entry met in a replay: the probe ends with exit 2 */
+  /* The first case on which callsign's rule gave no verdict (PCRE2 gave up): not sent, and the
+   * probe ends with an input error, as the rule is at fault, not the provider. */
+  char undecided[CS_RULE_WHY_MAX + 80];
 } probe_ctx;
 
 /* ---- cases ---- */
@@ -127,9 +130,20 @@ static const char_class char_classes[] = {
 
 /* ---- sending ---- */
 
+/* Notes the first case whose offline verdict the rule could not give. */
+static void note_undecided(probe_ctx *c, const probe_case *pc) {
+  if (!c->undecided[0])
+    snprintf(c->undecided, sizeof c->undecided, "probe: case %s: %s", pc->name, pc->offline_why);
+}
+
 static void run_case(probe_ctx *c, probe_case *pc) {
   cs_probe_request req = {c->model, c->endpoint, pc->pairs, pc->npairs};
   pc->offline = cs_probe_offline(c->rs, c->target->id, c->spec->pairing, &req, pc->offline_why, sizeof pc->offline_why);
+  if (pc->offline == CS_PROBE_UNDECIDED) { /* nothing to compare the provider's verdict with */
+    note_undecided(c, pc);
+    pc->agree = AGREE_NOT_SENT;
+    return;
+  }
   cs_buf body = {0};
   c->spec->build(&req, &body);
   cs_http_request hr = {c->url.data,        c->headers,   c->nheaders,
@@ -345,6 +359,7 @@ typedef struct {
   int chars[NCLASSES];
   int dup_message, dup_request;
   int configured_chars[NCLASSES];
+  int configured_empty;
 } discovery;
 
 /* The edge between accepted and rejected ID lengths in (lo, hi), one request per step. With
@@ -375,6 +390,17 @@ static void discover(probe_ctx *c, discovery *d) {
   char name[64];
   uint32_t salt = 1000, L = c->control_len;
   cs_str control = make_id(c, L, 0, salt++);
+  /* The configured rule's answers first: one it cannot give ends the discovery before any request. */
+  char why[CS_RULE_WHY_MAX];
+  for (size_t i = 0; i <= NCLASSES; i++) {
+    cs_str id = i < NCLASSES ? with_char(c, control, char_classes[i].ch, char_classes[i].len) : cs_str_c("");
+    cs_rule_verdict v = cs_rule_check(c->rs, c->target->id, id, 0, false, why, sizeof why);
+    if (v == CS_RULE_UNDECIDED) {
+      snprintf(c->undecided, sizeof c->undecided, "probe: %s", why);
+      return;
+    }
+    *(i < NCLASSES ? &d->configured_chars[i] : &d->configured_empty) = v == CS_RULE_MET;
+  }
   d->control_ok = send_one_id(c, "control", control) == 1;
   if (!d->control_ok)
     return;
@@ -398,7 +424,6 @@ static void discover(probe_ctx *c, discovery *d) {
     snprintf(name, sizeof name, "char.%s", char_classes[i].name);
     cs_str id = with_char(c, control, char_classes[i].ch, char_classes[i].len);
     d->chars[i] = send_one_id(c, name, id);
-    d->configured_chars[i] = cs_rule_check(c->rs, c->target->id, id, 0, false, NULL, 0);
   }
   cs_str a = make_id(c, L, 0, salt++);
   probe_case *pc = new_case(c, "dup.message", 2);
@@ -463,9 +488,8 @@ static void print_discovery(probe_ctx *c, const discovery *d, cs_buf *b) {
   snprintf(conf, sizeof conf, "%u", r->min_len ? r->min_len : 1);
   cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", "minimum length", obs, conf,
                 d->min_len == (int64_t)(r->min_len ? r->min_len : 1) ? "" : "  differs");
-  bool conf_empty = cs_rule_check(c->rs, c->target->id, cs_str_c(""), 0, false, NULL, 0);
-  cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", "empty ID", yesno(d->empty), yesno(conf_empty),
-                d->empty == (int)conf_empty ? "" : "  differs");
+  cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", "empty ID", yesno(d->empty), yesno(d->configured_empty),
+                d->empty == d->configured_empty ? "" : "  differs");
   for (size_t i = 0; i < NCLASSES; i++) {
     char label[40];
     snprintf(label, sizeof label, "character %s", char_classes[i].name);
@@ -848,12 +872,28 @@ int cs_cmd_probe(int argc, char **argv) {
     targeted_cases(&c);
     if ((status = generated_cases(&c)))
       goto cleanup;
+    /* Every offline verdict before the first request: one the rule cannot give costs none. */
+    for (size_t i = 0; i < c.ncases && !c.undecided[0]; i++) {
+      probe_case *pc = &c.cases[i];
+      cs_probe_request req = {c.model, c.endpoint, pc->pairs, pc->npairs};
+      if (pc->npairs && cs_probe_offline(c.rs, c.target->id, c.spec->pairing, &req, pc->offline_why,
+                                         sizeof pc->offline_why) == CS_PROBE_UNDECIDED)
+        note_undecided(&c, pc);
+    }
+    if (c.undecided[0]) {
+      status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
+      goto cleanup;
+    }
     for (size_t i = 0; i < c.ncases; i++)
       if (c.cases[i].npairs)
         run_case(&c, &c.cases[i]);
   }
   if (c.bad_cassette[0]) { /* a broken recording is an input error, not a transport failure */
     status = cs_fail(CS_EXIT_USAGE, "%s", c.bad_cassette);
+    goto cleanup;
+  }
+  if (c.o.discover && c.undecided[0] && !c.ncases) { /* refused before any request */
+    status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
     goto cleanup;
   }
   if (!c.o.quiet)
@@ -871,6 +911,8 @@ int cs_cmd_probe(int argc, char **argv) {
     status = CS_EXIT_FAIL;
   if (write_reports(&c, &d))
     status = CS_EXIT_USAGE;
+  if (c.undecided[0]) /* a case the rule could not judge was not sent: the probe is incomplete */
+    status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
 cleanup:
   cs_http_free(c.http);
   if (curl_ready)

@@ -57,10 +57,10 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
   out->cases = oc->cases;
   out->seed = c->o.seed;
   out->case_index = c->report.replay ? CS_CASE_REPLAYED : oc->case_index;
-  out->verdict = !oc->applicable ? CS_VERDICT_NOT_APPLICABLE
-                 : oc->failed    ? CS_VERDICT_FAIL
-                 : oc->cases     ? CS_VERDICT_PASS
-                                 : CS_VERDICT_UNCHECKED; /* held vacuously: say so, not "ok" */
+  out->verdict = !oc->applicable || oc->undecided ? CS_VERDICT_NOT_APPLICABLE
+                 : oc->failed                     ? CS_VERDICT_FAIL
+                 : oc->cases                      ? CS_VERDICT_PASS
+                                                  : CS_VERDICT_UNCHECKED; /* held vacuously: say so, not "ok" */
   if (oc->failed) {
     out->message = dup_s(&c->a, oc->message);
     out->history_json = dup_s(&c->a, oc->history_json);
@@ -241,6 +241,12 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       }
     }
     fill_cell(c, ir, oc, &ir->cells[ir->ncells++], external);
+    if (oc->undecided && !c->report.input_error) { /* the rule is at fault, not the implementation */
+      const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
+      c->report.input_error =
+          cs_arena_printf(&c->a, "%s (%s on %s is not judged)", oc->undecided_why, oc->prop->name, tname).ptr;
+      cs_fail(CS_EXIT_USAGE, "%s", c->report.input_error);
+    }
     if (oc->failed && oc->choices && !c->o.no_corpus && !token && !c->corpus_unwritable) {
       const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
       if (cs_corpus_save(corpus_dir, ir->name, oc, tname, &err)) {
@@ -400,7 +406,7 @@ int cs_cmd_run(int argc, char **argv) {
   int rs = cs_report_exit_status(&c.report);
   if (status == 0 || rs == CS_EXIT_IMPL)
     status = rs ? rs : status;
-  if (c.vectors_unusable && status != CS_EXIT_IMPL)
+  if (c.report.input_error && status != CS_EXIT_IMPL) /* the vectors or a rule: the run is incomplete */
     status = CS_EXIT_USAGE;
   cs_expect_free(&c.expect);
   if (c.vectors)

@@ -92,9 +92,9 @@ static int expectations(const cs_history *h, cs_ruleset *rs, const cs_digest *d,
     }
   for (int t = 0; t < CS_TARGET_COUNT; t++) {
     cs_answer w = cs_reference_emit(h, &ix, &canon, rs, (cs_target_id)t, d, a);
-    char rwhy[160];
+    char rwhy[CS_RULE_WHY_MAX];
     for (uint32_t c = 0; c < w.ncalls; c++)
-      if (!cs_rule_check(rs, (cs_target_id)t, w.calls[c], c, ix.calls[c]->server, rwhy, sizeof rwhy)) {
+      if (cs_rule_check(rs, (cs_target_id)t, w.calls[c], c, ix.calls[c]->server, rwhy, sizeof rwhy) != CS_RULE_MET) {
         snprintf(why, why_len, "%s call %u: %s", cs_target_get((cs_target_id)t)->name, c, rwhy);
         return -1;
       }

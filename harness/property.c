@@ -9,6 +9,8 @@
 #include "providers/canonical.h"
 
 #define FAIL(...) (snprintf(ctx->why, ctx->why_len, __VA_ARGS__), false)
+/* The rule gave no verdict on an ID: `why` is cs_rule_check's whole message. */
+#define UNDECIDED(rule_why) (snprintf(ctx->why, ctx->why_len, "%s", rule_why), ctx->undecided = true, false)
 
 /* A short printable rendering of an ID for messages: at most 60 bytes, control bytes as '?'. */
 static const char *show(cs_check_ctx *ctx, cs_str s) {
@@ -38,16 +40,19 @@ static const char *show(cs_check_ctx *ctx, cs_str s) {
 static bool emit_regex(cs_check_ctx *ctx, const cs_caserun *run, int t) {
   const cs_answer *e = &run->emit[t].answer;
   uint32_t emitted = 0;
-  char why[160];
+  char why[CS_RULE_WHY_MAX], first_undecided[CS_RULE_WHY_MAX] = "";
   for (uint32_t c = 0; c < e->ncalls; c++) {
     if (!e->calls[c].ptr)
       continue;
-    if (!cs_rule_check(ctx->rules, (cs_target_id)t, e->calls[c], emitted, run->main.ix.calls[c]->server, why,
-                       sizeof why))
+    cs_rule_verdict v = cs_rule_check(ctx->rules, (cs_target_id)t, e->calls[c], emitted, run->main.ix.calls[c]->server,
+                                      why, sizeof why);
+    if (v == CS_RULE_BROKEN)
       return FAIL("call %u: wire ID %s %s", c, show(ctx, e->calls[c]), why);
+    if (v == CS_RULE_UNDECIDED && !first_undecided[0]) /* a later ID may still break the rule for sure */
+      memcpy(first_undecided, why, sizeof why);
     emitted++;
   }
-  return true;
+  return first_undecided[0] ? UNDECIDED(first_undecided) : true;
 }
 
 static bool pair_check(cs_check_ctx *ctx, const cs_history_index *ix, const cs_answer *e, const char *what) {
@@ -144,7 +149,13 @@ static bool emit_server_passthrough(cs_check_ctx *ctx, const cs_caserun *run, in
   cs_strset_init(&seen, ix->ncalls, ctx->scratch);
   for (uint32_t c = 0; c < ix->ncalls; c++) {
     const cs_call *call = ix->calls[c];
-    if (!call->server || !cs_rule_server_ok(ctx->rules, CS_PROV_ANTHROPIC, call->id))
+    if (!call->server)
+      continue;
+    char why[CS_RULE_WHY_MAX];
+    cs_rule_verdict v = cs_rule_server_ok(ctx->rules, CS_PROV_ANTHROPIC, call->id, why, sizeof why);
+    if (v == CS_RULE_UNDECIDED)
+      return UNDECIDED(why);
+    if (v != CS_RULE_MET)
       continue;
     if (!cs_strset_add(&seen, call->id))
       continue; /* a repeated server ID cannot pass twice and stay unique */
@@ -157,11 +168,17 @@ static bool emit_server_passthrough(cs_check_ctx *ctx, const cs_caserun *run, in
 static bool emit_kimi_roundtrip(cs_check_ctx *ctx, const cs_caserun *run, int t) {
   const cs_answer *e = &run->emit_kimi.answer;
   const cs_history_index *ix = &run->kimi.ix;
-  for (uint32_t c = 0; c < ix->ncalls; c++)
+  char why[CS_RULE_WHY_MAX];
+  for (uint32_t c = 0; c < ix->ncalls; c++) {
+    if (cs_str_eq(e->calls[c], ix->calls[c]->id))
+      continue;
     /* Under overridden length limits a Kimi-produced ID may break the rule itself: the rule wins. */
-    if (!cs_str_eq(e->calls[c], ix->calls[c]->id) &&
-        cs_rule_check(ctx->rules, CS_PROV_KIMI, ix->calls[c]->id, c, false, NULL, 0))
+    cs_rule_verdict v = cs_rule_check(ctx->rules, CS_PROV_KIMI, ix->calls[c]->id, c, false, why, sizeof why);
+    if (v == CS_RULE_UNDECIDED)
+      return UNDECIDED(why);
+    if (v == CS_RULE_MET)
       return FAIL("Kimi-produced call %u %s comes back as %s", c, show(ctx, ix->calls[c]->id), show(ctx, e->calls[c]));
+  }
   return true;
 }
 
@@ -218,7 +235,11 @@ static bool emit_native_passthrough(cs_check_ctx *ctx, const cs_caserun *run, in
     const cs_call *call = ix->calls[c];
     if (run->main.h->turns[ix->call_turn[c]].provider != (cs_provider)t || call->server || !call->id.ptr)
       continue;
-    if (!cs_rule_check(ctx->rules, (cs_target_id)t, call->id, c, false, NULL, 0))
+    char why[CS_RULE_WHY_MAX];
+    cs_rule_verdict v = cs_rule_check(ctx->rules, (cs_target_id)t, call->id, c, false, why, sizeof why);
+    if (v == CS_RULE_UNDECIDED)
+      return UNDECIDED(why);
+    if (v != CS_RULE_MET)
       continue;
     bool taken = false; /* an earlier call with the same raw ID or wire ID excuses a change */
     for (uint32_t k = 0; k < c && !taken; k++)
@@ -294,11 +315,16 @@ static bool canon_charset(cs_check_ctx *ctx, const cs_caserun *run, int t) {
 
 static bool normalize_regex(cs_check_ctx *ctx, const cs_caserun *run, int t) {
   const cs_reply *n = &run->norm[t];
-  char why[160];
-  for (uint32_t i = 0; i < n->nids; i++)
-    if (!cs_rule_check(ctx->rules, (cs_target_id)t, n->ids[i], CS_RULE_ANY_INDEX, false, why, sizeof why))
+  char why[CS_RULE_WHY_MAX], first_undecided[CS_RULE_WHY_MAX] = "";
+  for (uint32_t i = 0; i < n->nids; i++) {
+    cs_rule_verdict v =
+        cs_rule_check(ctx->rules, (cs_target_id)t, n->ids[i], CS_RULE_ANY_INDEX, false, why, sizeof why);
+    if (v == CS_RULE_BROKEN)
       return FAIL("normalize(%s) = %s %s", show(ctx, run->norm_in[i]), show(ctx, n->ids[i]), why);
-  return true;
+    if (v == CS_RULE_UNDECIDED && !first_undecided[0]) /* a later ID may still break the rule for sure */
+      memcpy(first_undecided, why, sizeof why);
+  }
+  return first_undecided[0] ? UNDECIDED(first_undecided) : true;
 }
 
 static bool normalize_deterministic(cs_check_ctx *ctx, const cs_caserun *run, int t) {

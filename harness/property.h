@@ -17,6 +17,9 @@ typedef struct {
   cs_arena *scratch; /* for temporaries of a check */
   char *why;         /* the check writes one line here when it fails */
   size_t why_len;
+  /* Set (with `why` saying why, and false returned) when a rule could not decide on an ID it
+   * needed (cs_rule_check's UNDECIDED): the case is not judged, and the rule is the input at fault. */
+  bool undecided;
 } cs_check_ctx;
 
 /* Returns true when the property holds on this case (for target t, or -1 for target-less ones).

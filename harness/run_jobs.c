@@ -97,6 +97,9 @@ void cs_run_result_encode(const cs_run_result *r, cs_str stderr_tail, cs_buf *ou
     put_u64(out, c->shrunk_turns);
     put_u64(out, c->shrunk_calls);
     put_u64(out, c->shrunk);
+    put_u64(out, c->undecided);
+    put_u64(out, c->undecided_case);
+    put_text(out, c->undecided_why);
   }
   put_u64(out, r->cases);
   put_u64(out, r->cases_cut);
@@ -153,6 +156,11 @@ int cs_run_result_decode(const char *data, size_t len, cs_run_result *out, cs_st
     c->shrunk_turns = (uint32_t)get_u64(&r);
     c->shrunk_calls = (uint32_t)get_u64(&r);
     c->shrunk = get_u64(&r) != 0;
+    c->undecided = get_u64(&r) != 0;
+    c->undecided_case = get_u64(&r);
+    msg = get_text(&r);
+    snprintf(c->undecided_why, sizeof c->undecided_why, "%s", msg ? msg : "");
+    free(msg);
     if (!c->prop || c->target == -2)
       r.bad = true;
   }
@@ -184,9 +192,14 @@ static uint64_t case_order(uint64_t case_index) {
   return case_index == UINT64_MAX ? 0 : case_index + 1;
 }
 
-/* Swaps the failure of two cells (everything but identity, applicability and case counts). */
+/* Swaps what ended the checking of two cells, a failure or an undecided rule (everything but
+ * identity, applicability and case counts). */
 static void swap_failure(cs_outcome *a, cs_outcome *b) {
   cs_outcome t = *a;
+  a->undecided = b->undecided, b->undecided = t.undecided;
+  a->undecided_case = b->undecided_case, b->undecided_case = t.undecided_case;
+  memcpy(a->undecided_why, b->undecided_why, sizeof a->undecided_why);
+  memcpy(b->undecided_why, t.undecided_why, sizeof b->undecided_why);
   a->failed = b->failed, b->failed = t.failed;
   a->choices = b->choices, b->choices = t.choices;
   a->nchoices = b->nchoices, b->nchoices = t.nchoices;
@@ -199,6 +212,14 @@ static void swap_failure(cs_outcome *a, cs_outcome *b) {
   a->shrunk_turns = b->shrunk_turns, b->shrunk_turns = t.shrunk_turns;
   a->shrunk_calls = b->shrunk_calls, b->shrunk_calls = t.shrunk_calls;
   a->shrunk = b->shrunk, b->shrunk = t.shrunk;
+}
+
+static bool ended(const cs_outcome *c) {
+  return c->failed || c->undecided;
+}
+
+static uint64_t ended_at(const cs_outcome *c) {
+  return c->failed ? c->case_index : c->undecided_case;
 }
 
 int cs_run_result_merge(cs_run_result *into, cs_run_result *part, cs_err *err) {
@@ -219,7 +240,8 @@ int cs_run_result_merge(cs_run_result *into, cs_run_result *part, cs_err *err) {
       cs_outcome *a = &into->cells[i], *b = &part->cells[i];
       a->applicable = a->applicable || b->applicable;
       a->cases += b->cases;
-      if (b->failed && (!a->failed || case_order(b->case_index) < case_order(a->case_index)))
+      /* One process stops checking a cell at its first failure or undecided rule: the earliest wins. */
+      if (ended(b) && (!ended(a) || case_order(ended_at(b)) < case_order(ended_at(a))))
         swap_failure(a, b);
     }
   }

@@ -28,6 +28,7 @@
  * or a slow answer can upset: without this, cases a normal implementation would answer a moment
  * later were cut off at the end of most timed runs. */
 #define CUT_GRACE_S 1.0
+#define CHECK_UNDECIDED (-2) /* check_cell: the rule gave no verdict */
 
 typedef struct {
   cs_request req;
@@ -543,7 +544,8 @@ static bool needs_answered(const cs_caserun *run, unsigned needs, int t) {
   return true;
 }
 
-/* Checks one cell on one case: 1 holds, 0 fails (message in why), -1 not checkable on this case. */
+/* Checks one cell on one case: 1 holds, 0 fails (message in why), -1 not checkable on this case,
+ * CHECK_UNDECIDED the rule could not decide on an ID (message in why): not judged either. */
 static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, char *why, size_t why_len) {
   const cs_property *p = cell->prop;
   if (!p->check) {
@@ -558,10 +560,10 @@ static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, 
   }
   if (!needs_answered(run, p->needs, cell->target))
     return -1;
-  cs_check_ctx ctx = {r->rs, &r->scratch, why, why_len};
+  cs_check_ctx ctx = {r->rs, &r->scratch, why, why_len, false};
   bool ok = p->check(&ctx, run, cell->target);
   cs_arena_reset(&r->scratch);
-  return ok ? 1 : 0;
+  return ok ? 1 : ctx.undecided ? CHECK_UNDECIDED : 0;
 }
 
 static void answer_json(const cs_outcome *cell, const cs_caserun *run, cs_buf *b) {
@@ -1139,10 +1141,16 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
       continue;
     for (size_t c = 0; c < r->ncells; c++) {
       cs_outcome *cell = &r->cells[c];
-      if (!cell->applicable || (cell->failed && !r->campaign))
+      if (!cell->applicable || cell->undecided || (cell->failed && !r->campaign))
         continue;
       char why[600];
       int rc = check_cell(r, cell, run, why, sizeof why);
+      if (rc == CHECK_UNDECIDED) { /* the rule is at fault: the cell is not judged from here on */
+        cell->undecided = true;
+        cell->undecided_case = run->case_index;
+        snprintf(cell->undecided_why, sizeof cell->undecided_why, "%s", why);
+        continue;
+      }
       if (rc < 0)
         continue;
       cell->cases++;

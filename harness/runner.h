@@ -77,6 +77,11 @@ typedef struct cs_outcome {
   char *answer_json;  /* heap, or NULL */
   uint32_t shrink_steps, shrunk_turns, shrunk_calls;
   bool shrunk; /* shrinking ran (it may have found nothing smaller) */
+  /* A rule could not decide on an ID this property needed (PCRE2 gave up on an overridden pattern):
+   * from that case on the cell is not judged, and the run has an input error, not a failure. */
+  bool undecided;
+  uint64_t undecided_case; /* as case_index */
+  char undecided_why[600]; /* cs_rule_check's message */
 } cs_outcome;
 
 typedef struct {

@@ -67,10 +67,10 @@ static cs_answer literal_join_emit(void *self, const cs_history *h, const cs_his
   for (uint32_t c = 0; c < ix->ncalls; c++) {
     const cs_call *call = ix->calls[c];
     const cs_turn *turn = &h->turns[ix->call_turn[c]];
-    if (call->server && rule->server_pattern && cs_rule_server_ok(p->rules, t, call->id)) {
+    if (call->server && rule->server_pattern && cs_rule_server_ok(p->rules, t, call->id, NULL, 0) == CS_RULE_MET) {
       ans.calls[c] = call->id;
     } else if (tg->native_passthrough && turn->provider == t && !call->server && call->id.ptr &&
-               cs_rule_check(p->rules, t, call->id, c, false, NULL, 0)) {
+               cs_rule_check(p->rules, t, call->id, c, false, NULL, 0) == CS_RULE_MET) {
       ans.calls[c] = call->id;
     } else {
       cs_map_input in = {canon.calls[c], call, c, 0};

@@ -247,12 +247,14 @@ static cs_answer reference_emit(const cs_history *h, const cs_history_index *ix,
     const cs_turn *turn = &h->turns[ix->call_turn[c]];
     cs_str id = CS_NULL_STR;
     bool fresh = true;
-    /* cs_strset_add both checks and inserts: an ID is taken exactly when it is added. */
-    if (call->server && rule->server_pattern && cs_rule_server_ok(rs, target, call->id) &&
+    /* cs_strset_add both checks and inserts: an ID is taken exactly when it is added. An ID the rule
+     * cannot decide on is not passed: a derived one is checked in its place. */
+    if (call->server && rule->server_pattern && cs_rule_server_ok(rs, target, call->id, NULL, 0) == CS_RULE_MET &&
         cs_strset_add(&used, call->id)) {
       id = call->id;
     } else if (tg->native_passthrough && turn->provider == target && !call->server && call->id.ptr &&
-               cs_rule_check(rs, target, call->id, c, false, NULL, 0) && cs_strset_add(&used, call->id)) {
+               cs_rule_check(rs, target, call->id, c, false, NULL, 0) == CS_RULE_MET &&
+               cs_strset_add(&used, call->id)) {
       id = call->id;
     } else {
       cs_map_input in = {canon->calls[c], call, c, 0};
@@ -279,7 +281,8 @@ static cs_answer reference_emit(const cs_history *h, const cs_history_index *ix,
       }
     }
     ans.calls[c] = id;
-    if (chk && chk->bad == ix->ncalls && (!fresh || !cs_rule_check(rs, target, id, c, call->server, NULL, 0))) {
+    if (chk && chk->bad == ix->ncalls &&
+        (!fresh || cs_rule_check(rs, target, id, c, call->server, NULL, 0) != CS_RULE_MET)) {
       chk->bad = c;
       chk->repeated = !fresh;
       if (stop)

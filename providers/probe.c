@@ -9,8 +9,8 @@
 #include <string.h>
 
 const char *cs_probe_verdict_name(cs_probe_verdict v) {
-  static const char *const names[CS_PROBE_VERDICT_COUNT] = {"accepted", "rejected-rule", "rejected-pairing",
-                                                            "rejected-other", "transport"};
+  static const char *const names[CS_PROBE_VERDICT_COUNT] = {"accepted",       "rejected-rule", "rejected-pairing",
+                                                            "rejected-other", "transport",     "undecided"};
   return (unsigned)v < CS_PROBE_VERDICT_COUNT ? names[v] : "?";
 }
 
@@ -272,27 +272,42 @@ cleanup:
 
 cs_probe_verdict cs_probe_offline(cs_ruleset *rs, cs_target_id t, cs_probe_pairing mode, const cs_probe_request *req,
                                   char *why, size_t why_len) {
-  char reason[200];
+  char reason[CS_RULE_WHY_MAX], undecided[CS_RULE_WHY_MAX] = "";
   uint32_t index = 0;
   if (why && why_len)
     why[0] = 0;
-  /* The rule, on calls in the order they are sent (their global index) and on result IDs. */
+  /* The rule, on calls in the order they are sent (their global index) and on result IDs. An ID
+   * it cannot decide on leaves the request undecided, unless another ID surely breaks the rule. */
   for (uint32_t i = 0; i < req->npairs; i++) {
     const cs_probe_pair *p = &req->pairs[i];
+    cs_rule_verdict v = CS_RULE_MET;
     if (!p->orphan) {
       index += p->skipped;
-      if (!cs_rule_check(rs, t, p->call_id, index, false, reason, sizeof reason)) {
+      v = cs_rule_check(rs, t, p->call_id, index, false, reason, sizeof reason);
+      if (v == CS_RULE_BROKEN) {
         if (why)
           snprintf(why, why_len, "call %u: ID %s", index, reason);
         return CS_PROBE_REJECTED_RULE;
       }
+      if (v == CS_RULE_UNDECIDED && !undecided[0])
+        memcpy(undecided, reason, sizeof reason);
       index++;
     }
-    if (!p->unanswered && !cs_rule_check(rs, t, p->result_id, CS_RULE_ANY_INDEX, false, reason, sizeof reason)) {
-      if (why)
-        snprintf(why, why_len, "result of pair %u: ID %s", i, reason);
-      return CS_PROBE_REJECTED_RULE;
+    if (!p->unanswered) {
+      v = cs_rule_check(rs, t, p->result_id, CS_RULE_ANY_INDEX, false, reason, sizeof reason);
+      if (v == CS_RULE_BROKEN) {
+        if (why)
+          snprintf(why, why_len, "result of pair %u: ID %s", i, reason);
+        return CS_PROBE_REJECTED_RULE;
+      }
+      if (v == CS_RULE_UNDECIDED && !undecided[0])
+        memcpy(undecided, reason, sizeof reason);
     }
+  }
+  if (undecided[0]) {
+    if (why)
+      snprintf(why, why_len, "%s", undecided);
+    return CS_PROBE_UNDECIDED;
   }
   for (uint32_t i = 0; i < req->npairs; i++)
     for (uint32_t k = 0; k < i; k++)

@@ -24,10 +24,11 @@ typedef enum {
   CS_PROBE_REJECTED_PAIRING, /* a result without its call, a call without its result, counts differ */
   CS_PROBE_REJECTED_OTHER,   /* anything else: auth, model, unknown field, tool config */
   CS_PROBE_TRANSPORT,        /* no usable answer: network, timeout, 429/5xx after retries */
+  CS_PROBE_UNDECIDED,        /* offline only: callsign's rule could not decide on an ID (cs_rule_check) */
   CS_PROBE_VERDICT_COUNT
 } cs_probe_verdict;
 
-/* "accepted", "rejected-rule", "rejected-pairing", "rejected-other", "transport". */
+/* "accepted", "rejected-rule", "rejected-pairing", "rejected-other", "transport", "undecided". */
 const char *cs_probe_verdict_name(cs_probe_verdict v);
 
 /* One prior tool call and the result that answers it, as sent. `message` is the assistant message
@@ -151,7 +152,8 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
 
 /* callsign's offline verdict on the same request: every sent ID against the target's rule (calls
  * with their global index), distinct call IDs over the request, then pairing by `mode`. `why`
- * (may be NULL) gets a short reason. */
+ * (may be NULL) gets a short reason; for CS_PROBE_UNDECIDED (the rule gave no verdict on an ID,
+ * which is no verdict to compare with the provider's), cs_rule_check's whole message. */
 cs_probe_verdict cs_probe_offline(cs_ruleset *rs, cs_target_id t, cs_probe_pairing mode, const cs_probe_request *req,
                                   char *why, size_t why_len);
 

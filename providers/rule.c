@@ -201,17 +201,48 @@ size_t cs_utf8_length(cs_str s) {
   return n;
 }
 
-/* Callers pass only valid UTF-8 (checked first), which makes PCRE2_NO_UTF_CHECK safe. */
-static bool matches(cs_ruleset *rs, pcre2_code *re, cs_str id) {
-  int rc = pcre2_match(re, (PCRE2_SPTR)(id.ptr ? id.ptr : ""), id.len, 0, PCRE2_NO_UTF_CHECK, rs->md, NULL);
-  return rc >= 0;
+/* The message of a match that PCRE2 gave up: the rule, PCRE2's reason and the ID (at most 60
+ * bytes of it, control bytes as '?'), so the user can tell which override to simplify. */
+static void undecided(char *why, size_t why_len, cs_target_id t, const char *key, cs_str id, int rc) {
+  if (!why)
+    return;
+  PCRE2_UCHAR reason[120];
+  if (pcre2_get_error_message(rc, reason, sizeof reason) < 0)
+    snprintf((char *)reason, sizeof reason, "error %d", rc);
+  char shown[CS_EXCERPT_MAX + 4];
+  size_t n = id.len <= CS_EXCERPT_MAX ? id.len : CS_EXCERPT_MAX;
+  while (n < id.len && n > 0 && ((unsigned char)id.ptr[n] & 0xC0) == 0x80) /* not inside a character */
+    n--;
+  for (size_t i = 0; i < n; i++)
+    shown[i] = (unsigned char)id.ptr[i] < 0x20 || id.ptr[i] == 0x7f ? '?' : id.ptr[i];
+  snprintf(shown + n, sizeof shown - n, "%s", n < id.len ? "..." : "");
+  bool limit = rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT ||
+               rc == PCRE2_ERROR_JIT_STACKLIMIT;
+  snprintf(why, why_len, "rule %s.%s: PCRE2 %s on ID \"%s\"%s", cs_target_get(t)->name, key, (char *)reason, shown,
+           limit ? ": the pattern backtracks too much" : "");
 }
 
-bool cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id) {
+/* Matches `id` against the rule's `key` pattern; a match PCRE2 gives up on (a limit hit) is no
+ * verdict either way, whatever pcre2_match's return suggests. Callers pass only valid UTF-8
+ * (checked first), which makes PCRE2_NO_UTF_CHECK safe. */
+static cs_rule_verdict match(cs_ruleset *rs, pcre2_code *re, cs_target_id t, const char *key, cs_str id, char *why,
+                             size_t why_len) {
+  int rc = pcre2_match(re, (PCRE2_SPTR)(id.ptr ? id.ptr : ""), id.len, 0, PCRE2_NO_UTF_CHECK, rs->md, NULL);
+  if (rc >= 0)
+    return CS_RULE_MET;
+  if (rc == PCRE2_ERROR_NOMATCH)
+    return CS_RULE_BROKEN;
+  undecided(why, why_len, t, key, id, rc);
+  return CS_RULE_UNDECIDED;
+}
+
+cs_rule_verdict cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id, char *why, size_t why_len) {
   compiled_rule *c = &rs->r[t];
   if (c->has_server_simple && id.ptr && cs_simple_pattern_match(&c->server_simple, id.ptr, id.len))
-    return true;
-  return c->server_re && id.ptr && cs_utf8_valid(id.ptr, id.len, NULL) && matches(rs, c->server_re, id);
+    return CS_RULE_MET;
+  if (!c->server_re || !id.ptr || !cs_utf8_valid(id.ptr, id.len, NULL))
+    return CS_RULE_BROKEN;
+  return match(rs, c->server_re, t, "server_pattern", id, why, why_len);
 }
 
 #define WHY(...) (why ? (void)snprintf(why, why_len, __VA_ARGS__) : (void)0)
@@ -238,46 +269,49 @@ static bool index_ok(cs_str id, uint32_t global_index, char *why, size_t why_len
   return true;
 }
 
-bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_index, bool server, char *why,
-                   size_t why_len) {
+cs_rule_verdict cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_index, bool server, char *why,
+                              size_t why_len) {
   compiled_rule *c = &rs->r[t];
   if (!id.ptr) {
     WHY("is null");
-    return false;
+    return CS_RULE_BROKEN;
   }
   /* A byte-table match is all ASCII, so its byte count is its character count. */
   if (c->has_simple && !(server && c->server_re) && id.len >= c->rule.min_len &&
       (!c->rule.max_len || id.len <= c->rule.max_len) && cs_simple_pattern_match(&c->simple, id.ptr, id.len))
-    return !c->rule.global_index || global_index == CS_RULE_ANY_INDEX || index_ok(id, global_index, why, why_len);
+    return !c->rule.global_index || global_index == CS_RULE_ANY_INDEX || index_ok(id, global_index, why, why_len)
+               ? CS_RULE_MET
+               : CS_RULE_BROKEN;
   /* A code point takes at most 4 bytes: a long ID fails here without a pass over its bytes. */
   if (!(server && c->server_re) && c->rule.max_len && id.len / 4 > c->rule.max_len) {
     WHY("is at least %zu characters, the maximum is %u", id.len / 4, c->rule.max_len);
-    return false;
+    return CS_RULE_BROKEN;
   }
   size_t len;
   if (!cs_utf8_valid_count(id.ptr, id.len, &len)) {
     WHY("is not valid UTF-8 (or holds a NUL byte)");
-    return false;
+    return CS_RULE_BROKEN;
   }
   if (server && c->server_re) {
-    if (matches(rs, c->server_re, id))
-      return true;
-    WHY("server call ID does not match %s", c->rule.server_pattern);
-    return false;
+    cs_rule_verdict v = match(rs, c->server_re, t, "server_pattern", id, why, why_len);
+    if (v == CS_RULE_BROKEN)
+      WHY("server call ID does not match %s", c->rule.server_pattern);
+    return v;
   }
   if (len < c->rule.min_len) {
     WHY("is %zu characters, the minimum is %u", len, c->rule.min_len);
-    return false;
+    return CS_RULE_BROKEN;
   }
   if (c->rule.max_len && len > c->rule.max_len) {
     WHY("is %zu characters, the maximum is %u", len, c->rule.max_len);
-    return false;
+    return CS_RULE_BROKEN;
   }
-  if (c->re && !matches(rs, c->re, id)) {
+  cs_rule_verdict v = c->re ? match(rs, c->re, t, "pattern", id, why, why_len) : CS_RULE_MET;
+  if (v == CS_RULE_BROKEN)
     WHY("does not match %s", c->rule.pattern);
-    return false;
-  }
-  if (c->rule.global_index && global_index != CS_RULE_ANY_INDEX)
-    return index_ok(id, global_index, why, why_len);
-  return true;
+  if (v != CS_RULE_MET) /* UNDECIDED: the implementation is not to blame either way */
+    return v;
+  if (c->rule.global_index && global_index != CS_RULE_ANY_INDEX && !index_ok(id, global_index, why, why_len))
+    return CS_RULE_BROKEN;
+  return CS_RULE_MET;
 }

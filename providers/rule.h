@@ -35,13 +35,23 @@ const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t);
 /* Pass as global_index when the index is unknown (stateless normalize): the index is not checked. */
 #define CS_RULE_ANY_INDEX UINT32_MAX
 
+/* A rule's verdict on one ID. UNDECIDED: PCRE2 gave up matching (its match, depth or heap limit,
+ * on a pattern that backtracks too much), so the ID neither meets nor breaks the rule; the caller
+ * must not turn that into either. Compare with the names: UNDECIDED is not 0. */
+typedef enum { CS_RULE_BROKEN = 0, CS_RULE_MET = 1, CS_RULE_UNDECIDED = 2 } cs_rule_verdict;
+/* Room for any `why` below, the undecided one included (it names the rule and the ID). */
+#define CS_RULE_WHY_MAX 256
+
 /* Checks one emitted call ID. `global_index` is the call's position among the request's calls
  * (for Kimi's rule). `server`: the call is a server call (checked against server_pattern when the
- * target has one). On false, writes a short reason to `why` (if not NULL). */
-bool cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_index, bool server, char *why,
-                   size_t why_len);
-/* True when `id` matches the target's server-call pattern (false when it has none). */
-bool cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id);
+ * target has one). Unless MET, writes one line to `why` (if not NULL): a short reason after the ID
+ * for BROKEN ("is 41 characters, the maximum is 40"); for UNDECIDED a whole message naming the
+ * rule and the ID ("rule anthropic.pattern: PCRE2 match limit exceeded on ID \"x\": ..."). */
+cs_rule_verdict cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_t global_index, bool server, char *why,
+                              size_t why_len);
+/* MET when `id` matches the target's server-call pattern, BROKEN when not (or the target has none),
+ * UNDECIDED (with `why` as above, if not NULL) when PCRE2 gave up. */
+cs_rule_verdict cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id, char *why, size_t why_len);
 /* Number of Unicode code points in valid UTF-8. */
 size_t cs_utf8_length(cs_str s);
 

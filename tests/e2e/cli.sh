@@ -510,4 +510,25 @@ check "no vectors: exit 2, one line, and each report says exit 2 and why" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/away/e') -eq 1 ] && grep -q 'canonical_v1.json: cannot open' '$T/away/e' &&
    python3 -c \"import json,sys; d=json.load(open('$T/away/r.json')); sys.exit(not (d['exit_status']==2 and 'cannot open' in d['input_error']))\" &&
    grep -q 'errors=\"1\"' '$T/away/r.xml' && grep -q 'Exit status 2' '$T/away/r.md' && grep -q '(exit status 2)' '$T/away/r.html'"
+# A pattern PCRE2 gives up on (it backtracks too much) is the rule's fault, not the implementation's:
+# never "does not match", but exit 2, one line naming the rule and the ID, and every report says 2
+# and why; with --jobs the report is the one a single process gives.
+R='anthropic.pattern=^([\w-]|[\w-])*_[\w-]*$'
+for j in 1 2; do
+  "$CS" run --impl reference --cases 20 --no-corpus --quiet --target anthropic --property emit. --rule "$R" --jobs $j \
+    --json "$T/u$j.json" --junit "$T/u$j.xml" --markdown "$T/u$j.md" --html "$T/u$j.html" >"$T/o" 2>"$T/e"
+  rc=$?
+  check "run --jobs $j, a rule PCRE2 gives up on: exit 2, one line naming it, no failure" \
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] &&
+     grep -q '^callsign: rule anthropic.pattern: PCRE2 match limit exceeded on ID \"toolu_.*\": the pattern backtracks too much (emit.regex on anthropic is not judged)\$' '$T/e' &&
+     ! grep -q 'does not match\|FAIL' '$T/o'"
+  check "run --jobs $j, a rule PCRE2 gives up on: every report says exit 2 and why" \
+    "python3 -c \"import json,sys; d=json.load(open('$T/u$j.json')); c=[x for x in d['implementations'][0]['cells'] if x['property']=='emit.regex'][0]; sys.exit(not (d['exit_status']==2 and 'PCRE2 match limit' in d['input_error'] and c['verdict']=='not_applicable'))\" &&
+     grep -q 'errors=\"1\"' '$T/u$j.xml' && grep -q 'Exit status 2' '$T/u$j.md' && grep -q '(exit status 2)' '$T/u$j.html'"
+done
+check "run --jobs 2 reports what one process reports" \
+  "python3 -c \"import json,sys; a,b=(json.load(open('$T/u%d.json' % j)) for j in (1,2)); k=lambda d: (d['input_error'], [(c['property'],c['target'],c['verdict']) for c in d['implementations'][0]['cells']]); sys.exit(k(a)!=k(b))\""
+"$CS" replay --impl reference --property emit.regex --target anthropic --rule "$R" cs1.AQAB >"$T/o" 2>"$T/e"
+check "replay, a rule PCRE2 gives up on: exit 2, one line" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'rule anthropic.pattern: PCRE2 match limit exceeded' '$T/e'"
 finish

@@ -238,6 +238,21 @@ for pv in anthropic:ANTHROPIC_API_KEY openai_chat:OPENAI_API_KEY openai_response
   check "${pv%%:*} without a key: exit 2, names ${pv##*:}" \
     "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'probe: set ${pv##*:}' '$T/e' && [ ! -s '$T/o' ]"
 done
+# A pattern PCRE2 gives up on (it backtracks too much) gives callsign no verdict to compare: that is
+# an input error naming the rule, never an agreement or disagreement with the provider.
+before=$(stats "$PORT_main")
+with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_main/anthropic" "${RUN[@]}" \
+  --rule 'anthropic.pattern=^([\w-]|[\w-])*_[\w-]*$' >"$T/o" 2>"$T/e"
+rc=$?
+check "probe, a rule PCRE2 gives up on: exit 2, one line naming it, nothing sent" \
+  "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'rule anthropic.pattern: PCRE2 match limit exceeded on ID' '$T/e' &&
+   [ ! -s '$T/o' ] && [ $(stats "$PORT_main") -eq $before ]"
+# In discovery the long IDs are made on the way: the one PCRE2 gives up on is not sent, the rest is.
+discover "$PORT_main" u anthropic --rule 'anthropic.pattern=^(?:[\w-]{1,30}|(\w|\w)*(?!))$' --rule anthropic.max_len=0
+rc=$?
+check "discover, a rule PCRE2 gives up on for long IDs: exit 2, that case undecided and not sent" \
+  "[ $rc -eq 2 ] && [ \$(grep -c '^callsign: probe: case len.4096: rule anthropic.pattern: PCRE2 ' '$T/dout.u.anthropic') -eq 1 ] &&
+   python3 -c \"import json,sys; d=json.load(open('$T/disc.u.anthropic.json')); c=[x for x in d['cases'] if x['name']=='len.4096'][0]; sys.exit(not (c['callsign']=='undecided' and c['agree']=='not sent' and d['discovered']['max_len']=='inconclusive' and d['discovered']['min_len']==1))\""
 "$CS" probe --provider nosuch >"$T/o" 2>"$T/e"
 check "unknown provider: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
 start_fake g2 --gemini-reject-id

@@ -415,8 +415,8 @@ Test(builtins, reference_is_valid_unique_and_paired_for_every_target) {
     cs_answer x = emit(im, &h, t);
     for (uint32_t c = 0; c < x.ncalls; c++) {
       char why[128] = "";
-      cr_assert(cs_rule_check(rules, t, x.calls[c], c, ix.calls[c]->server, why, sizeof why), "%s call %u: %s",
-                cs_target_get(t)->name, c, why);
+      cr_assert(cs_rule_check(rules, t, x.calls[c], c, ix.calls[c]->server, why, sizeof why) == CS_RULE_MET,
+                "%s call %u: %s", cs_target_get(t)->name, c, why);
       for (uint32_t d = 0; d < c; d++)
         cr_assert(!cs_str_eq(x.calls[c], x.calls[d]), "%s: calls %u and %u share an ID", cs_target_get(t)->name, d, c);
     }
@@ -429,7 +429,8 @@ Test(builtins, reference_is_valid_unique_and_paired_for_every_target) {
     if (t != CS_PROV_KIMI) {
       char why[128] = "";
       cs_str z = norm(im, t, cs_str_c("a|b"));
-      cr_assert(cs_rule_check(rules, t, z, 0, false, why, sizeof why), "%s normalize: %s", cs_target_get(t)->name, why);
+      cr_assert(cs_rule_check(rules, t, z, 0, false, why, sizeof why) == CS_RULE_MET, "%s normalize: %s",
+                cs_target_get(t)->name, why);
     }
   }
   /* The server call reaches anthropic unchanged. */
@@ -578,10 +579,10 @@ Test(builtins, prefix_swap_breaks_regex_twins_and_kimi_index) {
   cs_answer x = emit(im, &b.h, CS_PROV_ANTHROPIC);
   expect_same(x.calls[0], x.calls[1]); /* twins */
   expect_eq(x.calls[2], "toolu_a|b");
-  cr_assert(!cs_rule_check(rules, CS_PROV_ANTHROPIC, x.calls[2], 2, false, NULL, 0));
+  cr_assert_eq(cs_rule_check(rules, CS_PROV_ANTHROPIC, x.calls[2], 2, false, NULL, 0), CS_RULE_BROKEN);
   x = emit(im, &b.h, CS_PROV_KIMI);
   expect_eq(x.calls[3], "functions.glob:0"); /* index within the turn, not the global 3 */
-  cr_assert(!cs_rule_check(rules, CS_PROV_KIMI, x.calls[3], 3, false, NULL, 0));
+  cr_assert_eq(cs_rule_check(rules, CS_PROV_KIMI, x.calls[3], 3, false, NULL, 0), CS_RULE_BROKEN);
   expect_eq(x.calls[1], "functions.read:1");
   cs_impl_destroy(im);
 }
@@ -615,7 +616,7 @@ Test(builtins, tool_id_strategy_strips_and_merges) {
   expect_eq(x.results[0], "ab");
   x = emit(im, &b.h, CS_PROV_MISTRAL);
   expect_eq(x.calls[2], "call_x"); /* no length fix */
-  cr_assert(!cs_rule_check(rules, CS_PROV_MISTRAL, x.calls[2], 2, false, NULL, 0));
+  cr_assert_eq(cs_rule_check(rules, CS_PROV_MISTRAL, x.calls[2], 2, false, NULL, 0), CS_RULE_BROKEN);
   expect_eq(norm(im, CS_PROV_ANTHROPIC, cs_str_c("a-b")), "ab");
   expect_same(norm(im, CS_PROV_ANTHROPIC, cs_str_c("a-b")), norm(im, CS_PROV_ANTHROPIC, cs_str_c("ab")));
   cs_impl_destroy(im);
@@ -667,7 +668,7 @@ Test(builtins, tool_id_strategy_kimi_uses_the_global_index) {
   expect_same(x.results[0], x.calls[0]);
   expect_same(x.results[1], x.calls[2]);
   for (uint32_t c = 0; c < 3; c++)
-    cr_assert(cs_rule_check(rules, CS_PROV_KIMI, x.calls[c], c, false, NULL, 0));
+    cr_assert(cs_rule_check(rules, CS_PROV_KIMI, x.calls[c], c, false, NULL, 0) == CS_RULE_MET);
   cs_impl_destroy(im);
 }
 
@@ -706,7 +707,7 @@ Test(builtins, adk_stream_v1_restarts_numbering_every_turn) {
   expect_eq(x.results[3], "call_0");
   cr_assert_null(x.results[4].ptr);
   x = emit(im, &h, CS_PROV_MISTRAL);
-  cr_assert(!cs_rule_check(rules, CS_PROV_MISTRAL, x.calls[0], 0, false, NULL, 0));
+  cr_assert_eq(cs_rule_check(rules, CS_PROV_MISTRAL, x.calls[0], 0, false, NULL, 0), CS_RULE_BROKEN);
   cs_answer y = canon(im, &h);
   cr_assert(cs_answer_eq(&x, &y));
   cs_impl_destroy(im);
@@ -719,7 +720,7 @@ Test(builtins, adk_stream_v2_keeps_raw_ids) {
   expect_eq(x.calls[0], "call_0");
   expect_eq(x.calls[1], "call_1"); /* empty raw ID: call_N */
   expect_eq(x.calls[2], "raw|1");  /* illegal for anthropic, passed through */
-  cr_assert(!cs_rule_check(rules, CS_PROV_ANTHROPIC, x.calls[2], 2, false, NULL, 0));
+  cr_assert_eq(cs_rule_check(rules, CS_PROV_ANTHROPIC, x.calls[2], 2, false, NULL, 0), CS_RULE_BROKEN);
   expect_eq(x.calls[3], "call_0");
   expect_eq(x.results[0], "call_1");
   expect_eq(x.results[2], "raw|1");

@@ -99,8 +99,9 @@ static void check_emit(const prepared *p, const cs_answer *ans, cs_target_id t, 
   for (uint32_t c = 0; c < ans->ncalls; c++) {
     char why[256] = "";
     cs_str id = ans->calls[c];
-    cr_assert(cs_rule_check(RS, t, id, c, p->ix.calls[c]->server, why, sizeof why), "%s/%s call %u: '%.*s' %s", label,
-              tn, c, (int)(id.len > 80 ? 80 : id.len), id.ptr ? id.ptr : "(null)", why);
+    cr_assert(cs_rule_check(RS, t, id, c, p->ix.calls[c]->server, why, sizeof why) == CS_RULE_MET,
+              "%s/%s call %u: '%.*s' %s", label, tn, c, (int)(id.len > 80 ? 80 : id.len), id.ptr ? id.ptr : "(null)",
+              why);
     cr_assert(cs_strset_add(&used, id), "%s/%s call %u: duplicate '%.*s'", label, tn, c, (int)id.len, id.ptr);
   }
   for (uint32_t r = 0; r < ans->nresults; r++) {
@@ -286,7 +287,7 @@ Test(mappers, anthropic_server_calls_pass_unchanged) {
   /* Its duplicate, the invalid one and the null one get fresh srvtoolu_ IDs. */
   for (int c = 5; c <= 7; c++) {
     cr_assert(cs_str_starts(a.calls[c], "srvtoolu_"));
-    cr_assert(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, a.calls[c]));
+    cr_assert(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, a.calls[c], NULL, 0) == CS_RULE_MET);
   }
   cr_assert_not(cs_str_eq_c(a.calls[5], "srvtoolu_01X"));
   /* A server call recorded under another provider is still passed through. */
@@ -407,7 +408,8 @@ Test(mappers, rule_overrides_still_give_valid_ids) {
       char in[32];
       snprintf(in, sizeof in, "id-%d", k);
       cs_str n = cs_reference_normalize(RS, t, cs_str_c(in), &D, &A);
-      cr_assert(cs_rule_check(RS, t, n, 0, false, NULL, 0), "%s: normalize gave %.*s", overrides[o], (int)n.len, n.ptr);
+      cr_assert(cs_rule_check(RS, t, n, 0, false, NULL, 0) == CS_RULE_MET, "%s: normalize gave %.*s", overrides[o],
+                (int)n.len, n.ptr);
     }
   }
 }
@@ -530,7 +532,8 @@ Test(mappers, normalize_valid_deterministic_injective) {
     for (size_t i = 0; i < N + ns; i++) {
       cs_str in = i < ns ? cs_str_c(special[i]) : cs_arena_printf(&A, "id-%zu", i);
       cs_str out = cs_reference_normalize(RS, (cs_target_id)t, in, &D, &A);
-      cr_assert(cs_rule_check(RS, (cs_target_id)t, out, 0, false, NULL, 0), "%d: %.*s", t, (int)out.len, out.ptr);
+      cr_assert(cs_rule_check(RS, (cs_target_id)t, out, 0, false, NULL, 0) == CS_RULE_MET, "%d: %.*s", t, (int)out.len,
+                out.ptr);
       cs_str again = cs_reference_normalize(RS, (cs_target_id)t, in, &D, &A);
       cr_assert(cs_str_eq(out, again), "deterministic");
       cr_assert(cs_strset_add(&seen, out), "target %d: inputs %zu and an earlier one share %.*s", t, i, (int)out.len,
@@ -556,9 +559,11 @@ static cs_answer plain_emit(const prepared *p, cs_target_id t, uint64_t *candida
   for (uint32_t c = 0; c < p->ix.ncalls; c++) {
     const cs_call *call = p->ix.calls[c];
     bool native = p->h.turns[p->ix.call_turn[c]].provider == t && tg->native_passthrough && !call->server;
-    if (call->server && rule->server_pattern && cs_rule_server_ok(RS, t, call->id) && cs_strset_add(&used, call->id))
+    if (call->server && rule->server_pattern && cs_rule_server_ok(RS, t, call->id, NULL, 0) == CS_RULE_MET &&
+        cs_strset_add(&used, call->id))
       ans.calls[c] = call->id;
-    else if (native && cs_rule_check(RS, t, call->id, c, false, NULL, 0) && cs_strset_add(&used, call->id))
+    else if (native && cs_rule_check(RS, t, call->id, c, false, NULL, 0) == CS_RULE_MET &&
+             cs_strset_add(&used, call->id))
       ans.calls[c] = call->id;
     else
       for (cs_map_input in = {p->canon.calls[c], call, c, 0}; in.attempt < 10000; in.attempt++) {

@@ -503,6 +503,27 @@ Test(probe_shared, offline_verdict) {
   cr_assert_eq(offline(CS_PROV_KIMI, &cs_probe_kimi, kgap, 2), CS_PROBE_REJECTED_RULE);
 }
 
+/* An ID the rule cannot decide on (PCRE2 gave up) gives no offline verdict to compare with the
+ * provider's, unless another ID surely breaks the rule. */
+Test(probe_shared, offline_verdict_undecided) {
+  cs_err err = {{0}};
+  cs_ruleset *rs = cs_ruleset_new(&err);
+  cr_assert_eq(cs_ruleset_override(rs, "anthropic.pattern=^([\\w-]|[\\w-])*_[\\w-]*$", &err), 0, "%s", err.msg);
+  cs_str slow = cs_str_c("toolu_pQKuH6wGZeJ3R2NkM7iK7TPL"), bad = cs_str_c("a|b");
+  cs_probe_pair single[] = {{.call_id = slow, .result_id = slow}};
+  cs_probe_request req = {"m", 0, single, 1};
+  char why[300];
+  cr_assert_eq(cs_probe_offline(rs, CS_PROV_ANTHROPIC, CS_PROBE_PAIR_BY_ID, &req, why, sizeof why), CS_PROBE_UNDECIDED);
+  cr_assert(strstr(why, "rule anthropic.pattern: PCRE2 match limit exceeded on ID") == why, "%s", why);
+  cr_assert_str_eq(cs_probe_verdict_name(CS_PROBE_UNDECIDED), "undecided");
+  cs_probe_pair two[] = {{.call_id = slow, .result_id = slow}, {.call_id = bad, .result_id = bad, .message = 1}};
+  req.pairs = two;
+  req.npairs = 2;
+  cr_assert_eq(cs_probe_offline(rs, CS_PROV_ANTHROPIC, CS_PROBE_PAIR_BY_ID, &req, why, sizeof why),
+               CS_PROBE_REJECTED_RULE, "%s", why);
+  cs_ruleset_free(rs);
+}
+
 Test(probe_shared, make_id_and_url) {
   cs_arena a = {0};
   cs_str id = cs_probe_make_id(&cs_probe_anthropic, 24, 0, 1, &a);

@@ -113,10 +113,11 @@ Test(rule, anthropic_server_calls) {
   free(long_srv);
   /* A non-server call may carry a srvtoolu_ ID under the normal rule. */
   cr_assert(ok(CS_PROV_ANTHROPIC, "srvtoolu_01AbC"));
-  cr_assert(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, cs_str_c("srvtoolu_01AbC")));
-  cr_assert_not(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, cs_str_c("toolu_01")));
-  cr_assert_not(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, CS_NULL_STR));
-  cr_assert_not(cs_rule_server_ok(RS, CS_PROV_OPENAI_CHAT, cs_str_c("srvtoolu_01AbC")), "no server pattern");
+  cr_assert(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, cs_str_c("srvtoolu_01AbC"), NULL, 0) == CS_RULE_MET);
+  cr_assert(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, cs_str_c("toolu_01"), NULL, 0) == CS_RULE_BROKEN);
+  cr_assert(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, CS_NULL_STR, NULL, 0) == CS_RULE_BROKEN);
+  cr_assert(cs_rule_server_ok(RS, CS_PROV_OPENAI_CHAT, cs_str_c("srvtoolu_01AbC"), NULL, 0) == CS_RULE_BROKEN,
+            "no server pattern");
   /* Targets without a server pattern check server calls by their normal rule. */
   cr_assert(ok_server(CS_PROV_OPENAI_CHAT, "anything goes"));
   cr_assert_not(ok_server(CS_PROV_MISTRAL, "srvtoolu_01AbC"));
@@ -212,7 +213,7 @@ Test(rule, invalid_utf8_is_rejected_without_crashing) {
       cr_assert_not(cs_rule_check(RS, (cs_target_id)t, cs_str_c(bad[i]), 0, true, NULL, 0));
     }
   cr_assert_not(cs_rule_check(RS, CS_PROV_GEMINI, cs_str_n("a\0b", 3), 0, false, NULL, 0), "NUL byte");
-  cr_assert_not(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, cs_str_c("srvtoolu_\xff")));
+  cr_assert(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, cs_str_c("srvtoolu_\xff"), NULL, 0) == CS_RULE_BROKEN);
   cr_assert_not_null(strstr(why(CS_PROV_OPENAI_CHAT, cs_str_c("\xff"), 0, false), "UTF-8"));
 }
 
@@ -290,7 +291,8 @@ Test(rule, override_pattern) {
   cr_assert(ok_server(CS_PROV_ANTHROPIC, "srv_12"));
   cr_assert_not(ok_server(CS_PROV_ANTHROPIC, "srvtoolu_01AbC"));
   cr_assert_eq(cs_ruleset_override(RS, "anthropic.server_pattern=", &err), 0, "%s", err.msg);
-  cr_assert_not(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, cs_str_c("srv_12")), "no server pattern left");
+  cr_assert(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, cs_str_c("srv_12"), NULL, 0) == CS_RULE_BROKEN,
+            "no server pattern left");
   cr_assert(ok_server(CS_PROV_ANTHROPIC, "123"), "server calls fall back to the normal rule");
 }
 
@@ -375,6 +377,35 @@ Test(rule, a_long_override_keeps_its_reason) {
   cr_assert_not_null(dots, "%s", err.msg);
   cr_assert_eq((unsigned char)dots[-2], 0xc3, "a character was cut: %s", err.msg);
   cr_assert_not_null(strstr(err.msg, "missing closing parenthesis"), "%s", err.msg);
+}
+
+/* A pattern that backtracks too much makes PCRE2 give up (its match limit): that is no verdict on
+ * the ID, and must not read as "does not match", which blamed the implementation. */
+Test(rule, a_match_pcre2_gives_up_on_is_undecided) {
+  cs_err err = {{0}};
+  cr_assert_eq(cs_ruleset_override(RS, "anthropic.pattern=^([\\w-]|[\\w-])*_[\\w-]*$", &err), 0, "%s", err.msg);
+  char why[CS_RULE_WHY_MAX];
+  cs_str id = cs_str_c("toolu_pQKuH6wGZeJ3R2NkM7iK7TPL");
+  cr_assert_eq(cs_rule_check(RS, CS_PROV_ANTHROPIC, id, 0, false, why, sizeof why), CS_RULE_UNDECIDED, "%s", why);
+  cr_assert_str_eq(why, "rule anthropic.pattern: PCRE2 match limit exceeded on ID \"toolu_pQKuH6wGZeJ3R2NkM7iK7TPL\": "
+                        "the pattern backtracks too much");
+  /* Short IDs still get verdicts both ways; length limits come before the pattern. */
+  cr_assert_eq(cs_rule_check(RS, CS_PROV_ANTHROPIC, cs_str_c("toolu_x"), 0, false, NULL, 0), CS_RULE_MET);
+  cr_assert_eq(cs_rule_check(RS, CS_PROV_ANTHROPIC, cs_str_c("toolux"), 0, false, why, sizeof why), CS_RULE_BROKEN);
+  cr_assert(strstr(why, "does not match") != NULL, "%s", why);
+  /* A long ID is shown cut, and control bytes as '?', so the message stays one short line. */
+  char longid[65];
+  memset(longid, 'a', 64);
+  longid[30] = '\x01';
+  longid[63] = '_'; /* PCRE2 finds no match at once without the '_' the pattern requires */
+  longid[64] = 0;
+  cr_assert_eq(cs_rule_check(RS, CS_PROV_ANTHROPIC, cs_str_c(longid), 0, false, why, sizeof why), CS_RULE_UNDECIDED);
+  cr_assert(strstr(why, "on ID \"aaaa") && strstr(why, "aaa?aaa") && strstr(why, "aaa...\": the pattern"), "%s", why);
+  /* The server pattern likewise, through both entry points. */
+  cr_assert_eq(cs_ruleset_override(RS, "anthropic.server_pattern=^([\\w-]|[\\w-])*_[\\w-]*$", &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_rule_server_ok(RS, CS_PROV_ANTHROPIC, id, why, sizeof why), CS_RULE_UNDECIDED);
+  cr_assert(strstr(why, "rule anthropic.server_pattern: PCRE2 match limit exceeded") == why, "%s", why);
+  cr_assert_eq(cs_rule_check(RS, CS_PROV_ANTHROPIC, id, 0, true, NULL, 0), CS_RULE_UNDECIDED);
 }
 
 static char *write_temp(const char *text) {

@@ -218,6 +218,41 @@ Test(run_jobs, a_result_survives_its_bytes) {
   cs_run_result_free(&r);
 }
 
+/* A cell whose rule could not decide travels with its message and case, and merging keeps what
+ * one process would have met first: an earlier undecided rule or an earlier failure. */
+Test(run_jobs, an_undecided_cell_survives_bytes_and_merge) {
+  cs_run_result r = sample(42, 10), back, total;
+  cs_outcome *u = &r.cells[0];
+  u->undecided = true;
+  u->undecided_case = 7;
+  snprintf(u->undecided_why, sizeof u->undecided_why, "rule mistral.pattern: PCRE2 gave up");
+  cs_buf b = {0};
+  cs_run_result_encode(&r, CS_NULL_STR, &b);
+  cs_str t;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_result_decode(b.data, b.len, &back, &t, &err), 0, "%s", err.msg);
+  cr_assert(back.cells[0].undecided && back.cells[0].undecided_case == 7);
+  cr_assert_str_eq(back.cells[0].undecided_why, "rule mistral.pattern: PCRE2 gave up");
+  cr_assert_not(back.cells[1].undecided);
+  cs_buf_free(&b);
+  /* Cell 1: failed at 42 in `back`, undecided at 5 in `early`: the undecided rule came first. */
+  cs_run_result early = sample(42, 10);
+  early.cells[1].failed = false;
+  early.cells[1].undecided = true;
+  early.cells[1].undecided_case = 5;
+  memset(&total, 0, sizeof total);
+  cr_assert_eq(cs_run_result_merge(&total, &back, &err), 0);
+  cr_assert_eq(cs_run_result_merge(&total, &early, &err), 0);
+  cr_assert(total.cells[1].undecided && !total.cells[1].failed, "the earlier event wins");
+  cr_assert(total.cells[0].undecided && total.cells[0].undecided_case == 7);
+  /* and a failure before the undecided rule wins over it */
+  cs_run_result late = sample(3, 10);
+  cr_assert_eq(cs_run_result_merge(&total, &late, &err), 0);
+  cr_assert(total.cells[1].failed && !total.cells[1].undecided && total.cells[1].case_index == 3);
+  cs_run_result_free(&total);
+  cs_run_result_free(&r);
+}
+
 Test(run_jobs, merge_keeps_the_earlier_failure) {
   cs_run_result total, a = sample(90, 10), b = sample(30, 20), c = sample(UINT64_MAX, 1);
   memset(&total, 0, sizeof total);

@@ -72,6 +72,26 @@ Test(runner, campaign_keeps_a_failed_property_armed) {
   close_impl(&f);
 }
 
+/* A pattern PCRE2 gives up on is the rule's fault: the cells whose checks needed it are not judged
+ * (undecided, with the rule's message), never failed, and the other cells are judged as usual. */
+Test(runner, a_rule_pcre2_gives_up_on_fails_no_cell) {
+  fixture f = open_impl("reference");
+  cs_err err = {{0}};
+  cr_assert_eq(cs_ruleset_override(f.rs, "anthropic.pattern=^([\\w-]|[\\w-])*_[\\w-]*$", &err), 0, "%s", err.msg);
+  cs_run_config cfg = {.seed = 1, .cases = 20, .targets = 1u << CS_PROV_ANTHROPIC};
+  cs_run_result r;
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  const cs_outcome *c = cell_of(&r, "emit.regex", CS_PROV_ANTHROPIC);
+  cr_assert(c->undecided && !c->failed, "%s", c->message);
+  cr_assert(strstr(c->undecided_why, "rule anthropic.pattern: PCRE2 match limit exceeded on ID") == c->undecided_why,
+            "%s", c->undecided_why);
+  cr_assert_not(cell_of(&r, "normalize.regex", CS_PROV_ANTHROPIC)->failed);
+  cr_assert_not(cell_of(&r, "emit.pair", CS_PROV_ANTHROPIC)->undecided, "a cell that needs no rule is judged");
+  cr_assert_eq(cell_of(&r, "emit.pair", CS_PROV_ANTHROPIC)->cases, 20);
+  cs_run_result_free(&r);
+  close_impl(&f);
+}
+
 /* An interrupt stops the run before its next batch, as the end of --time does: the cases run up
  * to then count, later ones are not started. */
 typedef struct {
