@@ -153,6 +153,10 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   out->given_up |= res.given_up;
   out->interrupted |= res.interrupted;
   out->seconds = res.seconds;
+  for (size_t i = 0; i < res.ncells && !out->undecided[0]; i++)
+    if (res.cells[i].undecided)
+      snprintf(out->undecided, sizeof out->undecided, "%s (%s on %s is not judged)", res.cells[i].undecided_why,
+               res.cells[i].prop->name, cs_target_label(res.cells[i].target));
   cs_findings_set_shard(out, rc.shard_i, rc.shard_n);
   cs_run_result_free(&res);
   free(c.cells);
@@ -321,6 +325,8 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
   into->cases_cut += from->cases_cut;
   into->given_up |= from->given_up;
   into->interrupted |= from->interrupted;
+  if (!into->undecided[0])
+    memcpy(into->undecided, from->undecided, sizeof into->undecided);
   if (from->seconds > into->seconds)
     into->seconds = from->seconds;
   /* Parts grow with every shard merged: a list cut short would lose the shards that let the next

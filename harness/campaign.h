@@ -46,6 +46,9 @@ typedef struct {
   char *parts;        /* heap: which parts of the case space: "all", or shards "0/4 1/4 ..."; NULL: none */
   cs_finding *f;      /* heap */
   size_t n, cap;
+  /* Why a rule gave no verdict on an ID (cs_outcome.undecided: the first such cell, that property
+   * not judged from then on), or "": an input error the command reports. Not in summary.json. */
+  char undecided[700];
 } cs_findings;
 
 typedef struct {

@@ -207,7 +207,8 @@ static void remove_worker_dir(const char *dir) {
 /* The workers (harness/workers.h): their context, and the parent's view of them. */
 typedef struct {
   fuzz_ctx *c;
-  char (*error)[620]; /* per worker: why it could not run */
+  char (*error)[620];     /* per worker: why it could not run */
+  char (*undecided)[700]; /* per worker: cs_findings.undecided, which summary.json does not carry */
   double t0;
 } workers_view;
 
@@ -226,6 +227,8 @@ static int worker_main(void *user, unsigned j, unsigned jobs, int fd) {
     rc = cs_findings_write(dir, &f, false, &err);
     free(dir);
   }
+  if (rc == 0 && f.undecided[0])
+    report(c, 'U', f.undecided, strlen(f.undecided));
   if (rc)
     report(c, 'E', err.msg, strlen(err.msg));
   cs_findings_free(&f);
@@ -242,6 +245,8 @@ static void on_worker_message(void *user, unsigned j, char type, const char *dat
     fwrite(data, 1, len, stdout);
   } else if (type == 'E') {
     snprintf(v->error[j], sizeof v->error[j], "%s", text);
+  } else if (type == 'U') {
+    snprintf(v->undecided[j], sizeof v->undecided[j], "%.*s", (int)len, data);
   }
 }
 
@@ -252,7 +257,7 @@ static void on_worker_tick(void *user, uint64_t cases, uint64_t failing) {
 }
 
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
-  workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_now_s()};
+  workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_xcalloc(jobs, sizeof *v.undecided), cs_now_s()};
   cs_worker_end *ends = cs_xcalloc(jobs, sizeof *ends);
   cs_workers_config wc = {.n = jobs,
                           .work = worker_main,
@@ -279,11 +284,14 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
     }
     remove_worker_dir(dir);
     free(dir);
+    if (!total->undecided[0]) /* the lowest worker's, as for errors */
+      memcpy(total->undecided, v.undecided[k], sizeof total->undecided);
   }
   /* The workers' parts are sub-shards; the whole is the part this command was asked for. */
   cs_findings_set_shard(total, c->o.shard_i, c->o.shard_n);
   total->seconds = cs_now_s() - v.t0;
   free(v.error);
+  free(v.undecided);
   free(ends);
   return rc;
 }
@@ -487,6 +495,8 @@ int cs_cmd_fuzz(int argc, char **argv) {
   }
   printf("\n");
   status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
+  if (total.undecided[0]) /* the rule is at fault: the campaign did not judge that property */
+    status = cs_fail(CS_EXIT_USAGE, "%s", total.undecided);
 cleanup:
   cs_findings_free(&total);
   cs_expect_free(&expect);

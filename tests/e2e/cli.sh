@@ -531,4 +531,11 @@ check "run --jobs 2 reports what one process reports" \
 "$CS" replay --impl reference --property emit.regex --target anthropic --rule "$R" cs1.AQAB >"$T/o" 2>"$T/e"
 check "replay, a rule PCRE2 gives up on: exit 2, one line" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'rule anthropic.pattern: PCRE2 match limit exceeded' '$T/e'"
+for j in 1 2; do
+  "$CS" fuzz --impl reference --cases 20 --jobs $j --no-corpus --quiet --target anthropic --rule "$R" --out "$T/uf$j" \
+    >"$T/o" 2>"$T/e"
+  check "fuzz --jobs $j, a rule PCRE2 gives up on: exit 2, one line, no finding" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'rule anthropic.pattern: PCRE2 match limit exceeded' '$T/e' &&
+     grep -q ' 0 distinct failures' '$T/o'"
+done
 finish
