@@ -47,6 +47,9 @@ extern char **environ;
 #define SP_CRASH_GRACE_MS 100u /* after EOF on stdout: time for the exit status to become visible */
 #define SP_PIPE_SIZE (1 << 20) /* bigger pipes: fewer wake-ups per batch (best effort) */
 #define SP_SCHEME_V1 "callsign-canonical-v1"
+/* Restarts that fail at hello in a row before no more are tried: a process that cannot come back
+ * (a stale lock, a port still taken) would otherwise cost a hello deadline on every batch. */
+#define SP_MAX_FAILED_STARTS 3u
 
 typedef struct {
   cs_impl base;
@@ -82,6 +85,12 @@ typedef struct {
   uint32_t kind_faults[CS_KIND_COUNT], faults_total;
   uint32_t answered_kinds; /* bit per kind */
   bool answered_any;
+
+  /* Restarts that failed at hello since the last good one; at SP_MAX_FAILED_STARTS none is tried
+   * again and requests get `start_fault` at once, with the last failure's message. */
+  unsigned failed_starts;
+  cs_reply_status start_fault;
+  char start_error[sizeof(cs_err){0}.msg];
 } cs_subproc;
 
 /* The process groups of the implementations this process started and has not reaped, for
@@ -696,9 +705,12 @@ typedef enum {
 } start_outcome;
 
 /* Starts a process and does the handshake; `err` is set unless START_OK. The first successful
- * hello fills base.info. The hello wait ends at the caller's stop time, as a request's does. */
-static start_outcome start_process(cs_subproc *s, cs_err *err) {
+ * hello fills base.info. The hello wait ends at the caller's stop time, as a request's does. On
+ * START_HELLO_FAILED, *fault says how, as PROTOCOL.md names a request's faults: no answer in time
+ * (timeout), a bad answer (protocol), or the process ended (crash). */
+static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err *err) {
   char why[600] = "";
+  *fault = CS_REPLY_PROTOCOL;
   if (spawn_process(s, err))
     return START_SPAWN_FAILED;
   static const char hello[] = "{\"seq\":0,\"op\":\"hello\",\"protocol\":1}\n";
@@ -733,12 +745,14 @@ static start_outcome start_process(cs_subproc *s, cs_err *err) {
       char how[80];
       end_after_eof(s, how, sizeof how);
       snprintf(why, sizeof why, "the process %s before answering hello", how);
+      *fault = CS_REPLY_CRASH;
       break;
     }
     int left;
     wait_state w = wait_for(s, deadline, &left);
     if (w == WAIT_DEADLINE_PASSED) {
       snprintf(why, sizeof why, "no answer to hello within %u ms", hello_ms);
+      *fault = CS_REPLY_TIMEOUT;
       break;
     }
     if (w == WAIT_STOP_CAME) {
@@ -1040,6 +1054,17 @@ static void skip(cs_reply *rep, const cs_request *r, cs_arena *a) {
   rep->message = cs_arena_printf(a, "%s was given up: not sent", what);
 }
 
+/* Counts a start that failed at hello toward SP_MAX_FAILED_STARTS, or clears the count. */
+static void note_start(cs_subproc *s, start_outcome so, cs_reply_status fault, const cs_err *e) {
+  if (so == START_OK) {
+    s->failed_starts = 0;
+  } else if (so == START_HELLO_FAILED) {
+    s->failed_starts++;
+    s->start_fault = fault;
+    snprintf(s->start_error, sizeof s->start_error, "%s", e->msg);
+  }
+}
+
 static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, size_t n, cs_arena *a, cs_err *err) {
   cs_subproc *s = (cs_subproc *)self;
   char why[700], what[64], detail[900];
@@ -1070,24 +1095,42 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       cut_rest(s, reqs, replies, recv, n, head_since, a);
       return 0;
     }
+    if (s->pid <= 0 && s->failed_starts >= SP_MAX_FAILED_STARTS) {
+      for (size_t i = recv; i < n; i++) {
+        replies[i].status = s->start_fault;
+        replies[i].message =
+            cs_arena_printf(a, "not restarted: the last %u restarts failed (%s)", SP_MAX_FAILED_STARTS, s->start_error);
+      }
+      return 0;
+    }
     if (s->pid <= 0) {
       cs_err e;
-      start_outcome so = start_process(s, &e);
+      cs_reply_status fault;
+      start_outcome so = start_process(s, &fault, &e);
       if (so == START_CUT) {
         cut_rest(s, reqs, replies, recv, n, head_since, a);
         return 0;
       }
-      if (so != START_OK) {
+      if (so == START_SPAWN_FAILED) {
         for (size_t i = recv; i < n; i++) {
           replies[i].status = CS_REPLY_CRASH;
           replies[i].message = cs_arena_printf(a, "restart failed: %s", e.msg);
         }
-        if (so == START_SPAWN_FAILED) {
-          cs_err_set(err, "%s", e.msg);
-          return -1;
+        cs_err_set(err, "%s", e.msg);
+        return -1;
+      }
+      if (so == START_HELLO_FAILED) {
+        /* The batch's requests go unanswered the way the hello did. One fault is counted (the
+         * request the restart was for), as for a request that ends its process. */
+        for (size_t i = recv; i < n; i++) {
+          replies[i].status = fault;
+          replies[i].message = cs_arena_printf(a, "restart failed: %s", e.msg);
         }
+        note_outcome(s, &reqs[recv], fault);
+        note_start(s, so, fault, &e);
         return 0;
       }
+      note_start(s, so, fault, &e);
       s->b_sent = s->b_stamped = recv;
       head_since = cs_now_ns();
     }
@@ -1180,7 +1223,12 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
 static int sp_restart(cs_impl *self, cs_err *err) {
   cs_subproc *s = (cs_subproc *)self;
   stop_process(s);
-  return start_process(s, err) == START_OK ? 0 : -1;
+  if (s->failed_starts >= SP_MAX_FAILED_STARTS)
+    return cs_err_set(err, "not restarted: the last %u restarts failed (%s)", SP_MAX_FAILED_STARTS, s->start_error);
+  cs_reply_status fault;
+  start_outcome so = start_process(s, &fault, err);
+  note_start(s, so, fault, err);
+  return so == START_OK ? 0 : -1;
 }
 
 static cs_str sp_stderr_tail(cs_impl *self) {
@@ -1256,7 +1304,8 @@ cs_impl *cs_subprocess_open(char *const argv[], const cs_subprocess_config *cfg,
     sp_destroy(&s->base);
     return NULL;
   }
-  if (start_process(s, err) != START_OK) {
+  cs_reply_status fault;
+  if (start_process(s, &fault, err) != START_OK) {
     sp_destroy(&s->base);
     return NULL;
   }

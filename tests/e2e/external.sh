@@ -143,6 +143,37 @@ assert i['given_up']==['canonicalize','emit anthropic','emit openai_chat','norma
 assert i['faults']['crash'] < 150, i['faults']
 c=[c for c in i['cells'] if c['property']=='protocol.answer'][0]
 assert c['verdict']=='fail' and c['failure']['shrunk_calls']==1, c['failure']\""
+# Restarts that fail at hello (a stale lock, say): the first instance answers hello and ends on its
+# first request; every later one hangs at hello, or answers it with garbage. The faults are named as
+# the hello failed (timeout, protocol), and after 3 failed restarts in a row none is tried again:
+# each had cost a hello deadline per batch (300 cases took 51 s).
+cat >"$T/restart.py" <<'P'
+import sys, json, os, time
+mark = sys.argv[2]
+first = not os.path.exists(mark)
+open(mark, "a").close()
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["op"] != "hello":
+        sys.exit(1)
+    if not first:
+        if sys.argv[1] == "garbage":
+            print("garbage", flush=True)
+        time.sleep(3600)
+    print(json.dumps({"seq": 0, "protocol": 1, "name": "restart", "version": "1",
+                      "ops": ["normalize"], "targets": ["anthropic"]}), flush=True)
+P
+for how in garbage:protocol hang:timeout; do
+  t0=$(date +%s)
+  "$CS" run --no-corpus --cases 300 --json "$T/rs.json" --impl-cmd -- python3 "$T/restart.py" "${how%%:*}" \
+    "$T/restart.${how%%:*}" >"$T/rs.out" 2>&1
+  rc=$? t1=$(date +%s)
+  check "restarts that fail at hello (${how%%:*}): exit 1 in under 60 s (took $((t1 - t0)) s), ${how#*:} faults, not restarted after 3" \
+    "[ $rc -eq 1 ] && [ $((t1 - t0)) -lt 60 ] && grep -q 'not restarted: the last 3 restarts failed' '$T/rs.out' &&
+     python3 -c \"import json;f=json.load(open('$T/rs.json'))['implementations'][0]['faults']
+assert f['${how#*:}'] > 100 and f['crash'] == 1, f\""
+  pkill -f "python3 $T/restart.py" 2>/dev/null
+done
 # Only canonicalize crashes: it alone is given up, and emit goes on being checked.
 "$CS" run --no-corpus --cases 60 --json "$T/half.json" --impl-cmd -- python3 "$FIX/proto_echo.py" \
   --crash-op canonicalize >"$T/half.out" 2>&1
