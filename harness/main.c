@@ -95,9 +95,10 @@ static int check_stdout(int status) {
   return cs_fail(CS_EXIT_USAGE, "stdout: %s", flushed && errno ? strerror(errno) : "write error");
 }
 
-/* A fatal signal (Ctrl-C, a CI timeout's SIGTERM, a closed terminal) ends callsign as it always
- * did, but first the implementations it started: each runs in a process group of its own, which a
- * Ctrl-C at the terminal does not reach, and a hung one would not see its stdin close. */
+/* A fatal signal (Ctrl-C, a CI timeout's SIGTERM, a closed terminal, a CPU-time limit's SIGXCPU)
+ * ends callsign as it always did, but first the implementations it started: each runs in a process
+ * group of its own, which a Ctrl-C at the terminal does not reach, and a hung one would not see its
+ * stdin close. */
 static void on_fatal_signal(int sig) {
   cs_subprocess_kill_all();
   signal(sig, SIG_DFL);
@@ -105,8 +106,11 @@ static void on_fatal_signal(int sig) {
 }
 
 int main(int argc, char **argv) {
-  /* `fuzz` puts its own graceful handlers over SIGINT and SIGTERM. */
-  const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  /* Every signal whose default action ends the process, but those of a fault in callsign itself
+   * (SIGSEGV and kin, left to the sanitizers and the core dump). `fuzz` puts its own graceful
+   * handlers over SIGINT and SIGTERM. */
+  const int fatal[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1, SIGUSR2,
+                       SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGXFSZ};
   cs_catch_signals(fatal, sizeof fatal / sizeof *fatal, on_fatal_signal, 0);
   return check_stdout(dispatch(argc, argv));
 }

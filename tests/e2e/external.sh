@@ -218,5 +218,19 @@ rc=$?
 sleep 0.3
 check "Ctrl-C during run: callsign ends by the signal (130) and the hung implementation with it" \
   "[ $rc -eq 130 ] && [ \$(left) -eq 0 ]"
+# Every other signal that ends callsign (a CPU-time limit's SIGXCPU, a stray SIGUSR1 or SIGALRM) ends
+# the implementation first too.
+for sig in USR1 ALRM XCPU; do
+  pkill -f "python3 $T/hang_impl.py"
+  "$CS" run --no-corpus --quiet --cases 1 --deadline 60000 --impl-cmd -- python3 "$T/hang_impl.py" >"$T/o" 2>&1 &
+  cs=$!
+  for _ in $(seq 50); do [ "$(left)" -ge 1 ] && break; sleep 0.1; done
+  kill -$sig "$cs"
+  wait "$cs" 2>/dev/null
+  rc=$?
+  sleep 0.3
+  check "SIG$sig during run: callsign ends by the signal ($((128 + $(kill -l $sig)))) and the hung implementation with it" \
+    "[ $rc -eq $((128 + $(kill -l $sig))) ] && [ \$(left) -eq 0 ]"
+done
 pkill -f "python3 $T/hang_impl.py"
 finish
