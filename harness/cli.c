@@ -27,6 +27,7 @@ typedef struct {
   const char *help;
 } option_row;
 
+#define CS_MAX_TIME_S (365.0 * 24 * 3600)
 #define GEN (CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY | CS_CMD_COLLIDE | CS_CMD_PROBE)
 #define RULES (GEN | CS_CMD_CANON | CS_CMD_EMIT)
 #define REPORTING (CS_CMD_RUN | CS_CMD_REPLAY | CS_CMD_PROBE)
@@ -38,7 +39,7 @@ static const option_row rows[] = {
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
     {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE & ~CS_CMD_REPLAY, "N  cases per implementation, at least 1"},
-    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY, "D  time limit (30s, 5m, 2h)"},
+    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY, "D  time limit (30s, 5m, 2h; at most 8760h)"},
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "N  parallel workers, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
@@ -256,6 +257,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     /* 0 would silently mean no limit (run) or the default ten minutes (fuzz). */
     if (d <= 0)
       return cs_err_set(err, "--time: must be more than 0 (leave it out for the default)");
+    /* Stop times are nanoseconds in 64 bits: a time near 292 years wrapped into the past. */
+    if (d > CS_MAX_TIME_S)
+      return cs_err_set(err, "--time: at most 8760h (a year)");
     o->time_s = d;
   } else if (!strcmp(n, "jobs")) {
     if (u == 0 || u > 256)

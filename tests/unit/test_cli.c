@@ -159,7 +159,8 @@ Test(cli, bounded_options) {
   }
 }
 
-/* --time 0 meant no limit in run and the default ten minutes in fuzz: refused in both. */
+/* --time 0 meant no limit in run and the default ten minutes in fuzz: refused in both, and so is
+ * a time too long to add to a clock. */
 Test(cli, time_zero_is_refused) {
   cs_options o;
   cs_err err;
@@ -171,6 +172,12 @@ Test(cli, time_zero_is_refused) {
     }
     cr_assert_eq(parse_one(cmds[i], "--time", "1s", &o, &err), 0, "%s", err.msg);
     cr_assert_eq(o.time_s, 1.0);
+    /* A stop time in nanoseconds past 2^63 wrapped into the past: every case was "cut". */
+    cr_assert_eq(parse_one(cmds[i], "--time", "8760h", &o, &err), 0, "%s", err.msg);
+    for (const char *const *v = (const char *const[]){"8761h", "1e10", "2562047h", NULL}; *v; v++) {
+      cr_assert_eq(parse_one(cmds[i], "--time", *v, &o, &err), -1, "%s was taken", *v);
+      cr_assert_str_eq(err.msg, "--time: at most 8760h (a year)");
+    }
   }
 }
 
