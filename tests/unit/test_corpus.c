@@ -43,6 +43,28 @@ static void write_file(const char *path, const char *text) {
   fclose(f);
 }
 
+/* What cs_corpus_read_file gives for one file. */
+typedef struct {
+  int kind;
+  cs_err err;
+  cs_arena a;
+  cs_history h;
+  uint64_t *v;
+  size_t n;
+  char prop[64], tgt[32];
+} case_read;
+
+static void read_case(const char *path, case_read *r) {
+  memset(r, 0, sizeof *r);
+  r->kind =
+      cs_corpus_read_file(path, &r->a, &r->h, &r->v, &r->n, r->prop, sizeof r->prop, r->tgt, sizeof r->tgt, &r->err);
+}
+
+static void case_read_free(case_read *r) {
+  free(r->v);
+  cs_arena_free(&r->a);
+}
+
 Test(corpus, literal_case_round_trip) {
   cs_arena a = {0};
   cs_history h;
@@ -149,18 +171,14 @@ Test(corpus, token_and_literal_cases_load_side_by_side) {
   cr_assert_eq(c.n, 1);
   cr_assert_eq(c.len[0], 3);
   cr_assert_eq(c.nlit, 1);
-  cs_arena a = {0};
-  cs_history h;
-  char prop[64], tgt[32];
-  uint64_t *v = NULL;
-  size_t n = 0;
+  case_read r;
   snprintf(path, sizeof path, "%s/a.json", sub);
-  cr_assert_eq(cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), 0, "%s", err.msg);
-  cr_assert_eq(n, 3);
-  cr_assert_str_eq(prop, "emit.unique");
-  cr_assert_str_eq(tgt, "anthropic");
-  free(v);
-  cs_arena_free(&a);
+  read_case(path, &r);
+  cr_assert_eq(r.kind, 0, "%s", r.err.msg);
+  cr_assert_eq(r.n, 3);
+  cr_assert_str_eq(r.prop, "emit.unique");
+  cr_assert_str_eq(r.tgt, "anthropic");
+  case_read_free(&r);
   cs_corpus_free(&c);
 }
 
@@ -178,14 +196,11 @@ Test(corpus, malformed_literal_history_names_the_file) {
   cs_corpus_free(&c);
   snprintf(path, sizeof path, "%s/none.json", sub);
   write_file(path, "{\"property\":\"emit.unique\"}");
-  uint64_t *v = NULL;
-  size_t n = 0;
-  char prop[64], tgt[32];
-  cs_arena a = {0};
-  cs_history h;
-  cr_assert_eq(cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1);
-  cr_assert(strstr(err.msg, "no \"token\"") != NULL, "%s", err.msg);
-  cs_arena_free(&a);
+  case_read r;
+  read_case(path, &r);
+  cr_assert_eq(r.kind, -1);
+  cr_assert(strstr(r.err.msg, "no \"token\"") != NULL, "%s", r.err.msg);
+  case_read_free(&r);
 }
 
 /* A case file of the wrong shape is refused with what is wrong with it: {"token":5,"history":[]}
@@ -211,18 +226,13 @@ Test(corpus, a_member_of_the_wrong_type_is_named) {
   snprintf(path, sizeof path, "%s/case.json", dir);
   for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
     write_file(path, c[i].body);
-    cs_err err = {{0}};
-    cs_arena a = {0};
-    cs_history h;
-    uint64_t *v = NULL;
-    size_t n = 0;
-    char prop[64], tgt[32];
-    cr_assert_eq(cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), -1, "%s taken",
-                 c[i].body);
-    cr_assert(strstr(err.msg, c[i].why) && strstr(err.msg, "case.json: ") && !strchr(err.msg, '\n'), "%s: %s",
-              c[i].body, err.msg);
-    cr_assert_null(v);
-    cs_arena_free(&a);
+    case_read r;
+    read_case(path, &r);
+    cr_assert_eq(r.kind, -1, "%s taken", c[i].body);
+    cr_assert(strstr(r.err.msg, c[i].why) && strstr(r.err.msg, "case.json: ") && !strchr(r.err.msg, '\n'), "%s: %s",
+              c[i].body, r.err.msg);
+    cr_assert_null(r.v);
+    case_read_free(&r);
   }
 }
 
@@ -232,18 +242,14 @@ Test(corpus, a_null_token_is_a_literal_case) {
   snprintf(path, sizeof path, "%s/case.json", dir);
   write_file(path, "{\"property\":\"emit.pair\",\"target\":\"mistral\",\"token\":null,"
                    "\"history\":{\"turns\":[{\"role\":\"user\",\"text\":\"hi\"}]}}");
-  cs_err err = {{0}};
-  cs_arena a = {0};
-  cs_history h;
-  uint64_t *v = NULL;
-  size_t n = 0;
-  char prop[64], tgt[32];
-  cr_assert_eq(cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), 1, "%s", err.msg);
-  cr_assert_eq(h.nturns, 1);
-  cr_assert_str_eq(prop, "emit.pair");
-  cr_assert_str_eq(tgt, "mistral");
-  cr_assert_null(v);
-  cs_arena_free(&a);
+  case_read r;
+  read_case(path, &r);
+  cr_assert_eq(r.kind, 1, "%s", r.err.msg);
+  cr_assert_eq(r.h.nturns, 1);
+  cr_assert_str_eq(r.prop, "emit.pair");
+  cr_assert_str_eq(r.tgt, "mistral");
+  cr_assert_null(r.v);
+  case_read_free(&r);
 }
 
 /* A case is read once: a FIFO (or a pipe on stdin) has its bytes only one time, and a second read
@@ -261,21 +267,15 @@ Test(corpus, a_case_is_read_from_a_fifo_once) {
       fputs("{\"token\":\"cs1.AQAB\",\"property\":\"emit.unique\",\"target\":\"anthropic\"}", f);
     _exit(f && fclose(f) == 0 ? 0 : 1);
   }
-  cs_err err = {{0}};
-  cs_arena a = {0};
-  cs_history h;
-  uint64_t *v = NULL;
-  size_t n = 0;
-  char prop[64], tgt[32];
-  int kind = cs_corpus_read_file(path, &a, &h, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err);
+  case_read r;
+  read_case(path, &r);
   int status = 0;
   waitpid(writer, &status, 0);
-  cr_assert_eq(kind, 0, "%s", err.msg);
-  cr_assert_eq(n, 3);
-  cr_assert_str_eq(prop, "emit.unique");
+  cr_assert_eq(r.kind, 0, "%s", r.err.msg);
+  cr_assert_eq(r.n, 3);
+  cr_assert_str_eq(r.prop, "emit.unique");
   cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  free(v);
-  cs_arena_free(&a);
+  case_read_free(&r);
 }
 
 /* A bad file is skipped, not the end of the load: the cases sorted after it still replay. */
