@@ -67,6 +67,10 @@ typedef struct cs_outcome {
   bool applicable; /* the implementation has the op (and the target) */
   uint64_t cases;  /* cases on which it was checked */
   bool failed;
+  /* A rule could not decide on an ID this property needed (PCRE2 gave up on an overridden pattern):
+   * from that case on the cell is not judged, and the run has an input error, not a failure. Beside
+   * the other flags every case reads: after message[] it cost a cache line per cell and case. */
+  bool undecided;
   /* First failure, shrunk (a literal case: as it is). The history, answer, size and message are
    * those of the smallest case shrinking found, or of the failing case itself. */
   uint64_t *choices; /* heap */
@@ -76,11 +80,8 @@ typedef struct cs_outcome {
   char *history_json; /* heap */
   char *answer_json;  /* heap, or NULL */
   uint32_t shrink_steps, shrunk_turns, shrunk_calls;
-  bool shrunk; /* shrinking ran (it may have found nothing smaller) */
-  /* A rule could not decide on an ID this property needed (PCRE2 gave up on an overridden pattern):
-   * from that case on the cell is not judged, and the run has an input error, not a failure. */
-  bool undecided;
-  uint64_t undecided_case; /* as case_index */
+  bool shrunk;             /* shrinking ran (it may have found nothing smaller) */
+  uint64_t undecided_case; /* as case_index, when undecided */
   char undecided_why[600]; /* cs_rule_check's message */
 } cs_outcome;
 
