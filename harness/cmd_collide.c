@@ -48,6 +48,9 @@ static const input_family families[] = {
 /* One worker's view of the implementation. */
 typedef struct {
   cs_impl *impl;
+  /* The worker's own rules: a ruleset's PCRE2 match data serves one thread at a time, and each
+   * worker runs on a thread of its own. */
+  cs_ruleset *rs;
   cs_inproc_impl *fast; /* a built-in's normalize, called directly */
   cs_target_id target;
   bool emit;            /* no normalize: emit on single-call histories */
@@ -389,6 +392,7 @@ static cs_provider other_provider(cs_target_id t) {
 static void close_evaluators(evaluator *evs, unsigned n) {
   for (unsigned i = 0; i < n; i++) {
     cs_impl_destroy(evs[i].impl);
+    cs_ruleset_free(evs[i].rs);
     cs_arena_free(&evs[i].arena);
     free(evs[i].inputs);
     free(evs[i].reqs);
@@ -438,8 +442,10 @@ int cs_cmd_collide(int argc, char **argv) {
   const char *name = o.nimpls ? o.impls[0] : NULL;
   for (; opened < jobs; opened++) {
     evaluator *ev = &evs[opened];
-    ev->impl = cs_session_open(&o, rs, name, &err);
+    ev->rs = cs_cli_ruleset(&o, &err);
+    ev->impl = ev->rs ? cs_session_open(&o, ev->rs, name, &err) : NULL;
     if (!ev->impl) {
+      cs_ruleset_free(ev->rs); /* close_evaluators ends at the ones opened */
       cs_fail(CS_EXIT_IMPL, "%s", err.msg);
       goto cleanup;
     }
