@@ -516,7 +516,12 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     cs_err_set(err, "%s: not a callsign fuzz summary", path);
     goto cleanup;
   }
-  snprintf(out->impl, sizeof out->impl, "%s", str_or(root, "impl", ""));
+  const char *impl = str_or(root, "impl", "");
+  if (strlen(impl) >= sizeof out->impl) { /* callsign writes at most that much: cut, it could merge with another */
+    cs_err_set(err, "%s: impl is longer than %zu bytes", path, sizeof out->impl - 1);
+    goto cleanup;
+  }
+  snprintf(out->impl, sizeof out->impl, "%s", impl);
   /* Which parts of the case space these results cover: a merge refuses parts that share cases, so
    * a "parts" it cannot read would let the same cases be counted twice. */
   const char *parts = str_or(root, "parts", NULL);
@@ -560,6 +565,11 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     uint64_t index = UINT64_MAX;
     if (!prop || !tgt || !sig || strlen(sig) != 16 || !hist || (!cJSON_IsNull(ci) && u64_of(ci, &index))) {
       cs_err_set(err, "%s: findings[%zu] is incomplete", path, k);
+      goto cleanup;
+    }
+    /* Names callsign does not know would be cut into the fields below, or replayed as nothing. */
+    if (!cs_property_find(prop) || (strcmp(tgt, "-") != 0 && cs_target_parse(tgt) < 0)) {
+      cs_err_set(err, "%s: findings[%zu] names an unknown property or target ('%.60s', '%.40s')", path, k, prop, tgt);
       goto cleanup;
     }
     cs_finding *x = add_finding(out);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/campaign.h"
 
@@ -252,6 +253,50 @@ Test(campaign, a_summary_with_unreadable_parts_is_an_error) {
   cr_assert_eq(cs_findings_write(dir, &f, false, &err), -1, "a summary without parts was written");
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   cr_assert_eq(system(cmd), 0);
+}
+
+/* Names callsign would cut into its fixed fields (two long implementation names could then merge
+ * as one) or does not know (a finding that replays as nothing) are refused when read. */
+Test(campaign, a_summary_with_unknown_or_long_names_is_an_error) {
+  char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/cs-campaign-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  static const struct {
+    const char *impl, *property, *target, *why;
+  } rows[] = {
+      {"x", "emit.unique", "mistral", NULL},
+      {"x", "emit.unique", "-", NULL},
+      {"x", "emit.uniqueness", "mistral", "findings[0] names an unknown property or target ('emit.uniqueness'"},
+      {"x", "emit.unique", "mistralai", "findings[0] names an unknown property or target"},
+      {"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
+       "0123456789012345678901234567",
+       "emit.unique", "mistral", "impl is longer than 127 bytes"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    FILE *fp = fopen(path, "w");
+    cr_assert_not_null(fp);
+    fprintf(fp,
+            "{\"callsign_fuzz\":1,\"impl\":\"%s\",\"seed\":\"1\",\"parts\":\"all\",\"cases\":10,\"seconds\":1,"
+            "\"findings\":[{\"property\":\"%s\",\"target\":\"%s\",\"signature\":\"0123456789abcdef\","
+            "\"case_index\":3,\"token\":null,\"history\":{\"turns\":[]}}]}",
+            rows[i].impl, rows[i].property, rows[i].target);
+    fclose(fp);
+    cs_findings back;
+    cs_err err = {{0}};
+    int rc = cs_findings_read(dir, &back, &err);
+    if (!rows[i].why) {
+      cr_assert_eq(rc, 0, "%s", err.msg);
+      cr_assert_str_eq(back.f[0].target, rows[i].target);
+      cs_findings_free(&back);
+    } else {
+      cr_assert_eq(rc, -1, "row %zu was read", i);
+      cr_assert(strstr(err.msg, rows[i].why) != NULL, "%s", err.msg);
+    }
+    unlink(path);
+  }
+  rmdir(dir);
 }
 
 /* Parts are never cut: many shards merged, in halves, then merged again, still name every shard,
