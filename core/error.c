@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/utf8.h"
+
 static void flatten(char *s) {
   for (; *s; s++)
     if (*s == '\n' || *s == '\r')
@@ -48,15 +50,8 @@ void cs_err_prefix(cs_err *err, const char *fmt, ...) {
 
 cs_excerpt cs_err_excerpt(const char *s) {
   cs_excerpt e;
-  size_t n = strnlen(s, CS_EXCERPT_MAX + 1);
-  if (n <= CS_EXCERPT_MAX) {
-    memcpy(e.s, s, n + 1);
-    return e;
-  }
-  n = CS_EXCERPT_MAX;
-  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) /* s[n] continues a sequence: cut before its lead */
-    n--;
+  size_t len = strnlen(s, CS_EXCERPT_MAX + 1), n = cs_utf8_clamp(s, len, CS_EXCERPT_MAX);
   memcpy(e.s, s, n);
-  memcpy(e.s + n, "...", 4);
+  snprintf(e.s + n, sizeof e.s - n, "%s", n < len ? "..." : "");
   return e;
 }

@@ -11,5 +11,16 @@ bool cs_utf8_valid(const char *s, size_t n, size_t *bad_at);
 /* cs_utf8_valid that also counts code points into *chars (when valid). Plain ASCII, the common
  * case for IDs, is checked eight bytes at a time. */
 bool cs_utf8_valid_count(const char *s, size_t n, size_t *chars);
+/* The longest prefix of s[0..len) of at most `max` bytes that ends on a character boundary (len
+ * itself when len <= max): where to cut a long ID or message without splitting a character.
+ * Inline: the generator cuts every ID it makes with it. */
+static inline size_t cs_utf8_clamp(const char *s, size_t len, size_t max) {
+  if (len <= max)
+    return len;
+  size_t n = max;
+  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) /* s[n] continues a character: cut before its lead */
+    n--;
+  return n;
+}
 
 #endif

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "core/utf8.h"
+
 static const char B62[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 static const char B64URL[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-";
 static const char B64STD[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/";
@@ -180,18 +182,8 @@ static void sb_fill(sb *b, size_t n, const char *alpha, unsigned alen, uint64_t 
   b->len += n;
 }
 
-/* Longest prefix of at most `max` bytes that ends on a character boundary. */
-static size_t utf8_clamp(const char *p, size_t len, size_t max) {
-  if (len <= max)
-    return len;
-  size_t n = max;
-  while (n > 0 && ((unsigned char)p[n] & 0xC0) == 0x80)
-    n--;
-  return n;
-}
-
 static cs_str sb_done(cs_id_ctx *x, sb *b) {
-  b->len = utf8_clamp(b->p, b->len, x->max_id_len);
+  b->len = cs_utf8_clamp(b->p, b->len, x->max_id_len);
   b->p[b->len] = 0;
   return (cs_str){b->p, b->len};
 }

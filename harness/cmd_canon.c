@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/history_json.h"
+#include "core/utf8.h"
 #include "harness/cli.h"
 #include "providers/canonical.h"
 
@@ -31,12 +32,7 @@ static void print_answer(const cs_answer *ans) {
 /* An ID in a one-line message: JSON-quoted, so no control character gets out, and cut after 64
  * bytes at a character boundary (min_len may ask for IDs of thousands of characters). */
 static void show_id(cs_buf *b, cs_str id) {
-  size_t n = id.len;
-  if (id.ptr && n > 64) {
-    n = 64;
-    while (n && ((unsigned char)id.ptr[n] & 0xC0) == 0x80)
-      n--;
-  }
+  size_t n = id.ptr ? cs_utf8_clamp(id.ptr, id.len, 64) : id.len;
   cs_buf_json_str(b, (cs_str){id.ptr, n});
   if (n < id.len)
     cs_buf_puts(b, "...");

@@ -210,9 +210,7 @@ static void undecided(char *why, size_t why_len, cs_target_id t, const char *key
   if (pcre2_get_error_message(rc, reason, sizeof reason) < 0)
     snprintf((char *)reason, sizeof reason, "error %d", rc);
   char shown[CS_EXCERPT_MAX + 4];
-  size_t n = id.len <= CS_EXCERPT_MAX ? id.len : CS_EXCERPT_MAX;
-  while (n < id.len && n > 0 && ((unsigned char)id.ptr[n] & 0xC0) == 0x80) /* not inside a character */
-    n--;
+  size_t n = cs_utf8_clamp(id.ptr, id.len, CS_EXCERPT_MAX);
   for (size_t i = 0; i < n; i++)
     shown[i] = (unsigned char)id.ptr[i] < 0x20 || id.ptr[i] == 0x7f ? '?' : id.ptr[i];
   snprintf(shown + n, sizeof shown - n, "%s", n < id.len ? "..." : "");

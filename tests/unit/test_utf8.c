@@ -130,3 +130,16 @@ Test(utf8, valid_count_agrees_with_valid) {
     }
   }
 }
+
+/* cs_utf8_clamp: a cut at `max` bytes never splits a character; a short text is kept whole. */
+Test(utf8, clamp_cuts_on_a_character_boundary) {
+  const char *s = "ab\xc3\xa9\xe2\x82\xac"; /* a b é € : 2 + 2 + 3 bytes */
+  size_t len = strlen(s);
+  cr_assert_eq(cs_utf8_clamp(s, len, 100), len);
+  cr_assert_eq(cs_utf8_clamp(s, len, len), len);
+  cr_assert_eq(cs_utf8_clamp(s, len, 6), 4, "inside the 3-byte euro sign: cut before it");
+  cr_assert_eq(cs_utf8_clamp(s, len, 5), 4);
+  cr_assert_eq(cs_utf8_clamp(s, len, 4), 4, "after é");
+  cr_assert_eq(cs_utf8_clamp(s, len, 3), 2, "inside é: cut before it");
+  cr_assert_eq(cs_utf8_clamp(s, len, 0), 0);
+}
