@@ -74,13 +74,9 @@ static int check_expectations(const cJSON *t, const cs_history *h, const char *p
     return cs_err_set(err, "%s: out of memory", path);
   if (dup)
     return cs_err_set(err, "%s: tcId %d: wire names \"%.60s\" twice", path, tc, dup);
-  for (const cJSON *m = wire->child; m; m = m->next) {
-    bool known = false;
-    for (int k = 0; k < CS_TARGET_COUNT && !known; k++)
-      known = !strcmp(m->string, cs_target_get((cs_target_id)k)->name);
-    if (!known)
+  for (const cJSON *m = wire->child; m; m = m->next)
+    if (cs_target_parse(m->string) < 0)
       return cs_err_set(err, "%s: tcId %d: wire names \"%.60s\", not a target", path, tc, m->string);
-  }
   for (int k = 0; k < CS_TARGET_COUNT; k++) {
     const char *name = cs_target_get((cs_target_id)k)->name;
     char what[64];
