@@ -54,12 +54,18 @@ cleanup:
   return rc;
 }
 
-int cs_prepare_output(const char *path, cs_err *err) {
+/* The directory of the file `path` (heap): "." for a bare name, "/" for a file at the root. */
+static char *dir_of(const char *path) {
   const char *slash = strrchr(path, '/');
   size_t n = slash ? (size_t)(slash - path) : 0;
   char *dir = cs_xstrdup(!slash ? "." : n == 0 ? "/" : path);
   if (n)
     dir[n] = 0;
+  return dir;
+}
+
+int cs_prepare_output(const char *path, cs_err *err) {
+  char *dir = dir_of(path);
   int rc = -1;
   struct stat st;
   if (cs_mkdir_p(dir, err))
@@ -116,15 +122,12 @@ static bool identify(const char *path, file_id *id) {
   if (stat(path, &id->st) == 0)
     return true;
   const char *slash = strrchr(path, '/');
-  char dir[2048];
-  size_t n = slash ? (size_t)(slash - path) : 0;
-  if (n >= sizeof dir)
-    return false;
-  memcpy(dir, path, n);
-  dir[n] = 0;
   id->name = slash ? slash + 1 : path;
   id->name_len = strlen(id->name);
-  return stat(!slash ? "." : n ? dir : "/", &id->st) == 0;
+  char *dir = dir_of(path); /* no length limit: a long path is compared, not given up on */
+  bool found = stat(dir, &id->st) == 0;
+  free(dir);
+  return found;
 }
 
 bool cs_same_file(const char *a, const char *b) {
