@@ -384,6 +384,12 @@ void cs_findings_free(cs_findings *f) {
  *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
  *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
+char *cs_findings_summary_path(const char *dir) {
+  cs_buf path = {0};
+  cs_buf_printf(&path, "%s/summary.json", dir);
+  return path.data;
+}
+
 int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err) {
   char why[300];
   /* A summary callsign would refuse to read is not written. */
@@ -442,18 +448,18 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
     cJSON_AddItemToArray(arr, o);
   }
   cJSON_AddItemToObject(root, "findings", arr);
-  cs_buf path = {0};
-  cs_buf_printf(&path, "%s/summary.json", dir);
-  int rc = cs_write_json(path.data, root, err);
+  char *path = cs_findings_summary_path(dir);
+  int rc = cs_write_json(path, root, err);
+  free(path);
   cJSON_Delete(root);
   free(idx);
   free(first);
   if (rc == 0 && with_cases) {
-    cs_buf_clear(&path);
-    cs_buf_printf(&path, "%s/cases", dir);
-    rc = cs_findings_save_corpus(f, path.data, err) < 0 ? -1 : 0;
+    cs_buf cases = {0};
+    cs_buf_printf(&cases, "%s/cases", dir);
+    rc = cs_findings_save_corpus(f, cases.data, err) < 0 ? -1 : 0;
+    cs_buf_free(&cases);
   }
-  cs_buf_free(&path);
   return rc;
 }
 
@@ -503,9 +509,7 @@ static int read_kinds(const cJSON *list, uint32_t *bits) {
 
 int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  cs_buf pb = {0};
-  cs_buf_printf(&pb, "%s/summary.json", dir);
-  const char *path = pb.data;
+  char *path = cs_findings_summary_path(dir);
   int rc = -1;
   cJSON *root = cs_read_json_object(path, "a callsign fuzz summary", err);
   if (!root)
@@ -587,7 +591,7 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   rc = 0;
 cleanup:
   cJSON_Delete(root);
-  cs_buf_free(&pb);
+  free(path);
   if (rc)
     cs_findings_free(out);
   return rc;

@@ -88,6 +88,8 @@ void cs_findings_free(cs_findings *f);
  * format. */
 int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err);
 int cs_findings_read(const char *dir, cs_findings *out, cs_err *err);
+/* DIR/summary.json (heap, built to its length): the file the two above write and read. */
+char *cs_findings_summary_path(const char *dir);
 /* Saves each distinct finding to the corpus under corpus_dir/<impl>/; returns how many, or -1. */
 int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err *err);
 

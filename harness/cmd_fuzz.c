@@ -197,10 +197,9 @@ static char *worker_dir(const fuzz_ctx *c, unsigned j) {
 }
 
 static void remove_worker_dir(const char *dir) {
-  cs_buf path = {0};
-  cs_buf_printf(&path, "%s/summary.json", dir);
-  unlink(path.data);
-  cs_buf_free(&path);
+  char *summary = cs_findings_summary_path(dir);
+  unlink(summary);
+  free(summary);
   rmdir(dir);
 }
 
@@ -444,9 +443,10 @@ int cs_cmd_fuzz(int argc, char **argv) {
    * directory made here is removed again if the campaign cannot run at all. */
   struct stat st;
   bool made_out = stat(c.out_dir, &st) != 0;
-  char summary[4200];
-  snprintf(summary, sizeof summary, "%s/summary.json", c.out_dir);
-  if (cs_mkdir_p(c.out_dir, &err) || cs_prepare_output(summary, &err)) {
+  char *summary = cs_findings_summary_path(c.out_dir);
+  bool out_ok = cs_mkdir_p(c.out_dir, &err) == 0 && cs_prepare_output(summary, &err) == 0;
+  free(summary);
+  if (!out_ok) {
     if (made_out)
       rmdir(c.out_dir);
     cs_hasher_free(c.hasher);
