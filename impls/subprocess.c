@@ -1054,7 +1054,8 @@ static void skip(cs_reply *rep, const cs_request *r, cs_arena *a) {
   rep->message = cs_arena_printf(a, "%s was given up: not sent", what);
 }
 
-/* Counts a start that failed at hello toward SP_MAX_FAILED_STARTS, or clears the count. */
+/* Counts a start that failed at hello toward SP_MAX_FAILED_STARTS, or clears the count after a
+ * good one; a start that was cut or could not spawn leaves it as it was. */
 static void note_start(cs_subproc *s, start_outcome so, cs_reply_status fault, const cs_err *e) {
   if (so == START_OK) {
     s->failed_starts = 0;
@@ -1107,6 +1108,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       cs_err e;
       cs_reply_status fault;
       start_outcome so = start_process(s, &fault, &e);
+      note_start(s, so, fault, &e);
       if (so == START_CUT) {
         cut_rest(s, reqs, replies, recv, n, head_since, a);
         return 0;
@@ -1127,10 +1129,8 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
           replies[i].message = cs_arena_printf(a, "restart failed: %s", e.msg);
         }
         note_outcome(s, &reqs[recv], fault);
-        note_start(s, so, fault, &e);
         return 0;
       }
-      note_start(s, so, fault, &e);
       s->b_sent = s->b_stamped = recv;
       head_since = cs_now_ns();
     }
