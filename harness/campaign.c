@@ -155,8 +155,7 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   out->seconds = res.seconds;
   for (size_t i = 0; i < res.ncells && !out->undecided[0]; i++)
     if (res.cells[i].undecided)
-      snprintf(out->undecided, sizeof out->undecided, "%s (%s on %s is not judged)", res.cells[i].undecided_why,
-               res.cells[i].prop->name, cs_target_label(res.cells[i].target));
+      cs_outcome_undecided_message(&res.cells[i], out->undecided, sizeof out->undecided);
   cs_findings_set_shard(out, rc.shard_i, rc.shard_n);
   cs_run_result_free(&res);
   free(c.cells);

@@ -242,9 +242,9 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     }
     fill_cell(c, ir, oc, &ir->cells[ir->ncells++], external);
     if (oc->undecided && !c->report.input_error) { /* the rule is at fault, not the implementation */
-      const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
-      c->report.input_error =
-          cs_arena_printf(&c->a, "%s (%s on %s is not judged)", oc->undecided_why, oc->prop->name, tname).ptr;
+      char msg[sizeof oc->undecided_why + 100];
+      cs_outcome_undecided_message(oc, msg, sizeof msg);
+      c->report.input_error = cs_arena_printf(&c->a, "%s", msg).ptr;
       cs_fail(CS_EXIT_USAGE, "%s", c->report.input_error);
     }
     if (oc->failed && oc->choices && !c->o.no_corpus && !token && !c->corpus_unwritable) {

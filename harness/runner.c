@@ -1502,6 +1502,11 @@ int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const
   return rc;
 }
 
+void cs_outcome_undecided_message(const cs_outcome *oc, char *out, size_t n) {
+  const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
+  snprintf(out, n, "%s (%s on %s is not judged)", oc->undecided_why, oc->prop->name, tname);
+}
+
 void cs_run_result_free(cs_run_result *r) {
   for (size_t i = 0; i < r->ncells; i++) {
     free(r->cells[i].choices);

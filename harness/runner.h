@@ -111,6 +111,9 @@ typedef struct {
  * time_s not one case got all its answers in time (then `err` says which request was waiting). */
 int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_result *out, cs_err *err);
 void cs_run_result_free(cs_run_result *r);
+/* An undecided cell as the one-line input error a command reports: "WHY (PROPERTY on TARGET is not
+ * judged)". */
+void cs_outcome_undecided_message(const cs_outcome *oc, char *out, size_t n);
 
 /* Re-runs one case from its choices and reports, for every applicable property, whether it holds.
  * Used by `replay`. `only`: property names (prefix) to check, NULL for all. */
