@@ -87,10 +87,10 @@ typedef struct {
   bool answered_any;
 
   /* Restarts that failed at hello since the last good one; at SP_MAX_FAILED_STARTS none is tried
-   * again and requests get `start_fault` at once, with the last failure's message. */
+   * again and requests get `start_fault` at once, with `gave_up` (which quotes the last failure). */
   unsigned failed_starts;
   cs_reply_status start_fault;
-  char start_error[sizeof(cs_err){0}.msg];
+  cs_err gave_up;
 } cs_subproc;
 
 /* The process groups of the implementations this process started and has not reaped, for
@@ -1062,7 +1062,7 @@ static void note_start(cs_subproc *s, start_outcome so, cs_reply_status fault, c
   } else if (so == START_HELLO_FAILED) {
     s->failed_starts++;
     s->start_fault = fault;
-    snprintf(s->start_error, sizeof s->start_error, "%s", e->msg);
+    cs_err_set(&s->gave_up, "not restarted: the last %u restarts failed (%s)", SP_MAX_FAILED_STARTS, e->msg);
   }
 }
 
@@ -1099,8 +1099,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     if (s->pid <= 0 && s->failed_starts >= SP_MAX_FAILED_STARTS) {
       for (size_t i = recv; i < n; i++) {
         replies[i].status = s->start_fault;
-        replies[i].message =
-            cs_arena_printf(a, "not restarted: the last %u restarts failed (%s)", SP_MAX_FAILED_STARTS, s->start_error);
+        replies[i].message = cs_arena_strc(a, s->gave_up.msg);
       }
       return 0;
     }
@@ -1223,8 +1222,11 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
 static int sp_restart(cs_impl *self, cs_err *err) {
   cs_subproc *s = (cs_subproc *)self;
   stop_process(s);
-  if (s->failed_starts >= SP_MAX_FAILED_STARTS)
-    return cs_err_set(err, "not restarted: the last %u restarts failed (%s)", SP_MAX_FAILED_STARTS, s->start_error);
+  if (s->failed_starts >= SP_MAX_FAILED_STARTS) {
+    if (err)
+      *err = s->gave_up;
+    return -1;
+  }
   cs_reply_status fault;
   start_outcome so = start_process(s, &fault, err);
   note_start(s, so, fault, err);
