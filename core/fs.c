@@ -64,6 +64,22 @@ static char *dir_of(const char *path) {
   return dir;
 }
 
+/* A report through a dangling symlink is made where the link points, whose directory need not be
+ * the link's: make that file, then remove it when it is still the empty one made here. */
+static int try_link_target(const char *path, cs_err *err) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return fail(err, path, "write", errno);
+  struct stat made, now;
+  char *target = realpath(path, NULL);
+  if (target && fstat(fd, &made) == 0 && stat(target, &now) == 0 && made.st_dev == now.st_dev &&
+      made.st_ino == now.st_ino && now.st_size == 0)
+    unlink(target);
+  free(target);
+  close(fd);
+  return 0;
+}
+
 int cs_prepare_output(const char *path, cs_err *err) {
   char *dir = dir_of(path);
   int rc = -1;
@@ -73,7 +89,7 @@ int cs_prepare_output(const char *path, cs_err *err) {
   if (stat(path, &st) != 0) {
     struct stat lst;
     if (errno == ENOENT && lstat(path, &lst) == 0) { /* a dangling symlink: made where it points */
-      rc = access(dir, W_OK | X_OK) ? fail(err, path, "write", errno) : 0;
+      rc = try_link_target(path, err);
       goto cleanup;
     }
     /* Only creating the file shows that it can be made: root passes access() in /proc or on a

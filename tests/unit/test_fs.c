@@ -133,6 +133,31 @@ Test(fs, prepare_output_refuses_what_root_cannot_write) {
   rmdir(root);
 }
 
+/* A dangling symlink's report is made where the link points: that place decides, and the check
+ * leaves nothing behind there. */
+Test(fs, prepare_output_follows_a_dangling_link_to_where_it_points) {
+  char root[] = "/tmp/cs-fs-XXXXXX", link[96], target[96];
+  cr_assert_not_null(mkdtemp(root));
+  cs_err err = {{0}};
+  snprintf(link, sizeof link, "%s/to-missing-dir.json", root);
+  snprintf(target, sizeof target, "%s/no-such-dir/report.json", root);
+  cr_assert_eq(symlink(target, link), 0);
+  cr_assert_eq(cs_prepare_output(link, &err), -1, "a link into a missing directory passed");
+  cr_assert_not_null(strstr(err.msg, "to-missing-dir.json: cannot write: No such file or directory"), "%s", err.msg);
+
+  snprintf(link, sizeof link, "%s/to-new-file.json", root);
+  snprintf(target, sizeof target, "%s/report.json", root);
+  cr_assert_eq(symlink("report.json", link), 0);
+  cr_assert_eq(cs_prepare_output(link, &err), 0, "%s", err.msg);
+  cr_assert_neq(access(target, F_OK), 0, "the check left the link's target behind");
+  struct stat st;
+  cr_assert_eq(lstat(link, &st), 0, "the link itself was removed");
+  cr_assert(S_ISLNK(st.st_mode));
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  cr_assert_eq(system(cmd), 0);
+}
+
 /* Two spellings of one report path, existing or not yet, are one file; different names are not. */
 Test(fs, same_file_sees_through_spellings) {
   char root[] = "/tmp/cs-fs-XXXXXX", a[96], b[128], c[96];
