@@ -41,6 +41,7 @@ typedef struct {
   const char *name; /* stable: the reports of a recording and of its replay compare by name */
   cs_probe_pair *pairs;
   uint32_t npairs;
+  bool judged; /* offline and offline_why are set */
   cs_probe_verdict offline;
   char offline_why[CS_RULE_WHY_MAX];
   bool answered; /* the provider's verdict below is real (or a transport error) */
@@ -136,10 +137,20 @@ static void note_undecided(probe_ctx *c, const probe_case *pc) {
     snprintf(c->undecided, sizeof c->undecided, "probe: case %s: %s", pc->name, pc->offline_why);
 }
 
+/* callsign's own verdict on the case, worked out once (the pass before any request needs it too). */
+static cs_probe_verdict judge_offline(probe_ctx *c, probe_case *pc) {
+  if (!pc->judged) {
+    cs_probe_request req = {c->model, c->endpoint, pc->pairs, pc->npairs};
+    pc->offline =
+        cs_probe_offline(c->rs, c->target->id, c->spec->pairing, &req, pc->offline_why, sizeof pc->offline_why);
+    pc->judged = true;
+  }
+  return pc->offline;
+}
+
 static void run_case(probe_ctx *c, probe_case *pc) {
   cs_probe_request req = {c->model, c->endpoint, pc->pairs, pc->npairs};
-  pc->offline = cs_probe_offline(c->rs, c->target->id, c->spec->pairing, &req, pc->offline_why, sizeof pc->offline_why);
-  if (pc->offline == CS_PROBE_UNDECIDED) { /* nothing to compare the provider's verdict with */
+  if (judge_offline(c, pc) == CS_PROBE_UNDECIDED) { /* nothing to compare the provider's verdict with */
     note_undecided(c, pc);
     pc->agree = AGREE_NOT_SENT;
     return;
@@ -873,13 +884,9 @@ int cs_cmd_probe(int argc, char **argv) {
     if ((status = generated_cases(&c)))
       goto cleanup;
     /* Every offline verdict before the first request: one the rule cannot give costs none. */
-    for (size_t i = 0; i < c.ncases && !c.undecided[0]; i++) {
-      probe_case *pc = &c.cases[i];
-      cs_probe_request req = {c.model, c.endpoint, pc->pairs, pc->npairs};
-      if (pc->npairs && cs_probe_offline(c.rs, c.target->id, c.spec->pairing, &req, pc->offline_why,
-                                         sizeof pc->offline_why) == CS_PROBE_UNDECIDED)
-        note_undecided(&c, pc);
-    }
+    for (size_t i = 0; i < c.ncases && !c.undecided[0]; i++)
+      if (c.cases[i].npairs && judge_offline(&c, &c.cases[i]) == CS_PROBE_UNDECIDED)
+        note_undecided(&c, &c.cases[i]);
     if (c.undecided[0]) {
       status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
       goto cleanup;
