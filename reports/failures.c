@@ -55,8 +55,9 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
   cs_buf b = {0};
   cs_buf_puts(&b, "# callsign known failures: 'property target implementation' per line (target - for properties\n"
                   "# without one). Give it to --expect: the run passes while it fails exactly as listed.\n");
-  cs_buf_printf(&b, "# Written by callsign %s, seed %llu, from:", r->tool_version ? r->tool_version : "",
-                (unsigned long long)r->seed);
+  char origin[64];
+  cs_buf_printf(&b, "# Written by callsign %s, %s, from:", r->tool_version ? r->tool_version : "",
+                cs_report_origin(r, origin, sizeof origin));
   if (r->command) {
     cs_buf_putc(&b, ' ');
     cs_esc_plain(&b, r->command, strlen(r->command), false);

@@ -34,9 +34,13 @@ static void real(cs_buf *b, double v) {
   cs_buf_double(b, isfinite(v) ? v : 0);
 }
 
-/* 64-bit seeds are written as decimal strings: JSON readers that use doubles lose digits past 2^53. */
-static void seed(cs_buf *b, uint64_t v) {
-  cs_buf_printf(b, "\"%llu\"", (unsigned long long)v);
+/* 64-bit seeds are written as decimal strings: JSON readers that use doubles lose digits past 2^53.
+ * A replay's case is decided by its token or file, not by a seed: null. */
+static void seed(cs_buf *b, uint64_t v, bool decides) {
+  if (decides)
+    cs_buf_printf(b, "\"%llu\"", (unsigned long long)v);
+  else
+    cs_buf_puts(b, "null");
 }
 
 static bool has_failure(const cs_cell *c) {
@@ -61,7 +65,7 @@ static void cell(cs_buf *b, const cs_cell *c, bool strict) {
   cs_buf_puts(b, "{\"message\": ");
   cs_esc_json(b, c->message);
   cs_buf_puts(b, ", \"seed\": ");
-  seed(b, c->seed);
+  seed(b, c->seed, c->case_index != CS_CASE_REPLAYED);
   cs_buf_puts(b, ", \"case_index\": ");
   if (c->case_index == CS_CASE_CORPUS || c->case_index == CS_CASE_REPLAYED)
     cs_buf_puts(b, "null");
@@ -192,7 +196,7 @@ int cs_report_json(const cs_report *r, FILE *out, cs_err *err) {
   cs_esc_json(&b, r->command);
   cs_buf_puts(&b, ",\n");
   key(&b, in, "seed");
-  seed(&b, r->seed);
+  seed(&b, r->seed, !r->replay);
   cs_buf_puts(&b, ",\n");
   key(&b, in, "strict");
   cs_buf_puts(&b, r->strict ? "true" : "false");

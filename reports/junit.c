@@ -118,7 +118,10 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
     property(b, "kind", impl->kind);
   if (impl->note)
     property(b, "note", impl->note);
-  cs_buf_printf(b, "      <property name=\"seed\" value=\"%llu\"/>\n", (unsigned long long)r->seed);
+  if (r->replay)
+    property(b, "replay", "true"); /* the given case, not a seed, decided the run */
+  else
+    cs_buf_printf(b, "      <property name=\"seed\" value=\"%llu\"/>\n", (unsigned long long)r->seed);
   cs_buf_printf(b, "      <property name=\"cases\" value=\"%llu\"/>\n", (unsigned long long)impl->cases);
   cs_buf_printf(b, "      <property name=\"cases_cut\" value=\"%llu\"/>\n", (unsigned long long)impl->cases_cut);
   cs_buf_printf(b, "      <property name=\"strict\" value=\"%s\"/>\n", r->strict ? "true" : "false");

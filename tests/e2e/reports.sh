@@ -58,4 +58,18 @@ else
   timeout 60 "$BROWSER" $flags --window-size=1280,1600 --screenshot="$T/r.png" "file://$T/r.html" >/dev/null 2>&1
   [ -s "$T/r.png" ] && ok "screenshot taken" || bad "no screenshot"
 fi
+
+# A replay's one case comes from its token: no report claims a seed decided it.
+tok=$("$CS" run --no-corpus --quiet --impl prefix-swap --target mistral --property emit.unique --cases 300 2>&1 |
+  grep -o 'cs1\.[A-Za-z0-9_-]*' | head -1)
+"$CS" replay --impl prefix-swap --target mistral --property emit.unique "$tok" --json "$T/rp.json" \
+  --junit "$T/rp.xml" --failures "$T/rp.txt" >/dev/null 2>&1
+rc=$?
+python3 - "$T/rp.json" <<'P' && [ $rc -eq 1 ] && ! grep -q 'seed' "$T/rp.xml" "$T/rp.txt" &&
+import json,sys
+d=json.load(open(sys.argv[1]))
+assert d['seed'] is None
+assert all(c['failure']['seed'] is None for i in d['implementations'] for c in i['cells'] if c['failure'])
+P
+  ok "replay: JSON, JUnit and the failures list state no seed" || bad "replay report states a seed (exit $rc, token '$tok')"
 finish

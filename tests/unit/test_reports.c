@@ -293,6 +293,37 @@ Test(json, corpus_and_replayed_case_index_is_null) {
   }
 }
 
+/* A replay's one case is decided by its token or file: no report states a seed for it. */
+Test(output, a_replay_states_no_seed) {
+  fixture f;
+  fixture_init(&f);
+  f.r.replay = true;
+  f.a[1].case_index = CS_CASE_REPLAYED;
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root);
+  cr_assert(cJSON_IsNull(cJSON_GetObjectItem(root, "seed")), "%s", doc);
+  cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
+  cJSON *fail = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "cells"), 1), "failure");
+  cr_assert(cJSON_IsNull(cJSON_GetObjectItem(fail, "seed")), "the replayed case's seed");
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&f.r, cs_report_junit, path, ".xml");
+  cr_assert_null(strstr(doc, "name=\"seed\""), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<property name=\"replay\" value=\"true\"/>"), "%s", doc);
+  free(doc);
+  unlink(path);
+
+  doc = write_tmp(&f.r, cs_report_failures, path, ".txt");
+  cr_assert_null(strstr(doc, "seed"), "%s", doc);
+  cr_assert_not_null(strstr(doc, ", replay, from:"), "%s", doc);
+  free(doc);
+  unlink(path);
+}
+
 Test(result, format_table) {
   size_t n = 0;
   const cs_report_format *fm = cs_report_formats(&n);
