@@ -185,7 +185,7 @@ static bool emit_kimi_roundtrip(cs_check_ctx *ctx, const cs_caserun *run, int t)
 static bool emit_prefix_stable(cs_check_ctx *ctx, const cs_caserun *run, int t) {
   const cs_answer *a = &run->emit[t].answer, *b = &run->emit_appended[t].answer;
   for (uint32_t c = 0; c < a->ncalls && c < b->ncalls; c++)
-    if (!cs_str_eq(a->calls[c], b->calls[c]))
+    if (a->calls[c].ptr && !cs_str_eq(a->calls[c], b->calls[c])) /* null: dropped while unanswered */
       return FAIL("call %u gets %s, and %s once turns are appended", c, show(ctx, a->calls[c]), show(ctx, b->calls[c]));
   return true;
 }
@@ -233,7 +233,8 @@ static bool emit_native_passthrough(cs_check_ctx *ctx, const cs_caserun *run, in
   const cs_history_index *ix = &run->main.ix;
   for (uint32_t c = 0; c < ix->ncalls; c++) {
     const cs_call *call = ix->calls[c];
-    if (run->main.h->turns[ix->call_turn[c]].provider != (cs_provider)t || call->server || !call->id.ptr)
+    if (run->main.h->turns[ix->call_turn[c]].provider != (cs_provider)t || call->server || !call->id.ptr ||
+        !e->calls[c].ptr) /* a dropped call is no_loss's to judge (PROTOCOL.md allows dropping) */
       continue;
     char why[CS_RULE_WHY_MAX];
     cs_rule_verdict v = cs_rule_check(ctx->rules, (cs_target_id)t, call->id, c, false, why, sizeof why);

@@ -161,22 +161,31 @@ static void reset_replies(cs_caserun *run) {
   run->nplanted = 0;
 }
 
-/* The history as Kimi itself would have produced it: functions.{name}:{global index}. */
+/* The history as Kimi itself would have produced it: functions.{name}:{global index}. Kimi's API, as
+ * OpenAI's, wants every call answered, so only answered calls are kept: an implementation may drop an
+ * unanswered call (PROTOCOL.md), which would leave the later indices no longer Kimi's. */
 static cs_history kimi_native(const cs_history *h, const cs_history_index *ix, cs_arena *a) {
   cs_history out = cs_history_clone(h, a);
-  uint32_t g = 0;
+  uint32_t g = 0, c = 0;
   cs_str *ids = CS_ARENA_NEW(a, cs_str, ix->ncalls + 1), *names = CS_ARENA_NEW(a, cs_str, ix->ncalls + 1);
+  bool *answered = CS_ARENA_NEW(a, bool, ix->ncalls + 1);
+  for (uint32_t r = 0; r < ix->nresults; r++)
+    if (ix->pair[r] >= 0)
+      answered[ix->pair[r]] = true;
   for (uint32_t t = 0; t < out.nturns; t++) {
     cs_turn *turn = &out.turns[t];
     if (turn->role != CS_ROLE_ASSISTANT)
       continue;
     turn->provider = CS_PROV_KIMI;
-    for (uint32_t k = 0; k < turn->ncalls; k++, g++) {
-      cs_call *c = &turn->calls[k];
-      char *name = cs_arena_alloc(a, c->name.len + 2);
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < turn->ncalls; k++, c++) {
+      if (!answered[c])
+        continue;
+      cs_call call = turn->calls[k];
+      char *name = cs_arena_alloc(a, call.name.len + 2);
       size_t n = 0;
-      for (size_t i = 0; i < c->name.len; i++) {
-        unsigned char ch = (unsigned char)c->name.ptr[i];
+      for (size_t i = 0; i < call.name.len; i++) {
+        unsigned char ch = (unsigned char)call.name.ptr[i];
         int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
                  ch == '.' || ch == '-';
         name[n++] = ok ? (char)ch : '_';
@@ -184,12 +193,14 @@ static cs_history kimi_native(const cs_history *h, const cs_history_index *ix, c
       if (!n)
         name[n++] = 'f';
       name[n] = 0;
-      c->name = (cs_str){name, n};
-      c->server = false;
-      c->id = cs_arena_printf(a, "functions.%s:%u", name, g);
-      ids[g] = c->id;
-      names[g] = c->name;
+      call.name = (cs_str){name, n};
+      call.server = false;
+      call.id = cs_arena_printf(a, "functions.%s:%u", name, g++);
+      ids[c] = call.id;
+      names[c] = call.name;
+      turn->calls[kept++] = call;
     }
+    turn->ncalls = kept;
   }
   /* Results: paired ones take their call's ID and name; orphans are not something Kimi produces. */
   uint32_t ri = 0;
@@ -643,15 +654,17 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
  * implementation answered, its size. Strings on the heap; the old ones are freed. */
 static void record_case(const cs_outcome *cell, const cs_caserun *run, char **hist, char **ans, uint32_t *turns,
                         uint32_t *calls) {
+  /* emit.kimi_roundtrip is judged on the history as Kimi produced it: that is the one its answer is to. */
+  const cs_indexed *shown = (cell->prop->needs & CS_NEED_KIMI) && run->kimi.h ? &run->kimi : &run->main;
   cs_buf hb = {0}, ab = {0};
-  cs_history_write(&hb, run->main.h);
+  cs_history_write(&hb, shown->h);
   answer_json(cell, run, &ab);
   free(*hist);
   free(*ans);
   *hist = cs_xstrdup(hb.data ? hb.data : "");
   *ans = ab.len ? cs_xstrdup(ab.data) : NULL;
-  *turns = run->main.h->nturns;
-  *calls = run->main.ix.ncalls;
+  *turns = shown->h->nturns;
+  *calls = shown->ix.ncalls;
   cs_buf_free(&hb);
   cs_buf_free(&ab);
 }

@@ -2,6 +2,7 @@
  * shrunk), the case listing hook with sharding, literal history cases (checked first, reported
  * as they are) and the one-case checker of the fuzz targets. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/history_json.h"
@@ -476,4 +477,129 @@ Test(runner, stuck_cases_shrink_by_changing_two_places) {
     close_impl(&f);
     free(v);
   }
+}
+
+/* A wrapper around the reference that reshapes emit answers the way real normalizers do: DROP sends
+ * every unanswered call as null (PROTOCOL.md allows it); SUFFIX sanitizes raw IDs and suffixes a
+ * repeat with its position; COUNTER numbers calls by their global index. */
+typedef enum { RESHAPE_DROP, RESHAPE_SUFFIX, RESHAPE_COUNTER } reshape_mode;
+typedef struct {
+  cs_impl base;
+  cs_impl *inner;
+  reshape_mode mode;
+} reshaping_impl;
+
+static int reshape_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, size_t n, cs_arena *a, cs_err *err) {
+  reshaping_impl *w = (reshaping_impl *)self;
+  if (cs_impl_exec(w->inner, reqs, replies, n, a, err))
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    if (reqs[i].op != CS_OP_EMIT || replies[i].status != CS_REPLY_OK)
+      continue;
+    cs_history_index ix;
+    cs_history_index_build(reqs[i].history, a, &ix);
+    cs_answer *e = &replies[i].answer;
+    bool *answered = cs_arena_zalloc(a, ix.ncalls + 1);
+    for (uint32_t r = 0; r < ix.nresults; r++)
+      if (ix.pair[r] >= 0)
+        answered[ix.pair[r]] = true;
+    for (uint32_t c = 0; c < ix.ncalls; c++) {
+      if (w->mode == RESHAPE_DROP) {
+        if (!answered[c] && !ix.calls[c]->server)
+          e->calls[c] = CS_NULL_STR;
+        continue;
+      }
+      if (w->mode == RESHAPE_COUNTER) {
+        e->calls[c] = cs_arena_printf(a, "idx_%u", c);
+        continue;
+      }
+      cs_str raw = ix.calls[c]->id.ptr ? ix.calls[c]->id : cs_str_c("x");
+      char *s = cs_arena_alloc(a, raw.len + 16);
+      for (size_t k = 0; k < raw.len; k++) {
+        char ch = raw.ptr[k];
+        s[k] = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' ? ch : '_';
+      }
+      s[raw.len] = 0;
+      cs_str id = {s, raw.len};
+      for (uint32_t k = 0; k < c; k++)
+        if (cs_str_eq(e->calls[k], id))
+          id = cs_arena_printf(a, "%s_%u", s, c);
+      e->calls[c] = id;
+    }
+    for (uint32_t r = 0; r < ix.nresults; r++)
+      e->results[r] = ix.pair[r] >= 0 ? e->calls[ix.pair[r]] : CS_NULL_STR;
+  }
+  return 0;
+}
+
+static int reshape_restart(cs_impl *self, cs_err *err) {
+  reshaping_impl *w = (reshaping_impl *)self;
+  return w->inner->vt->restart(w->inner, err);
+}
+
+static const cs_impl_vtable reshape_vt = {reshape_exec, reshape_restart, drift_stderr, drift_destroy};
+
+static cs_run_result run_reshaped(reshape_mode mode, const char *json, const char *const *only, size_t nonly) {
+  fixture f = open_impl("reference");
+  reshaping_impl w = {.base = {&reshape_vt, f.impl->info}, .inner = f.impl, .mode = mode};
+  cs_arena a = {0};
+  cs_history h;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_history_parse(cs_str_c(json), NULL, &a, &h, &err), 0, "%s", err.msg);
+  const cs_history *lit[1] = {&h};
+  cs_run_config cfg = {.seed = 1, .only = only, .nonly = nonly, .literal = lit, .nliteral = 1, .corpus_only = true};
+  cs_run_result r;
+  cr_assert_eq(cs_run_impl(&w.base, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  cs_arena_free(&a);
+  close_impl(&f);
+  return r;
+}
+
+/* An unanswered call may be dropped: no property but those about answered calls may blame it. Kimi's
+ * own history has no unanswered call (its API wants every call answered), so the round trip holds. */
+Test(runner, a_dropped_unanswered_call_is_blamed_by_no_property) {
+  static const char *json =
+      "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"anthropic\",\"turn_key\":\"t0\",\"calls\":["
+      "{\"id\":\"toolu_a\",\"name\":\"a\"},{\"id\":\"toolu_b\",\"name\":\"b\"}]},"
+      "{\"role\":\"tool\",\"results\":[{\"call_id\":\"toolu_b\",\"name\":\"b\"}]}]}";
+  static const char *const only[] = {"emit.kimi_roundtrip", "emit.native_passthrough", "emit.prefix_stable",
+                                     "emit.no_loss", "emit.pair"};
+  cs_run_result r = run_reshaped(RESHAPE_DROP, json, only, 5);
+  for (size_t i = 0; i < r.ncells; i++)
+    cr_expect_not(r.cells[i].failed, "%s on %d: %s", r.cells[i].prop->name, r.cells[i].target, r.cells[i].message);
+  const cs_outcome *k = cell_of(&r, "emit.kimi_roundtrip", CS_PROV_KIMI);
+  cr_assert(k->cases > 0, "the round trip was checked");
+  cs_run_result_free(&r);
+}
+
+/* emit.kimi_roundtrip is judged on the history as Kimi produced it, so that is the history its
+ * failure shows, next to the answer to it. */
+Test(runner, a_kimi_roundtrip_failure_shows_the_kimi_history) {
+  fixture f = open_impl("prefix-swap");
+  static const char *const only[] = {"emit.kimi_roundtrip"};
+  cs_run_config cfg = {.seed = 1, .cases = 300, .targets = 1u << CS_PROV_KIMI, .only = only, .nonly = 1};
+  cs_run_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  const cs_outcome *c = cell_of(&r, "emit.kimi_roundtrip", CS_PROV_KIMI);
+  cr_assert(c->failed, "prefix-swap breaks Kimi's IDs");
+  cs_arena a = {0};
+  cs_history h;
+  cr_assert_eq(cs_history_parse(cs_str_c(c->history_json), NULL, &a, &h, &err), 0, "%s", err.msg);
+  uint32_t g = 0;
+  for (uint32_t t = 0; t < h.nturns; t++)
+    for (uint32_t k = 0; k < h.turns[t].ncalls; k++, g++) {
+      cr_assert_eq(h.turns[t].provider, CS_PROV_KIMI);
+      char want[64];
+      snprintf(want, sizeof want, ":%u", g);
+      const cs_str id = h.turns[t].calls[k].id;
+      cr_assert(cs_str_starts(id, "functions.") && id.len > strlen(want) &&
+                    !memcmp(id.ptr + id.len - strlen(want), want, strlen(want)),
+                "call %u: %.*s", g, (int)id.len, id.ptr);
+    }
+  cr_assert_gt(g, 0u);
+  cr_assert_eq(c->shrunk_calls, g);
+  cs_arena_free(&a);
+  cs_run_result_free(&r);
+  close_impl(&f);
 }
