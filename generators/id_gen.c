@@ -735,6 +735,38 @@ static bool twin_truncate(cs_id_ctx *x, cs_str *out) {
   return true;
 }
 
+/* ---- telling twins apart from strangers ---- */
+
+static cs_str without_native_prefix(cs_str s) {
+  for (size_t k = 0; k < sizeof STRIPPED_PREFIXES / sizeof STRIPPED_PREFIXES[0]; k++)
+    if (cs_str_starts(s, STRIPPED_PREFIXES[k]) && s.len > strlen(STRIPPED_PREFIXES[k]))
+      return (cs_str){s.ptr + strlen(STRIPPED_PREFIXES[k]), s.len - strlen(STRIPPED_PREFIXES[k])};
+  return s;
+}
+
+/* A byte as the twin classes see it: letters folded, every byte a sanitizer may rewrite as '_'. */
+static unsigned char twin_byte(unsigned char ch) {
+  if (ch >= 0x80 || sanitizable(ch))
+    return '_';
+  return ascii_letter(ch) ? (unsigned char)(ch | 0x20) : ch;
+}
+
+/* Equal but for case and sanitized bytes, or alike in their first 9 bytes or more (a cut at 9, 40,
+ * 53 or 64 makes them one). */
+static bool same_but_case_sanitizing_or_cut(cs_str x, cs_str y) {
+  size_t n = x.len < y.len ? x.len : y.len, i = 0;
+  while (i < n && twin_byte((unsigned char)x.ptr[i]) == twin_byte((unsigned char)y.ptr[i]))
+    i++;
+  return i >= CUTS[0] || (i == n && x.len == y.len);
+}
+
+bool cs_id_twins(cs_str x, cs_str y) {
+  if (!x.ptr || !y.ptr)
+    return false;
+  return same_but_case_sanitizing_or_cut(x, y) ||
+         same_but_case_sanitizing_or_cut(without_native_prefix(x), without_native_prefix(y));
+}
+
 /* ---- the class draw ---- */
 
 cs_str cs_id_draw(cs_id_ctx *x) {

@@ -40,4 +40,10 @@ cs_str cs_id_server(cs_id_ctx *x);
 /* Adds the content labels of `id`: missing, empty, long, huge, illegal, control, non-ASCII. */
 void cs_id_content_labels(cs_str id, cs_labelset *labels);
 
+/* Could a normalizer give raw IDs x and y one candidate? True when they are twins by the classes
+ * above (equal after sanitizing, native-prefix stripping and case folding, or alike in their first
+ * 9 bytes or more, as a cut makes them), and for some other pairs: it over-approximates. Null is no
+ * one's twin. */
+bool cs_id_twins(cs_str x, cs_str y);
+
 #endif

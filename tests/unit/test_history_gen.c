@@ -679,3 +679,26 @@ Test(history_gen, content_labels) {
                      (unsigned char)odd[k].byte, at, n);
       }
 }
+
+/* Twins by every class the generator makes count as twins; unrelated IDs, and null, do not. */
+Test(id_gen, twins_are_told_from_strangers) {
+  static const char *const twins[][2] = {
+      {"call_0", "call|0"},             /* sanitizing */
+      {"call_0", "CALL_0"},             /* case folding */
+      {"toolu_abc", "call_abc"},        /* another native prefix */
+      {"toolu_abc", "abc"},             /* no prefix */
+      {"abcdefghijkl", "abcdefghi"},    /* cut at 9 */
+      {"abcdefghijXYZ", "abcdefghijQ"}, /* the same first 10 bytes, different tails */
+  };
+  for (size_t i = 0; i < sizeof twins / sizeof twins[0]; i++) {
+    cr_assert(cs_id_twins(cs_str_c(twins[i][0]), cs_str_c(twins[i][1])), "%s / %s", twins[i][0], twins[i][1]);
+    cr_assert(cs_id_twins(cs_str_c(twins[i][1]), cs_str_c(twins[i][0])), "%s / %s", twins[i][1], twins[i][0]);
+  }
+  static const char *const strangers[][2] = {
+      {"call_0", "toolu_zz"}, {"call_0", "call_1"}, {"abcdefgh", "abcdefg"}, {"idx_2", "idx_0"}};
+  for (size_t i = 0; i < sizeof strangers / sizeof strangers[0]; i++)
+    cr_assert_not(cs_id_twins(cs_str_c(strangers[i][0]), cs_str_c(strangers[i][1])), "%s / %s", strangers[i][0],
+                  strangers[i][1]);
+  cr_assert_not(cs_id_twins(CS_NULL_STR, cs_str_c("call_0")));
+  cr_assert_not(cs_id_twins(CS_NULL_STR, CS_NULL_STR));
+}

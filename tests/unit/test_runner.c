@@ -572,6 +572,40 @@ Test(runner, a_dropped_unanswered_call_is_blamed_by_no_property) {
   cs_run_result_free(&r);
 }
 
+/* Round 2's raw "call|0" sanitizes to round 1's "call_0", so a sanitizer suffixes it; once round 1
+ * is dropped it has "call_0" to itself. That change is excused; a counter's renumbering is not. The
+ * retained call is call 2 in both: a literal case's call 1 counts as a planted twin of call 0. */
+Test(runner, compression_excuses_a_twin_of_a_dropped_call_but_not_a_counter) {
+  static const char *twins =
+      "{\"turns\":[{\"role\":\"user\",\"text\":\"go\"},{\"role\":\"assistant\",\"provider\":\"openai_chat\","
+      "\"turn_key\":\"t0\",\"calls\":[{\"id\":\"call_0\",\"name\":\"a\"},{\"id\":\"call_1\",\"name\":\"a\"}]},"
+      "{\"role\":\"tool\",\"results\":[{\"call_id\":\"call_0\",\"name\":\"a\"},{\"call_id\":\"call_1\",\"name\":\"a\"}]"
+      "},{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":"
+      "\"t1\",\"calls\":[{\"id\":\"call|0\",\"name\":\"a\"}]},{\"role\":\"tool\",\"results\":[{\"call_id\":"
+      "\"call|0\",\"name\":\"a\"}]}]}";
+  static const char *strangers =
+      "{\"turns\":[{\"role\":\"user\",\"text\":\"go\"},{\"role\":\"assistant\",\"provider\":\"openai_chat\","
+      "\"turn_key\":\"t0\",\"calls\":[{\"id\":\"call_0\",\"name\":\"a\"},{\"id\":\"call_1\",\"name\":\"a\"}]},"
+      "{\"role\":\"tool\",\"results\":[{\"call_id\":\"call_0\",\"name\":\"a\"},{\"call_id\":\"call_1\",\"name\":\"a\"}]"
+      "},"
+      "{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"t1\",\"calls\":[{\"id\":\"toolu_zz\","
+      "\"name\":\"a\"}]},{\"role\":\"tool\",\"results\":[{\"call_id\":"
+      "\"toolu_zz\",\"name\":\"a\"}]}]}";
+  static const char *const only[] = {"emit.compression_stable", "emit.unique"};
+  cs_run_result r = run_reshaped(RESHAPE_SUFFIX, twins, only, 2);
+  cr_assert_not(cell_of(&r, "emit.unique", CS_PROV_OPENAI_CHAT)->failed);
+  const cs_outcome *c = cell_of(&r, "emit.compression_stable", CS_PROV_OPENAI_CHAT);
+  cr_assert(c->cases > 0, "the compressed history was checked");
+  cr_assert_not(c->failed, "%s", c->message);
+  cs_run_result_free(&r);
+
+  r = run_reshaped(RESHAPE_COUNTER, strangers, only, 2);
+  c = cell_of(&r, "emit.compression_stable", CS_PROV_OPENAI_CHAT);
+  cr_assert(c->failed, "a counter renumbers retained calls (checked on %llu cases)", (unsigned long long)c->cases);
+  cr_assert(strstr(c->message, "once leading rounds are dropped"), "%s", c->message);
+  cs_run_result_free(&r);
+}
+
 /* emit.kimi_roundtrip is judged on the history as Kimi produced it, so that is the history its
  * failure shows, next to the answer to it. */
 Test(runner, a_kimi_roundtrip_failure_shows_the_kimi_history) {
