@@ -13,11 +13,12 @@
 /* The rule gave no verdict on an ID: `why` is cs_rule_check's whole message. */
 #define UNDECIDED(rule_why) (snprintf(ctx->why, ctx->why_len, "%s", rule_why), ctx->undecided = true, false)
 
-/* A short printable rendering of an ID for messages: at most 60 bytes, control bytes as '?'. */
+/* A short printable rendering of an ID for messages: at most SHOW_MAX bytes, control bytes as '?'. */
+#define SHOW_MAX 60
 static const char *show(cs_check_ctx *ctx, cs_str s) {
   if (!s.ptr)
     return "null";
-  size_t n = s.len < 60 ? s.len : 60;
+  size_t n = s.len < SHOW_MAX ? s.len : SHOW_MAX;
   char *out = cs_arena_alloc(ctx->scratch, n + 8);
   size_t o = 0;
   out[o++] = '"';
@@ -362,8 +363,17 @@ static bool normalize_injective(cs_check_ctx *ctx, const cs_caserun *run, int t)
     if (!out[i].ptr || !in[i].ptr)
       continue;
     for (uint32_t j = i + 1; j < n; j++)
-      if (out[j].ptr && cs_str_eq(out[i], out[j]) && !cs_str_eq(in[i], in[j]))
-        return FAIL("normalize(%s) = normalize(%s) = %s", show(ctx, in[i]), show(ctx, in[j]), show(ctx, out[i]));
+      if (out[j].ptr && cs_str_eq(out[i], out[j]) && !cs_str_eq(in[i], in[j])) {
+        /* Inputs that differ only past what show() prints would read as one: say where they part. */
+        size_t d = 0;
+        while (d < in[i].len && d < in[j].len && in[i].ptr[d] == in[j].ptr[d])
+          d++;
+        char where[64] = "";
+        if (d >= SHOW_MAX)
+          snprintf(where, sizeof where, " (the inputs first differ at byte %zu)", d);
+        return FAIL("normalize(%s) = normalize(%s) = %s%s", show(ctx, in[i]), show(ctx, in[j]), show(ctx, out[i]),
+                    where);
+      }
   }
   return true;
 }
