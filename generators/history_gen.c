@@ -73,9 +73,10 @@ static void gen_init(gen *g, cs_choices *c, const cs_gen_config *cfg, cs_arena *
   g->max_id_len = cfg && cfg->max_id_len ? cfg->max_id_len : 65536;
 }
 
-/* At most four turns per round (user, stray tool turn, assistant, tool) and two before the first. */
+/* At most four turns per round (user, stray tool turn, assistant, tool), two before the first and
+ * one after the last (a late result). */
 static void gen_reserve(gen *g, uint32_t rounds, uint32_t existing_turns, uint32_t existing_calls) {
-  g->cap_turns = existing_turns + 4 * rounds + 2;
+  g->cap_turns = existing_turns + 4 * rounds + 3;
   g->turns = CS_ARENA_NEW(g->a, cs_turn, g->cap_turns);
   g->pool = CS_ARENA_NEW(g->a, cs_str, existing_calls + rounds * g->max_calls + 1);
 }
@@ -376,6 +377,41 @@ static void plan_twins(gen *g, const cs_history_index *ix, cs_gen_case *out) {
     out->labels |= CS_LABEL_BIT(CS_LABEL_TWIN_IMPL);
 }
 
+/* A tool turn at the end with one result that has no call_id and the name of a call of an earlier
+ * assistant turn. PROTOCOL.md pairs such a result only within the most recent assistant turn: unless
+ * that turn has an open call of the name, it answers nothing, and an implementation that looks
+ * further back pairs it with a call that is not its own. */
+static void late_positional_result(gen *g, cs_gen_case *out) {
+  cs_choices *c = g->c;
+  size_t at = cs_choices_at(c);
+  if (!cs_draw_bool(c, 1, 8))
+    return;
+  uint32_t last = 0; /* the last assistant turn */
+  for (uint32_t t = 0; t < g->nturns; t++)
+    if (g->turns[t].role == CS_ROLE_ASSISTANT)
+      last = t;
+  uint32_t earlier = 0; /* calls before it */
+  while (earlier < out->ix.ncalls && out->ix.call_turn[earlier] < last)
+    earlier++;
+  if (earlier) {
+    /* Counted back from the call just before the last turn, which shrinking keeps longest. */
+    const cs_call *call = out->ix.calls[earlier - 1 - (uint32_t)cs_draw(c, earlier)];
+    bool empty = cs_draw_bool(c, 1, 2);
+    cs_turn *t = new_turn(g, CS_ROLE_TOOL);
+    t->results = CS_ARENA_NEW(g->a, cs_result, 1);
+    t->results[0] = (cs_result){empty ? cs_str_n("", 0) : CS_NULL_STR, call->name, cs_str_c("(late)")};
+    t->nresults = 1;
+    out->h.nturns = g->nturns;
+    cs_history_index_build(&out->h, g->a, &out->ix);
+    /* The pairing changed (the result may answer a call of the last turn): its labels are redone. */
+    out->labels &=
+        ~(CS_LABEL_BIT(CS_LABEL_S_UNANSWERED) | CS_LABEL_BIT(CS_LABEL_S_ORPHAN) | CS_LABEL_BIT(CS_LABEL_S_REORDERED));
+    structure_labels(&out->h, &out->ix, &out->labels);
+    out->labels |= CS_LABEL_BIT(CS_LABEL_S_LATE_POSITIONAL);
+  }
+  cs_choices_span(c, at + 1, at);
+}
+
 void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen_case *out) {
   gen g;
   gen_init(&g, c, cfg, a);
@@ -403,6 +439,9 @@ void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen
   }
   finish_case(&g, out, &out->ix);
   plan_twins(&g, &out->ix, out);
+  /* Last of all: a token recorded before it existed replays as it did (an exhausted sequence
+   * reads 0, no late result). */
+  late_positional_result(&g, out);
 }
 
 /* The number after a "t" key, or -1. */

@@ -38,6 +38,8 @@
   X(S_PROVIDER_SWITCH, "struct.provider_switch", "the provider changes mid-history")                                   \
   X(S_COMPRESSION_CUT, "struct.compression_cut", "history starts after a compression cut")                             \
   X(S_POSITIONAL, "struct.positional_result", "a result with a null or empty call_id")                                 \
+  X(S_LATE_POSITIONAL, "struct.late_positional_result",                                                                \
+    "a result with a null or empty call_id, named after a call of an earlier assistant turn")                          \
   X(S_MULTI_TURN, "struct.multi_turn", "more than one assistant turn")
 
 typedef enum {

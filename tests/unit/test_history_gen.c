@@ -268,6 +268,22 @@ static void check_structure(const cs_gen_case *g, const cs_gen_config *cfg, cs_a
     unanswered |= !ix.calls[k]->server && !ix.answers[k];
   cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_S_ORPHAN)), orphan);
   cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_S_UNANSWERED)), unanswered);
+  /* A late result closes the history: one result without call_id, named after a call of an earlier
+   * assistant turn than the last. */
+  if (g->labels & CS_LABEL_BIT(CS_LABEL_S_LATE_POSITIONAL)) {
+    const cs_turn *end = &h->turns[h->nturns - 1];
+    cr_assert_eq(end->role, CS_ROLE_TOOL);
+    cr_assert_eq(end->nresults, 1u);
+    cr_assert(cs_str_is_blank(end->results[0].call_id));
+    uint32_t last = 0;
+    for (uint32_t t = 0; t < h->nturns; t++)
+      if (h->turns[t].role == CS_ROLE_ASSISTANT)
+        last = t;
+    bool named = false;
+    for (uint32_t k = 0; k < ix.ncalls && !named; k++)
+      named = ix.call_turn[k] < last && cs_str_eq(ix.calls[k]->name, end->results[0].name);
+    cr_assert(named, "the late result is named after no call of an earlier turn");
+  }
 }
 
 Test(history_gen, ids_valid_and_structure_sound) {
