@@ -16,7 +16,8 @@ typedef struct {
 #define CS_PRINTF(a, b)
 #endif
 
-/* Writes the message (truncated to fit, newlines replaced by spaces); returns -1 for `return cs_err_set(...)`. */
+/* Writes the message, newlines replaced by spaces; returns -1 for `return cs_err_set(...)`. One too
+ * long for msg keeps its head and its tail (where the reason is) around "...". */
 int cs_err_set(cs_err *err, const char *fmt, ...) CS_PRINTF(2, 3);
 /* Prepends "prefix: " to an existing message (used to add a file name or a case label). */
 void cs_err_prefix(cs_err *err, const char *fmt, ...) CS_PRINTF(2, 3);
