@@ -8,29 +8,45 @@
 #include "core/strset.h"
 #include "generators/id_gen.h"
 #include "providers/canonical.h"
+#include "reports/escape.h"
 
 #define FAIL(...) (snprintf(ctx->why, ctx->why_len, __VA_ARGS__), false)
 /* The rule gave no verdict on an ID: `why` is cs_rule_check's whole message. */
 #define UNDECIDED(rule_why) (snprintf(ctx->why, ctx->why_len, "%s", rule_why), ctx->undecided = true, false)
 
-/* A short printable rendering of an ID for messages: at most SHOW_MAX bytes, control bytes as '?'. */
+/* An ID for messages: quoted and unambiguous, on one line. A quote or backslash is escaped with a
+ * backslash, and every control byte or byte outside UTF-8 written as \xNN; other characters stay, for each report to
+ * escape as its format needs. At most SHOW_MAX bytes of the ID, cut between characters, then "...". */
 #define SHOW_MAX 60
 static const char *show(cs_check_ctx *ctx, cs_str s) {
   if (!s.ptr)
     return "null";
   size_t n = s.len < SHOW_MAX ? s.len : SHOW_MAX;
-  char *out = cs_arena_alloc(ctx->scratch, n + 8);
+  for (int back = 0; n < s.len && back < 3 && n > 0 && ((unsigned char)s.ptr[n] & 0xC0) == 0x80; back++)
+    n--; /* s[n] continues a character: cut before it starts (a run of stray bytes is cut anywhere) */
+  char *out = cs_arena_alloc(ctx->scratch, 4 * n + 8);
   size_t o = 0;
   out[o++] = '"';
-  for (size_t i = 0; i < n; i++)
-    out[o++] = (unsigned char)s.ptr[i] < 0x20 ? '?' : s.ptr[i];
-  if (s.len > n) {
-    /* do not cut a UTF-8 sequence: back up to a lead byte */
-    while (o > 1 && ((unsigned char)out[o - 1] & 0xC0) == 0x80)
-      o--;
-    if (o > 1 && (unsigned char)out[o - 1] >= 0xC0)
-      o--;
-    memcpy(out + o, "...", 3), o += 3;
+  for (size_t i = 0; i < n;) {
+    unsigned char ch = (unsigned char)s.ptr[i];
+    uint32_t cp;
+    size_t k = ch < 0x80 ? 1 : cs_esc_decode(s.ptr + i, n - i, &cp);
+    if (ch == '"' || ch == '\\') {
+      out[o++] = '\\';
+      out[o++] = (char)ch;
+      i++;
+    } else if (ch < 0x20 || ch == 0x7F || k == 0) {
+      o += (size_t)snprintf(out + o, 5, "\\x%02X", ch);
+      i++;
+    } else {
+      memcpy(out + o, s.ptr + i, k);
+      o += k;
+      i += k;
+    }
+  }
+  if (n < s.len) {
+    memcpy(out + o, "...", 3);
+    o += 3;
   }
   out[o++] = '"';
   out[o] = 0;

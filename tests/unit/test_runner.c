@@ -637,3 +637,39 @@ Test(runner, a_kimi_roundtrip_failure_shows_the_kimi_history) {
   cs_run_result_free(&r);
   close_impl(&f);
 }
+
+/* A failure message quotes IDs unambiguously: quote and backslash escaped, control bytes as \xNN,
+ * other characters kept, and a cut at 60 bytes that keeps a character ending there. */
+Test(runner, messages_quote_ids_faithfully) {
+  static const struct {
+    const char *raw, *shown;
+  } cases[] = {
+      {"a\\u0001\\\"\\\\b\\u00e9", "\"toolu_a\\x01\\\"\\\\b\xc3\xa9\""},
+      {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\u00e9|zzzz",
+       "\"toolu_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9...\""},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char json[512];
+    snprintf(
+        json, sizeof json,
+        "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"anthropic\",\"calls\":[{\"id\":\"%s\",\"name\":\"f\"}]},"
+        "{\"role\":\"tool\",\"results\":[{\"call_id\":\"%s\",\"name\":\"f\"}]}]}",
+        cases[i].raw, cases[i].raw);
+    fixture f = open_impl("prefix-swap");
+    cs_arena a = {0};
+    cs_history h;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_history_parse(cs_str_c(json), NULL, &a, &h, &err), 0, "%s", err.msg);
+    const cs_history *lit[1] = {&h};
+    const char *only[1] = {"emit.regex"};
+    cs_run_config cfg = {.seed = 1, .only = only, .nonly = 1, .literal = lit, .nliteral = 1, .corpus_only = true};
+    cs_run_result r;
+    cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+    const cs_outcome *c = cell_of(&r, "emit.regex", CS_PROV_ANTHROPIC);
+    cr_assert(c->failed);
+    cr_assert_not_null(strstr(c->message, cases[i].shown), "case %zu: %s", i, c->message);
+    cs_run_result_free(&r);
+    cs_arena_free(&a);
+    close_impl(&f);
+  }
+}
