@@ -32,6 +32,7 @@
 #include "harness/expect.h"
 #include "harness/session.h"
 #include "harness/workers.h"
+#include "reports/escape.h"
 #include "reports/tally.h"
 
 #define DEFAULT_TIME_S 60.0
@@ -297,27 +298,43 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
 
 /* --- summary ------------------------------------------------------------------------------------ */
 
+/* The longest line of a finding printed (its history, say); its whole case is in summary.json. */
+#define FUZZ_MAX_LINE 2000
+
+/* Appends s as one line of terminal text: an implementation's name, a message or a history may
+ * hold any byte, and none may drive the terminal (ESC, C1, bidi controls are escaped). */
+static void put_plain(cs_buf *b, const char *s) {
+  size_t left = cs_esc_plain_cut(b, s, FUZZ_MAX_LINE);
+  if (left)
+    cs_buf_printf(b, " ... [%zu more bytes: see summary.json]", left);
+}
+
 /* Prints the distinct findings; returns how many count for the exit status (not in --expect). */
 static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect, bool external) {
   size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
   size_t nd = cs_findings_distinct(f, idx), counted = 0;
   double rate = f->seconds > 0 ? (double)f->cases / f->seconds : 0;
-  printf("fuzz: %s, seed %llu, %s: %llu cases in %.1f s (%.0f/s), %zu distinct failure%s\n", f->impl,
-         (unsigned long long)f->seed, f->parts, (unsigned long long)f->cases, f->seconds, rate, nd, nd == 1 ? "" : "s");
+  cs_buf b = {0};
+  cs_buf_puts(&b, "fuzz: ");
+  put_plain(&b, f->impl);
+  cs_buf_printf(&b, ", seed %llu, ", (unsigned long long)f->seed);
+  put_plain(&b, f->parts);
+  cs_buf_printf(&b, ": %llu cases in %.1f s (%.0f/s), %zu distinct failure%s\n", (unsigned long long)f->cases,
+                f->seconds, rate, nd, nd == 1 ? "" : "s");
   if (f->cases_cut) {
     cs_buf line = {0};
     cs_cut_line(&line, f->cases_cut, "--time");
-    printf("  %s\n", line.data);
+    cs_buf_printf(&b, "  %s\n", line.data);
     cs_buf_free(&line);
   }
   if (f->given_up) {
     cs_buf line = {0};
     cs_given_up_line(&line, f->given_up, CS_RUN_GIVE_UP_AFTER);
-    printf("  %s\n", line.data);
+    cs_buf_printf(&b, "  %s\n", line.data);
     cs_buf_free(&line);
   }
   if (f->interrupted)
-    printf("  interrupted by a signal: the campaign stopped early; these are its findings up to then\n");
+    cs_buf_puts(&b, "  interrupted by a signal: the campaign stopped early; these are its findings up to then\n");
   for (size_t i = 0; i < nd; i++) {
     const cs_finding *x = &f->f[idx[i]];
     cs_expect_entry *e = expect ? cs_expect_find(expect, f->impl, x->property, x->target) : NULL;
@@ -325,12 +342,14 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
       e->matched = true;
     else
       counted++;
-    printf("  %s %s on %s [%s]", e ? "expected" : "FAIL", x->property, x->target, x->signature);
+    cs_buf_printf(&b, "  %s %s on %s [%s]", e ? "expected" : "FAIL", x->property, x->target, x->signature);
     if (x->case_index == UINT64_MAX)
-      printf(" (corpus case)\n");
+      cs_buf_puts(&b, " (corpus case)\n");
     else
-      printf(" case %llu\n", (unsigned long long)x->case_index);
-    printf("    %s\n", x->message ? x->message : "");
+      cs_buf_printf(&b, " case %llu\n", (unsigned long long)x->case_index);
+    cs_buf_puts(&b, "    ");
+    put_plain(&b, x->message);
+    cs_buf_putc(&b, '\n');
     const cs_property *p = cs_property_find(x->property);
     uint64_t *v = NULL;
     size_t n = 0;
@@ -339,13 +358,19 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
       cs_outcome oc = {.prop = p, .target = cs_target_parse(x->target), .choices = v, .nchoices = n};
       cs_buf cmd = {0};
       cs_replay_command(&c->o, f->impl, external, &oc, x->target, &cmd);
-      printf("    replay: %s\n", cmd.data);
+      cs_buf_puts(&b, "    replay: ");
+      cs_esc_plain(&b, cmd.data, cmd.len, false);
+      cs_buf_putc(&b, '\n');
       cs_buf_free(&cmd);
     } else {
-      printf("    history: %s\n", x->history_json ? x->history_json : "null");
+      cs_buf_puts(&b, "    history: ");
+      put_plain(&b, x->history_json ? x->history_json : "null");
+      cs_buf_putc(&b, '\n');
     }
     free(v);
   }
+  fwrite(b.data ? b.data : "", 1, b.len, stdout);
+  cs_buf_free(&b);
   free(idx);
   return counted;
 }

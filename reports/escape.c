@@ -125,6 +125,13 @@ void cs_esc_plain(cs_buf *b, const char *s, size_t n, bool keep_lines) {
   walk(b, s, n, plain_subst, &keep_lines);
 }
 
+size_t cs_esc_plain_cut(cs_buf *b, const char *s, size_t max) {
+  s = s ? s : "";
+  size_t n = strlen(s), cut = cs_esc_cut(s, n, max);
+  cs_esc_plain(b, s, cut, false);
+  return n - cut;
+}
+
 static size_t put_str(char *out, const char *s) {
   size_t n = strlen(s);
   memcpy(out, s, n);

@@ -24,6 +24,9 @@ size_t cs_esc_cut(const char *s, size_t n, size_t max);
 /* Plain text (terminal, Markdown code blocks): hidden characters escaped, everything else raw.
  * With keep_lines, \n and \t stay raw (multi-line text such as a stderr tail). */
 void cs_esc_plain(cs_buf *b, const char *s, size_t n, bool keep_lines);
+/* One line of plain text: the first `max` bytes of s (NULL: ""), cut between characters; returns the
+ * bytes left out, for the caller to say so. */
+size_t cs_esc_plain_cut(cs_buf *b, const char *s, size_t max);
 /* Where escaped markup goes: multi-line text (\n and \t stay raw, e.g. <pre>), one line of text
  * (\n and \t escaped visibly, so a newline in a name or message is seen rather than collapsed
  * into a space), or an attribute value (\n and \t as &#10; and &#9;, which parsers keep). */

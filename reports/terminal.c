@@ -146,11 +146,10 @@ static void put_matrix(term *t, const cs_matrix *m, const char *corner, cs_arena
 static void put_long(term *t, const char *label, const char *s) {
   if (!s)
     return;
-  size_t n = strlen(s), cut = cs_esc_cut(s, n, TERM_MAX_LINE);
   cs_buf_printf(t->b, "    %s", label);
-  cs_esc_plain(t->b, s, cut, false);
-  if (cut < n)
-    cs_buf_printf(t->b, " ... [%zu more bytes not shown: replay shows the whole case]", n - cut);
+  size_t left = cs_esc_plain_cut(t->b, s, TERM_MAX_LINE);
+  if (left)
+    cs_buf_printf(t->b, " ... [%zu more bytes not shown: replay shows the whole case]", left);
   cs_buf_putc(t->b, '\n');
 }
 

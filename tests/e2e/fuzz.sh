@@ -253,4 +253,12 @@ check "merge of a directory without a summary: exit 2, names it" "[ $? -eq 2 ] &
 "$CS" fuzz --merge "$T/m4" "$T/all" "$T/ref" >"$T/o" 2>"$T/e"
 check "merge refuses results of different implementations" "[ $? -eq 2 ] && grep -q 'cannot merge' '$T/e'"
 
+# The summary printed to the terminal carries the implementation's name, messages and histories:
+# none of their bytes may drive the terminal.
+"$CS" fuzz --cases 300 --no-corpus --out "$T/evil" --impl-cmd -- python3 tests/fixtures/evil_ids.py --evil-name \
+  >"$T/evil.out" 2>"$T/evil.err"
+rc=$?
+check "fuzz summary of a hostile implementation: exit 1, no ESC, BEL, C1 or bidi control on stdout" \
+  "[ $rc -eq 1 ] && grep -q 'FAIL emit' '$T/evil.out' && ! LC_ALL=C grep -q \$'\x1b\\|\x07\\|\xc2\x9b\\|\xe2\x80\xae' '$T/evil.out'"
+
 finish
