@@ -14,6 +14,7 @@
 #include "harness/runner.h"
 #include "harness/session.h"
 #include "harness/vectors.h"
+#include "reports/escape.h"
 #include "reports/result.h"
 #include "reports/tally.h"
 
@@ -391,10 +392,19 @@ int cs_cmd_run(int argc, char **argv) {
   c.report.stat_cases = c.stat_cases;
   c.report.min_coverage = c.o.min_coverage;
   /* Listed failures that never came up for an implementation that ran are reported as fixed. */
-  for (size_t i = 0; i < c.expect.n; i++)
-    if (!c.expect.e[i].matched)
-      fprintf(stderr, "callsign: --expect lists '%s %s%s%s', which this run did not check\n", c.expect.e[i].property,
-              c.expect.e[i].target, c.expect.e[i].impl[0] ? " " : "", c.expect.e[i].impl);
+  for (size_t i = 0; i < c.expect.n; i++) {
+    if (c.expect.e[i].matched)
+      continue;
+    /* The line is the file's: escaped, so no byte of it drives the terminal. */
+    cs_buf line = {0};
+    cs_buf_printf(&line, "%s %s%s", c.expect.e[i].property, c.expect.e[i].target, c.expect.e[i].impl[0] ? " " : "");
+    cs_buf_puts(&line, c.expect.e[i].impl);
+    cs_buf shown = {0};
+    cs_esc_plain(&shown, line.data, line.len, false);
+    fprintf(stderr, "callsign: --expect lists '%s', which this run did not check\n", shown.data);
+    cs_buf_free(&shown);
+    cs_buf_free(&line);
+  }
   const char *color = c.o.color ? c.o.color : "auto";
   bool use_color = !strcmp(color, "always") || (!strcmp(color, "auto") && isatty(1) && getenv("NO_COLOR") == NULL);
   cs_report_terminal(&c.report, stdout, use_color, &err);

@@ -538,4 +538,10 @@ for j in 1 2; do
     "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'rule anthropic.pattern: PCRE2 match limit exceeded' '$T/e' &&
      grep -q ' 0 distinct failures' '$T/o'"
 done
+
+# A listed line the run did not check is named on stderr as the file spells it, escaped.
+printf 'emit.regex anthropic evil\033]0;pwned\007x\n' >"$T/expect-esc"
+"$CS" run --no-corpus --cases 5 --quiet --property normalize --expect "$T/expect-esc" --impl reference >"$T/o" 2>"$T/e"
+check "--expect line not checked: named, escaped, no ESC or BEL on stderr" \
+  "grep -qF 'evil\\u001B]0;pwned\\u0007x' '$T/e' && ! LC_ALL=C grep -q \$'\x1b\\|\x07' '$T/e'"
 finish
