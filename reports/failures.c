@@ -21,10 +21,14 @@ static bool one_word(const char *s) {
   size_t n = strlen(s);
   if (!n || n > EXPECT_WORD_MAX)
     return false;
-  for (size_t i = 0; i < n; i++) {
-    unsigned char ch = (unsigned char)s[i];
-    if (ch <= ' ' || ch == '#' || ch == 0x7F)
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(s + i, n - i, &cp);
+    /* Not UTF-8, or a character no report shows raw (C1 controls, bidi overrides): written raw it
+     * would reach a terminal through cat or a later --expect message. */
+    if (!k || cp <= ' ' || cp == '#' || cs_esc_is_hidden(cp))
       return false;
+    i += k;
   }
   return true;
 }

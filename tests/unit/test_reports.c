@@ -683,6 +683,25 @@ Test(failures, the_list_reads_back_as_exactly_the_failing_cells) {
   unlink(path);
 }
 
+/* A name holding a character no report shows raw (C1 CSI, a bidi override), or bytes outside UTF-8,
+ * is not one word: its line names no implementation and the name goes, escaped, into a comment. */
+Test(failures, a_name_with_hidden_characters_is_not_written_raw) {
+  static const char *const names[] = {"evil\xc2\x9b"
+                                      "2J",
+                                      "evil\xe2\x80\xaeRTL", "evil\xff"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    fixture f;
+    fixture_init(&f);
+    f.impls[0].name = names[i];
+    char path[64];
+    char *doc = write_tmp(&f.r, cs_report_failures, path, ".txt");
+    cr_assert_null(strstr(doc, names[i]), "name %zu written raw:\n%s", i, doc);
+    cr_assert_not_null(strstr(doc, "\nemit.regex mistral\n"), "name %zu: %s", i, doc);
+    free(doc);
+    unlink(path);
+  }
+}
+
 /* ---- I/O errors ---- */
 
 Test(output, write_errors_are_reported) {
