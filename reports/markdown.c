@@ -13,9 +13,15 @@
 #include "reports/tally.h"
 
 /* Job summaries are limited to 1 MiB per step: cut long JSON and list a bounded number of failures
- * in full (the JSON and JUnit reports have everything). */
+ * in full (the JSON and JUnit reports have everything). Sizes count escaped output, which can be
+ * six times its source (DEL is written \u007F). A failure's details take at most about 4 blocks;
+ * they stop once the document reaches MD_DETAILS_BUDGET, and the lists of cells at MD_LIST_BUDGET,
+ * so that the whole stays below 1 MiB. */
 #define MD_MAX_BLOCK 8000
 #define MD_MAX_DETAILS 50
+#define MD_DETAILS_BUDGET (640u << 10)
+#define MD_LIST_BUDGET (960u << 10)
+#define MD_LIST_MESSAGE 200 /* bytes of an expected failure's message in its list line */
 
 static const char *str_or(const char *s, const char *dflt) {
   return s ? s : dflt;
@@ -71,16 +77,25 @@ static void table(cs_buf *b, const cs_matrix *m) {
   cs_buf_putc(b, '\n');
 }
 
-/* A fenced code block whose fence no backtick run in the content can close. */
+/* A fenced code block whose fence no backtick run in the content can close, holding at most `max`
+ * bytes of escaped text. */
 static void code_block(cs_buf *b, const char *info, const char *s, size_t max) {
   size_t n = strlen(s), cut = cs_esc_cut(s, n, max);
+  cs_buf text = {0};
+  cs_esc_plain(&text, s, cut, true);
+  while (text.len > max && cut > 0) { /* escaping grew it: take less of the source */
+    cut = cs_esc_cut(s, n, (size_t)((double)cut * max / (double)text.len * 0.98));
+    text.len = 0;
+    cs_esc_plain(&text, s, cut, true);
+  }
   size_t fence = cs_esc_backtick_run(s, cut) + 1;
   if (fence < 3)
     fence = 3;
   for (size_t i = 0; i < fence; i++)
     cs_buf_putc(b, '`');
   cs_buf_printf(b, "%s\n", info);
-  cs_esc_plain(b, s, cut, true);
+  cs_buf_put(b, text.data ? text.data : "", text.len);
+  cs_buf_free(&text);
   if (!cut || s[cut - 1] != '\n')
     cs_buf_putc(b, '\n');
   for (size_t i = 0; i < fence; i++)
@@ -210,11 +225,16 @@ static void coverage_below(cs_buf *b, const cs_report *r, size_t below) {
 }
 
 static void list_cells(cs_buf *b, const cs_report *r, cs_verdict v) {
+  size_t left = 0; /* cells past MD_LIST_BUDGET */
   for (size_t k = 0; k < r->nimpls; k++)
     for (size_t i = 0; i < r->impls[k].ncells; i++) {
       const cs_cell *c = &r->impls[k].cells[i];
       if (c->verdict != v)
         continue;
+      if (b->len >= MD_LIST_BUDGET) {
+        left++;
+        continue;
+      }
       cs_buf_puts(b, v == CS_VERDICT_FIXED ? "> - **" : "- **");
       md(b, c->property);
       cs_buf_puts(b, "** on ");
@@ -224,10 +244,15 @@ static void list_cells(cs_buf *b, const cs_report *r, cs_verdict v) {
       cs_buf_putc(b, ')');
       if (v == CS_VERDICT_EXPECTED_FAIL && c->message) {
         cs_buf_puts(b, ": ");
-        md(b, c->message);
+        size_t n = strlen(c->message), cut = cs_esc_cut(c->message, n, MD_LIST_MESSAGE);
+        cs_esc_md_inline(b, c->message, cut);
+        if (cut < n)
+          cs_buf_puts(b, "...");
       }
       cs_buf_putc(b, '\n');
     }
+  if (left)
+    cs_buf_printf(b, "%s_%zu more are in the JSON and JUnit reports._\n", v == CS_VERDICT_FIXED ? "> - " : "- ", left);
   cs_buf_putc(b, '\n');
 }
 
@@ -289,17 +314,20 @@ int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err) {
 
   if (t.failed) {
     cs_buf_puts(&b, "### Failures\n\n");
-    size_t shown = 0;
+    size_t shown = 0, failing = 0;
     for (size_t k = 0; k < r->nimpls; k++)
       for (size_t i = 0; i < r->impls[k].ncells; i++) {
         const cs_cell *c = &r->impls[k].cells[i];
         if (c->verdict != CS_VERDICT_FAIL)
           continue;
-        if (shown++ < MD_MAX_DETAILS)
+        failing++;
+        if (shown < MD_MAX_DETAILS && b.len < MD_DETAILS_BUDGET) {
           failure(&b, &r->impls[k], c, r->strict);
+          shown++;
+        }
       }
-    if (shown > MD_MAX_DETAILS)
-      cs_buf_printf(&b, "_%zu more failures are in the JSON and JUnit reports._\n\n", shown - MD_MAX_DETAILS);
+    if (failing > shown)
+      cs_buf_printf(&b, "_%zu more failures are in the JSON and JUnit reports._\n\n", failing - shown);
   }
   if (t.expected_failures) {
     cs_buf_puts(&b, "### Expected failures (listed in \\-\\-expect)\n\n");

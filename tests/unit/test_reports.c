@@ -529,6 +529,43 @@ Test(markdown, table_rows_stay_whole) {
 
 /* ---- HTML ---- */
 
+/* IDs of DEL bytes grow six times when escaped (\u007F): however many failures, and however large,
+ * the job summary stays below GitHub's 1 MiB per step and says where the rest is. */
+Test(markdown, stays_below_a_mebibyte_whatever_the_failures) {
+  enum { NIMPLS = 4, NCELLS = 200, ID = 60000 };
+  char *del = malloc(ID + 64);
+  cr_assert_not_null(del);
+  memcpy(del, "{\"id\":\"", 7);
+  memset(del + 7, 0x7F, ID);
+  memcpy(del + 7 + ID, "\"}", 3);
+  static char msg[600];
+  memset(msg, 0x7F, sizeof msg - 1);
+  static cs_cell cells[NIMPLS][NCELLS];
+  static cs_impl_result impls[NIMPLS];
+  for (int k = 0; k < NIMPLS; k++) {
+    for (int i = 0; i < NCELLS; i++) {
+      cells[k][i] = fail_cell("emit.regex", "anthropic", true, del);
+      cells[k][i].answer_json = del;
+      cells[k][i].replay = del;
+      cells[k][i].message = msg;
+      if (i % 2)
+        cells[k][i].verdict = CS_VERDICT_EXPECTED_FAIL;
+    }
+    impls[k] = (cs_impl_result){.name = "big", .cells = cells[k], .ncells = NCELLS, .stderr_tail = del};
+  }
+  cs_report r = {.tool_version = "0.1.0", .command = del, .impls = impls, .nimpls = NIMPLS};
+  char path[64];
+  char *doc = write_tmp(&r, cs_report_markdown, path, ".md");
+  size_t n = strlen(doc);
+  cr_assert_lt(n, 1u << 20, "%zu bytes", n);
+  cr_assert_not_null(strstr(doc, "more failures are in the JSON and JUnit reports"));
+  cr_assert_not_null(strstr(doc, "more are in the JSON and JUnit reports"), "the expected-failure list is cut too");
+  cr_assert_not_null(strstr(doc, "\\u007F"), "the IDs are shown, escaped");
+  free(doc);
+  unlink(path);
+  free(del);
+}
+
 Test(html, safe_and_parsable) {
   fixture f;
   fixture_init(&f);
