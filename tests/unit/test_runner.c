@@ -539,9 +539,9 @@ static int reshape_restart(cs_impl *self, cs_err *err) {
 
 static const cs_impl_vtable reshape_vt = {reshape_exec, reshape_restart, drift_stderr, drift_destroy};
 
-static cs_run_result run_reshaped(reshape_mode mode, const char *json, const char *const *only, size_t nonly) {
-  fixture f = open_impl("reference");
-  reshaping_impl w = {.base = {&reshape_vt, f.impl->info}, .inner = f.impl, .mode = mode};
+/* Runs `impl` on the one literal history `json`, checking only the properties named. */
+static cs_run_result run_literal(cs_impl *impl, cs_ruleset *rs, const char *json, const char *const *only,
+                                 size_t nonly) {
   cs_arena a = {0};
   cs_history h;
   cs_err err = {{0}};
@@ -549,8 +549,15 @@ static cs_run_result run_reshaped(reshape_mode mode, const char *json, const cha
   const cs_history *lit[1] = {&h};
   cs_run_config cfg = {.seed = 1, .only = only, .nonly = nonly, .literal = lit, .nliteral = 1, .corpus_only = true};
   cs_run_result r;
-  cr_assert_eq(cs_run_impl(&w.base, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_run_impl(impl, rs, &cfg, &r, &err), 0, "%s", err.msg);
   cs_arena_free(&a);
+  return r;
+}
+
+static cs_run_result run_reshaped(reshape_mode mode, const char *json, const char *const *only, size_t nonly) {
+  fixture f = open_impl("reference");
+  reshaping_impl w = {.base = {&reshape_vt, f.impl->info}, .inner = f.impl, .mode = mode};
+  cs_run_result r = run_literal(&w.base, f.rs, json, only, nonly);
   close_impl(&f);
   return r;
 }
@@ -656,20 +663,12 @@ Test(runner, messages_quote_ids_faithfully) {
         "{\"role\":\"tool\",\"results\":[{\"call_id\":\"%s\",\"name\":\"f\"}]}]}",
         cases[i].raw, cases[i].raw);
     fixture f = open_impl("prefix-swap");
-    cs_arena a = {0};
-    cs_history h;
-    cs_err err = {{0}};
-    cr_assert_eq(cs_history_parse(cs_str_c(json), NULL, &a, &h, &err), 0, "%s", err.msg);
-    const cs_history *lit[1] = {&h};
-    const char *only[1] = {"emit.regex"};
-    cs_run_config cfg = {.seed = 1, .only = only, .nonly = 1, .literal = lit, .nliteral = 1, .corpus_only = true};
-    cs_run_result r;
-    cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+    static const char *const only[] = {"emit.regex"};
+    cs_run_result r = run_literal(f.impl, f.rs, json, only, 1);
     const cs_outcome *c = cell_of(&r, "emit.regex", CS_PROV_ANTHROPIC);
     cr_assert(c->failed);
     cr_assert_not_null(strstr(c->message, cases[i].shown), "case %zu: %s", i, c->message);
     cs_run_result_free(&r);
-    cs_arena_free(&a);
     close_impl(&f);
   }
 }
