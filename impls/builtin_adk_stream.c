@@ -63,7 +63,7 @@ static cs_impl *adk_stream_create(const cs_impl_env *env, cs_err *err, bool keep
       .name = keep_raw ? "adk-stream-v2" : "adk-stream-v1",
       .version = keep_raw ? "2" : "1",
       .ops = CS_OP_EMIT | CS_OP_CANONICALIZE,
-      .emit_targets = ((1u << CS_TARGET_COUNT) - 1u) & ~(1u << CS_PROV_KIMI),
+      .emit_targets = (1u << CS_TARGET_COUNT) - 1u, /* call_N for every target, Kimi too */
   };
   p->base.emit = adk_stream_emit;
   p->base.canonicalize = adk_stream_answer;

@@ -1,12 +1,12 @@
 /* impls/builtin_tool_id_strategy.c: built-in `tool-id-strategy`, a per-target ID strategy. The
  * "standard" strategy (every target but kimi) strips each character outside [A-Za-z0-9_] from the
  * raw ID and, when nothing is left (or the ID is null), draws a random UUID (32 hex digits); a
- * result gets the same treatment of its own call_id. Kimi gets functions.{name}:{global index},
- * with results taking their call's ID by the pairing rule. normalize is the standard stripping.
- * What it gives up: random UUIDs make it nondeterministic (emit.deterministic,
- * normalize.deterministic) and break pairing of calls without an ID (the result draws its own);
- * stripping merges IDs ("a-b" and "ab": emit.unique, normalize.injective); no length handling
- * (mistral's 9 characters, openai_chat's 40). */
+ * result gets the same treatment of its own call_id. Kimi gets functions.{name}:{global index}
+ * with the tool name as it is, and results take their call's ID by the pairing rule. normalize is the standard
+ * stripping. What it gives up: random UUIDs make it nondeterministic (emit.deterministic, normalize.deterministic) and
+ * break pairing of calls without an ID (the result draws its own); stripping merges IDs ("a-b" and "ab": emit.unique,
+ * normalize.injective); no length handling (mistral's 9 characters, openai_chat's 40); a tool name outside Kimi's name
+ * class (emit.regex). */
 #include "impls/builtins.h"
 
 static bool kept(unsigned char c) {
@@ -45,13 +45,9 @@ static cs_answer tool_id_strategy_emit(void *self, const cs_history *h, const cs
   cs_inproc_impl *p = self;
   cs_answer ans = cs_answer_new(ix->ncalls, ix->nresults, a);
   if (t == CS_PROV_KIMI) {
-    const cs_target *kimi = cs_target_get(CS_PROV_KIMI);
-    const cs_rule *rule = cs_ruleset_rule(p->rules, CS_PROV_KIMI);
-    cs_digest d = cs_inproc_digest(p);
-    for (uint32_t c = 0; c < ix->ncalls; c++) {
-      cs_map_input in = {CS_NULL_STR, ix->calls[c], c, 0};
-      ans.calls[c] = kimi->mapper(rule, &d, &in, a);
-    }
+    /* The strategy writes the tool name as it is: "my tool" gives functions.my tool:0. */
+    for (uint32_t c = 0; c < ix->ncalls; c++)
+      ans.calls[c] = cs_arena_printf(a, "functions.%.*s:%u", (int)ix->calls[c]->name.len, ix->calls[c]->name.ptr, c);
     cs_answer_pair_results(&ans, ix);
     return ans;
   }

@@ -250,7 +250,7 @@ Test(builtins, unsupported_ops_and_targets_are_rejected) {
 
   cs_impl *v1 = make("adk-stream-v1");
   expect_rejected(v1, (cs_request){.op = CS_OP_NORMALIZE, .target = CS_PROV_ANTHROPIC, .ids = &id, .nids = 1});
-  expect_rejected(v1, (cs_request){.op = CS_OP_EMIT, .target = CS_PROV_KIMI, .history = &h});
+  expect_rejected(v1, (cs_request){.op = CS_OP_EMIT, .target = CS_PROV_ADK, .history = &h});
   cs_impl_destroy(v1);
 
   cs_impl *san = make("anthropic-sanitize");
