@@ -16,35 +16,45 @@ static const cs_builtin builtins[] = {
     {
         .name = "seed-literal-join",
         .design = "hist_tool_ + base64url(SHA-256(provider|rawId|toolName|turnKey|callIndex)), reference mappers",
-        .breaks = "canon.unique, emit.unique: a raw ID holding '|' collides with another tuple, canonical "
-                  "look-alike duplicates are kept, no collision handling",
+        .breaks =
+            "canon.unique, emit.unique: canonical look-alike duplicates are kept and there is no collision "
+            "handling. Its '|' collision (raw ID a|b with tool c, raw ID a with tool b|c, one turn key) needs a '|' "
+            "in a tool name, which generated histories do not hold",
         .create = cs_builtin_literal_join_create,
     },
     {
         .name = "prefix-swap",
-        .design = "swap native prefixes (call_, toolu_) for hist_tool_, then for the target's prefix",
-        .breaks = "emit.regex (illegal characters, long IDs), emit.unique and canon.unique (twins call_X/toolu_X), "
-                  "emit.kimi_roundtrip (index within the turn), pairing when call_id differs from the raw ID",
+        .design = "swap native prefixes (call_, toolu_, tooluse_) for hist_tool_, then for the target's prefix",
+        .breaks = "emit.regex and canon.charset (illegal characters, long IDs), emit.unique and canon.unique (twins "
+                  "call_X/toolu_X), emit.kimi_roundtrip (index within the turn), emit.pair, emit.no_orphans and "
+                  "canon.pair (results keep their own call_id), emit.server_passthrough and emit.native_passthrough",
         .create = cs_builtin_prefix_swap_create,
     },
     {
         .name = "tool-id-strategy",
         .design = "strip characters outside [A-Za-z0-9_], random UUID when nothing is left; "
                   "functions.{name}:{global index} for kimi",
-        .breaks = "emit.deterministic and normalize.deterministic (random UUIDs), emit.pair for missing IDs, "
-                  "emit.unique and normalize.injective (a-b vs ab), emit.regex for mistral and length limits",
+        .breaks =
+            "emit.deterministic and normalize.deterministic (random UUIDs), emit.pair and emit.no_orphans for "
+            "missing IDs, emit.unique and normalize.injective (a-b vs ab), emit.regex and normalize.regex (mistral, "
+            "length limits, a tool name kimi refuses), emit.native_passthrough, emit.prefix_stable and "
+            "emit.compression_stable (stripped and random IDs)",
         .create = cs_builtin_tool_id_strategy_create,
     },
     {
         .name = "adk-stream-v1",
         .design = "call_0, call_1, ... restarting every assistant turn; results matched by tool name",
-        .breaks = "emit.unique across turns, emit.pair for parallel same-name calls, emit.regex for mistral",
+        .breaks = "emit.unique across turns, emit.pair and emit.no_orphans (the name map: parallel same-name calls, "
+                  "results of earlier turns), emit.regex (mistral, kimi, server calls), emit.kimi_roundtrip, "
+                  "emit.server_passthrough and emit.native_passthrough (it renumbers), canon.unique and canon.pair",
         .create = cs_builtin_adk_stream_v1_create,
     },
     {
         .name = "adk-stream-v2",
         .design = "the provider's raw ID when present, else call_N; results without call_id matched by tool name",
-        .breaks = "emit.regex on illegal raw IDs, emit.unique on duplicated raw IDs",
+        .breaks =
+            "emit.regex and canon.charset on illegal raw IDs, emit.unique and canon.unique on duplicated raw IDs, "
+            "emit.pair, emit.no_orphans and canon.pair (the name map for results without call_id)",
         .create = cs_builtin_adk_stream_v2_create,
     },
     {
@@ -52,14 +62,18 @@ static const cs_builtin builtins[] = {
         .design = "anthropic/bedrock: replace characters outside [a-zA-Z0-9_-] by '_', cut to 53, append _ + 10 hex "
                   "digits of SHA-256",
         .breaks = "emit.unique (duplicates and implementation-aware twins pass unchanged), normalize.injective "
-                  "(40-bit suffix, twins)",
+                  "(40-bit suffix, twins), emit.pair and emit.no_orphans (a result's own call_id is sanitized, not "
+                  "paired), emit.compression_stable (a missing ID is named after its turn)",
         .create = cs_builtin_anthropic_sanitize_create,
     },
     {
         .name = "mistral-hash9",
         .design = "mistral: 9 base62 characters of SHA-256(raw ID) for every ID, no collision handling",
-        .breaks = "emit.unique and normalize.injective: duplicated raw IDs, and real collisions of the 53.6-bit "
-                  "hash (callsign collide finds one in about 2^27 evaluations)",
+        .breaks =
+            "emit.unique and normalize.injective: duplicated raw IDs, and real collisions of the 53.6-bit "
+            "hash (callsign collide finds one in about 2^27 evaluations); emit.native_passthrough (native IDs are "
+            "hashed too) and "
+            "emit.compression_stable (a missing ID is named after its turn)",
         .create = cs_builtin_mistral_hash9_create,
     },
 };
