@@ -24,7 +24,9 @@ static const struct {
   const char *flags;
   const char *history;
 } named[] = {
-    {"literal a|b|c join collides; the length-prefixed encoding keeps these apart", "id.illegal",
+    {"raw ID and tool name hold '|': joined literally, both calls begin openai_chat|a|b|c|t; the length-prefixed "
+     "encoding keeps the fields apart",
+     "id.illegal",
      "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"t\",\"calls\":["
      "{\"id\":\"a|b\",\"name\":\"c\"},{\"id\":\"a\",\"name\":\"b|c\"}]}]}"},
     {"null and empty IDs are different inputs", "id.missing id.empty",
