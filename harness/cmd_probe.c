@@ -178,6 +178,8 @@ static void run_case(probe_ctx *c, probe_case *pc) {
     break;
   }
   pc->status = resp.status;
+  if (out.or_pairing && out.verdict == CS_PROBE_REJECTED_RULE && pc->offline == CS_PROBE_REJECTED_PAIRING)
+    out.verdict = CS_PROBE_REJECTED_PAIRING; /* the text fits both; this request breaks pairing, not the rule */
   pc->provider = out.verdict;
   snprintf(pc->message, sizeof pc->message, "%s", out.message);
   if (!pc->answered)

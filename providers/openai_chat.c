@@ -33,7 +33,7 @@ static const cs_probe_pattern openai_chat_errors[] = {
     {"tool_calls[#].id': empty", CS_PROBE_REJECTED_RULE},
     {"tool_call_id': string", CS_PROBE_REJECTED_RULE},
     {"tool_call_id': empty", CS_PROBE_REJECTED_RULE},
-    {"duplicate value for 'tool_call_id'", CS_PROBE_REJECTED_RULE},
+    {"duplicate value for 'tool_call_id'", CS_PROBE_REJECTED_RULE}, /* or pairing: see the classifier */
     {"missing parameter 'tool_call_id'", CS_PROBE_REJECTED_RULE},
     {"property 'tool_call_id' is missing", CS_PROBE_REJECTED_RULE},
     {"must be a response to a prec*ding", CS_PROBE_REJECTED_PAIRING}, /* "preceeding" (sic) and "preceding" */
@@ -45,6 +45,10 @@ static const cs_probe_pattern openai_chat_errors[] = {
 
 static void openai_chat_classify(long status, cs_str body, cs_probe_outcome *out) {
   cs_probe_classify_with(openai_chat_errors, sizeof openai_chat_errors / sizeof *openai_chat_errors, status, body, out);
+  /* Two tool messages with one tool_call_id: repeated call IDs (the rule) or a call answered twice
+   * (pairing) give the same text; the request tells them apart. */
+  out->or_pairing = out->verdict == CS_PROBE_REJECTED_RULE &&
+                    cs_probe_match(cs_str_c(out->message), "duplicate value for 'tool_call_id'");
 }
 
 const cs_probe_spec cs_probe_openai_chat = {

@@ -237,6 +237,7 @@ bool cs_probe_match(cs_str text, const char *pattern) {
 void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long status, cs_str body,
                             cs_probe_outcome *out) {
   cs_buf msg = {0}, code = {0};
+  out->or_pairing = false;
   if (status == 0) {
     out->verdict = CS_PROBE_TRANSPORT;
     snprintf(out->message, sizeof out->message, "%.*s", (int)(body.len < 500 ? body.len : 500),

@@ -71,6 +71,9 @@ typedef struct {
 
 typedef struct {
   cs_probe_verdict verdict;
+  /* A rejected-rule text that a pairing error gives too (OpenAI's duplicate tool_call_id: repeated
+   * call IDs, or two results naming one call): the request decides which it was. */
+  bool or_pairing;
   char message[600]; /* the provider's innermost error message (one line), or the transport error */
 } cs_probe_outcome;
 

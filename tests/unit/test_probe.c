@@ -327,6 +327,27 @@ Test(probe_classify, openai_chat_and_compatible_texts) {
   check_classify(c, sizeof c / sizeof *c);
 }
 
+/* OpenAI's duplicate tool_call_id comes from repeated call IDs and from a call answered twice alike:
+ * it is a rule rejection that may be a pairing one, which the probe decides by the request. */
+Test(probe_classify, a_duplicate_tool_call_id_may_be_pairing) {
+  static const char *dup = "{\"error\":{\"message\":\"Invalid parameter: Duplicate value for 'tool_call_id' of "
+                           "'call_1', in messages[4] and messages[5].\"}}";
+  const cs_probe_spec *specs[] = {&cs_probe_openai_chat, &cs_probe_kimi};
+  for (size_t i = 0; i < 2; i++) {
+    cs_probe_outcome out = {.or_pairing = false};
+    specs[i]->classify(400, cs_str_c(dup), &out);
+    cr_assert_eq(out.verdict, CS_PROBE_REJECTED_RULE);
+    cr_assert(out.or_pairing, "spec %zu", i);
+    out.or_pairing = true;
+    specs[i]->classify(400,
+                       cs_str_c("{\"error\":{\"message\":\"Invalid 'messages[2].tool_calls[0].id': string too "
+                                "long.\"}}"),
+                       &out);
+    cr_assert_eq(out.verdict, CS_PROBE_REJECTED_RULE);
+    cr_assert_not(out.or_pairing, "spec %zu: a length error is the rule's alone", i);
+  }
+}
+
 Test(probe_classify, responses_mistral_gemini_bedrock_texts) {
   const classify_case c[] = {
       {&cs_probe_openai_responses, 400,
