@@ -245,7 +245,8 @@ cs_rule_verdict cs_rule_server_ok(cs_ruleset *rs, cs_target_id t, cs_str id, cha
 
 #define WHY(...) (why ? (void)snprintf(why, why_len, __VA_ARGS__) : (void)0)
 
-/* Kimi: the number after the last ':' is the call's global index. */
+/* Kimi: the number after the last ':' is the call's global index, written as the model writes it
+ * (no leading zero: "functions.f:00" is not index 0). */
 static bool index_ok(cs_str id, uint32_t global_index, char *why, size_t why_len) {
   const char *colon = NULL;
   for (size_t i = id.len; i > 0; i--)
@@ -260,7 +261,8 @@ static bool index_ok(cs_str id, uint32_t global_index, char *why, size_t why_len
     all_digits = all_digits && *p >= '0' && *p <= '9';
     v = v * 10 + (unsigned)(*p - '0');
   }
-  if (!colon || digits == 0 || digits > 10 || !all_digits || v != global_index) {
+  bool leading_zero = digits > 1 && colon[1] == '0';
+  if (!colon || digits == 0 || digits > 10 || !all_digits || leading_zero || v != global_index) {
     WHY("index is not the call's global index %u", global_index);
     return false;
   }

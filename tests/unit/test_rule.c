@@ -189,6 +189,9 @@ Test(rule, kimi_global_index) {
   cr_assert_not(ok_at(CS_PROV_KIMI, "functions.a b:0", 0));
   cr_assert_not(ok_at(CS_PROV_KIMI, "functions.x:0\n", 0), "'$' must not match before a final newline");
   cr_assert_not(ok_at(CS_PROV_KIMI, "functions.x:", 0));
+  cr_assert_not(ok_at(CS_PROV_KIMI, "functions.x:00", 0), "the model writes no leading zero");
+  cr_assert_not(ok_at(CS_PROV_KIMI, "functions.x:01", 1));
+  cr_assert(ok_at(CS_PROV_KIMI, "functions.x:10", 10));
   cr_assert_str_eq(why(CS_PROV_KIMI, cs_str_c("functions.read_file:3"), 2, false),
                    "index is not the call's global index 2");
 }
