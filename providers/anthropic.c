@@ -20,7 +20,8 @@ const cs_target cs_target_anthropic = {
     .mapper = anthropic_map,
     .native_passthrough = true,
     .summary = "tool_use.id ^[a-zA-Z0-9_-]{1,64}$, unique; server calls ^srvtoolu_[a-zA-Z0-9_]+$ unchanged",
-    .evidence = "pattern observed; 64 cap is a library claim (probe it)",
+    .evidence = "pattern observed; the 64 cap is a library claim, and some clients keep longer IDs "
+                "(probe it; --rule anthropic.max_len=0 drops it)",
     .probe = &cs_probe_anthropic,
 };
 

@@ -14,7 +14,7 @@ const cs_target cs_target_bedrock = {
     .mapper = bedrock_map,
     .native_passthrough = true,
     .summary = "toolUse.toolUseId ^[a-zA-Z0-9_-]{1,64}$, unique",
-    .evidence = "documented (API reference)",
+    .evidence = "documented (API reference); a later revision reads [a-zA-Z0-9_.:-]+",
     .probe = &cs_probe_bedrock,
 };
 

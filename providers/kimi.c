@@ -55,8 +55,9 @@ const cs_target cs_target_kimi = {
     .summary = "functions.{name}:{N}, N global over the request from 0, unique",
     /* The name class is DESIGN.md's; Kimi's raw-token parser reads [\w.]+ (PROVIDERS.md section 6),
      * so a tool name with '-' passes this rule but is one the model itself may not parse. */
-    .evidence = "documented model-native format; hosted API does not reject others; the model's own "
-                "parser reads names as [\\w.]+, without the '-' this rule allows",
+    .evidence = "documented model-native format (the global index is inferred); the hosted API returns "
+                "{name}:{idx} itself and does not reject others; the model's own parser reads names as "
+                "[\\w.]+, without the '-' this rule allows",
     .probe = &cs_probe_kimi,
 };
 
