@@ -44,8 +44,9 @@ static const cs_builtin builtins[] = {
     {
         .name = "adk-stream-v1",
         .design = "call_0, call_1, ... restarting every assistant turn; results matched by tool name",
-        .breaks = "emit.unique across turns, emit.pair and emit.no_orphans (the name map: parallel same-name calls, "
-                  "results of earlier turns), emit.regex (mistral, kimi, server calls), emit.kimi_roundtrip, "
+        .breaks = "emit.unique across turns, emit.pair, emit.no_orphans and emit.no_loss (the name map: parallel "
+                  "same-name calls, results of earlier turns or under another tool's name), emit.regex (mistral, kimi, "
+                  "server calls), emit.kimi_roundtrip, "
                   "emit.server_passthrough and emit.native_passthrough (it renumbers), canon.unique and canon.pair",
         .create = cs_builtin_adk_stream_v1_create,
     },
