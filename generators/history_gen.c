@@ -74,9 +74,9 @@ static void gen_init(gen *g, cs_choices *c, const cs_gen_config *cfg, cs_arena *
 }
 
 /* At most four turns per round (user, stray tool turn, assistant, tool), two before the first and
- * one after the last (a late result). */
+ * three after the last (a late result, a join twin and its result). */
 static void gen_reserve(gen *g, uint32_t rounds, uint32_t existing_turns, uint32_t existing_calls) {
-  g->cap_turns = existing_turns + 4 * rounds + 3;
+  g->cap_turns = existing_turns + 4 * rounds + 5;
   g->turns = CS_ARENA_NEW(g->a, cs_turn, g->cap_turns);
   g->pool = CS_ARENA_NEW(g->a, cs_str, existing_calls + rounds * g->max_calls + 1);
 }
@@ -377,6 +377,17 @@ static void plan_twins(gen *g, const cs_history_index *ix, cs_gen_case *out) {
     out->labels |= CS_LABEL_BIT(CS_LABEL_TWIN_IMPL);
 }
 
+/* The history changed after finish_case: its index, its rounds and the labels the pairing and the
+ * structure decide are redone. */
+static void refinish(gen *g, cs_gen_case *out) {
+  out->h.nturns = g->nturns;
+  cs_history_index_build(&out->h, g->a, &out->ix);
+  out->labels &=
+      ~(CS_LABEL_BIT(CS_LABEL_S_UNANSWERED) | CS_LABEL_BIT(CS_LABEL_S_ORPHAN) | CS_LABEL_BIT(CS_LABEL_S_REORDERED));
+  structure_labels(&out->h, &out->ix, &out->labels);
+  out->rounds = count_assistants(&out->h);
+}
+
 /* A tool turn at the end with one result that has no call_id and the name of a call of an earlier
  * assistant turn. PROTOCOL.md pairs such a result only within the most recent assistant turn: unless
  * that turn has an open call of the name, it answers nothing, and an implementation that looks
@@ -401,13 +412,56 @@ static void late_positional_result(gen *g, cs_gen_case *out) {
     t->results = CS_ARENA_NEW(g->a, cs_result, 1);
     t->results[0] = (cs_result){empty ? cs_str_n("", 0) : CS_NULL_STR, call->name, cs_str_c("(late)")};
     t->nresults = 1;
-    out->h.nturns = g->nturns;
-    cs_history_index_build(&out->h, g->a, &out->ix);
-    /* The pairing changed (the result may answer a call of the last turn): its labels are redone. */
-    out->labels &=
-        ~(CS_LABEL_BIT(CS_LABEL_S_UNANSWERED) | CS_LABEL_BIT(CS_LABEL_S_ORPHAN) | CS_LABEL_BIT(CS_LABEL_S_REORDERED));
-    structure_labels(&out->h, &out->ix, &out->labels);
+    refinish(g, out); /* the result may answer a call of the last turn */
     out->labels |= CS_LABEL_BIT(CS_LABEL_S_LATE_POSITIONAL);
+  }
+  cs_choices_span(c, at + 1, at);
+}
+
+/* A join twin of the first call of the last assistant turn: that call's raw ID R becomes R|x (and
+ * so do the call_ids of the results that answered it by ID), and a round at the end, under the
+ * same turn key and provider, holds one call with raw ID R and tool x|N, where N is the first
+ * call's tool, and its result. The two tuples differ, but joined with '|'
+ * (provider|rawId|toolName|turnKey|callIndex) they are one string: only an encoding that keeps
+ * its fields apart tells them apart. Histories merged from two sessions, or stored without turn
+ * IDs, repeat turn keys. */
+static void join_twins(gen *g, cs_gen_case *out) {
+  cs_choices *c = g->c;
+  size_t at = cs_choices_at(c);
+  if (!cs_draw_bool(c, 1, 12))
+    return;
+  uint32_t last = 0, first = 0; /* the last assistant turn, and the global index of its first call */
+  for (uint32_t t = 0; t < g->nturns; t++)
+    if (g->turns[t].role == CS_ROLE_ASSISTANT)
+      last = t;
+  while (first < out->ix.ncalls && out->ix.call_turn[first] < last)
+    first++;
+  cs_turn *lt = &g->turns[last];
+  /* A server ID passes as it is, and an ID at the length bound has no room for "|x". */
+  if (lt->ncalls && !lt->calls[0].server && lt->calls[0].id.len + 2 <= g->max_id_len) {
+    cs_call *call = &lt->calls[0];
+    cs_str raw = cs_str_is_blank(call->id) ? cs_arena_printf(g->a, "call_%u", first) : call->id;
+    cs_str joined = cs_arena_printf(g->a, "%.*s|x", (int)raw.len, raw.ptr);
+    uint32_t r = 0;
+    for (uint32_t t = 0; t < g->nturns; t++)
+      for (uint32_t k = 0; k < g->turns[t].nresults; k++, r++)
+        if (out->ix.pair[r] == (int32_t)first && !cs_str_is_blank(g->turns[t].results[k].call_id))
+          g->turns[t].results[k].call_id = joined;
+    call->id = joined;
+    cs_str name = cs_arena_printf(g->a, "x|%.*s", (int)call->name.len, call->name.ptr);
+    cs_turn *t = new_turn(g, CS_ROLE_ASSISTANT);
+    t->turn_key = lt->turn_key;
+    t->provider = lt->provider;
+    t->calls = CS_ARENA_NEW(g->a, cs_call, 1);
+    t->calls[0] = (cs_call){.id = raw, .name = name, .args = call->args};
+    t->ncalls = 1;
+    g->ncalls++;
+    cs_turn *res = new_turn(g, CS_ROLE_TOOL);
+    res->results = CS_ARENA_NEW(g->a, cs_result, 1);
+    res->results[0] = (cs_result){raw, name, cs_str_c("(twin)")};
+    res->nresults = 1;
+    refinish(g, out);
+    out->labels |= CS_LABEL_BIT(CS_LABEL_TWIN_JOIN);
   }
   cs_choices_span(c, at + 1, at);
 }
@@ -442,6 +496,7 @@ void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen
   /* Last of all: a token recorded before it existed replays as it did (an exhausted sequence
    * reads 0, no late result). */
   late_positional_result(&g, out);
+  join_twins(&g, out);
 }
 
 /* The number after a "t" key, or -1. */

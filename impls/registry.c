@@ -64,7 +64,8 @@ static const cs_builtin builtins[] = {
                   "digits of SHA-256",
         .breaks = "emit.unique (duplicates and implementation-aware twins pass unchanged), normalize.injective "
                   "(40-bit suffix, twins), emit.pair and emit.no_orphans (a result's own call_id is sanitized, not "
-                  "paired), emit.compression_stable (a missing ID is named after its turn)",
+                  "paired), emit.compression_stable (a missing ID is named after its turn); rarely emit.regex and "
+                  "normalize.regex (srvtoolu_ is matched by its prefix alone, so srvtoolu_|x passes)",
         .create = cs_builtin_anthropic_sanitize_create,
     },
     {
