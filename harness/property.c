@@ -425,8 +425,8 @@ static const cs_property table[] = {
     {"emit.server_passthrough", REQ, CS_OP_EMIT, true, CS_PROV_ANTHROPIC, CS_NEED_EMIT,
      "srvtoolu_ server-call IDs reach anthropic unchanged", emit_server_passthrough},
     {"emit.kimi_roundtrip", REQ, CS_OP_EMIT, true, CS_PROV_KIMI, CS_NEED_KIMI,
-     "a history produced by Kimi (functions.name:N, N global from 0) comes back from kimi unchanged, each ID the "
-     "rule admits",
+     "a history produced by Kimi (functions.name:N, N global from 0, every call answered) comes back from kimi "
+     "unchanged, each ID the rule admits",
      emit_kimi_roundtrip},
     {"canon.deterministic", REQ, CS_OP_CANONICALIZE, false, -1, CS_NEED_CANON | CS_NEED_CANON_AGAIN,
      "the same history, canonicalized twice, gets the same stored IDs", canon_deterministic},
