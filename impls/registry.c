@@ -60,8 +60,9 @@ static const cs_builtin builtins[] = {
     },
     {
         .name = "anthropic-sanitize",
-        .design = "anthropic/bedrock: replace characters outside [a-zA-Z0-9_-] by '_', cut to 53, append _ + 10 hex "
-                  "digits of SHA-256",
+        .design = "anthropic/bedrock: compliant and srvtoolu_ IDs pass; others get characters outside "
+                  "[a-zA-Z0-9_-] replaced by '_', are cut to 53 and get _ + 10 hex digits of SHA-256 (a missing ID: "
+                  "toolu_ + 10 hex digits of its place); results get the same of their own call_id",
         .breaks = "emit.unique (duplicates and implementation-aware twins pass unchanged), normalize.injective "
                   "(40-bit suffix, twins), emit.pair and emit.no_orphans (a result's own call_id is sanitized, not "
                   "paired), emit.compression_stable (a missing ID is named after its turn); rarely emit.regex and "
@@ -70,7 +71,8 @@ static const cs_builtin builtins[] = {
     },
     {
         .name = "mistral-hash9",
-        .design = "mistral: 9 base62 characters of SHA-256(raw ID) for every ID, no collision handling",
+        .design = "mistral: 9 base62 characters of SHA-256(raw ID) for every call ID (a missing one hashed from its "
+                  "place), results paired by the rule, no collision handling",
         .breaks =
             "emit.unique and normalize.injective: duplicated raw IDs, and real collisions of the 53.6-bit "
             "hash (callsign collide finds one in about 2^27 evaluations); emit.native_passthrough (native IDs are "
