@@ -16,10 +16,8 @@ static const cs_builtin builtins[] = {
     {
         .name = "seed-literal-join",
         .design = "hist_tool_ + base64url(SHA-256(provider|rawId|toolName|turnKey|callIndex)), reference mappers",
-        .breaks =
-            "canon.unique, emit.unique: canonical look-alike duplicates are kept and there is no collision "
-            "handling. Its '|' collision (raw ID a|b with tool c, raw ID a with tool b|c, one turn key) needs a '|' "
-            "in a tool name, which generated histories do not hold",
+        .breaks = "canon.unique, emit.unique: a raw ID and a tool name holding '|' join to another tuple's string "
+                  "(twin.join), canonical look-alike duplicates are kept, no collision handling",
         .create = cs_builtin_literal_join_create,
     },
     {
@@ -76,8 +74,7 @@ static const cs_builtin builtins[] = {
         .breaks =
             "emit.unique and normalize.injective: duplicated raw IDs, and real collisions of the 53.6-bit "
             "hash (callsign collide finds one in about 2^27 evaluations); emit.native_passthrough (native IDs are "
-            "hashed too) and "
-            "emit.compression_stable (a missing ID is named after its turn)",
+            "hashed too) and emit.compression_stable (a missing ID is named after its turn)",
         .create = cs_builtin_mistral_hash9_create,
     },
 };
