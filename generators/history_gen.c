@@ -388,6 +388,19 @@ static void refinish(gen *g, cs_gen_case *out) {
   out->rounds = count_assistants(&out->h);
 }
 
+/* The index of the last assistant turn; *before: the calls of the turns before it (so the global
+ * index of its first call). */
+static uint32_t last_assistant(const gen *g, const cs_gen_case *out, uint32_t *before) {
+  uint32_t last = 0, n = 0;
+  for (uint32_t t = 0; t < g->nturns; t++)
+    if (g->turns[t].role == CS_ROLE_ASSISTANT)
+      last = t;
+  while (n < out->ix.ncalls && out->ix.call_turn[n] < last)
+    n++;
+  *before = n;
+  return last;
+}
+
 /* A tool turn at the end with one result that has no call_id and the name of a call of an earlier
  * assistant turn. PROTOCOL.md pairs such a result only within the most recent assistant turn: unless
  * that turn has an open call of the name, it answers nothing, and an implementation that looks
@@ -397,13 +410,8 @@ static void late_positional_result(gen *g, cs_gen_case *out) {
   size_t at = cs_choices_at(c);
   if (!cs_draw_bool(c, 1, 8))
     return;
-  uint32_t last = 0; /* the last assistant turn */
-  for (uint32_t t = 0; t < g->nturns; t++)
-    if (g->turns[t].role == CS_ROLE_ASSISTANT)
-      last = t;
-  uint32_t earlier = 0; /* calls before it */
-  while (earlier < out->ix.ncalls && out->ix.call_turn[earlier] < last)
-    earlier++;
+  uint32_t earlier; /* calls before the last assistant turn */
+  last_assistant(g, out, &earlier);
   if (earlier) {
     /* Counted back from the call just before the last turn, which shrinking keeps longest. */
     const cs_call *call = out->ix.calls[earlier - 1 - (uint32_t)cs_draw(c, earlier)];
@@ -430,13 +438,8 @@ static void join_twins(gen *g, cs_gen_case *out) {
   size_t at = cs_choices_at(c);
   if (!cs_draw_bool(c, 1, 12))
     return;
-  uint32_t last = 0, first = 0; /* the last assistant turn, and the global index of its first call */
-  for (uint32_t t = 0; t < g->nturns; t++)
-    if (g->turns[t].role == CS_ROLE_ASSISTANT)
-      last = t;
-  while (first < out->ix.ncalls && out->ix.call_turn[first] < last)
-    first++;
-  cs_turn *lt = &g->turns[last];
+  uint32_t first; /* the global index of the last assistant turn's first call */
+  cs_turn *lt = &g->turns[last_assistant(g, out, &first)];
   /* A server ID passes as it is, and an ID at the length bound has no room for "|x". */
   if (lt->ncalls && !lt->calls[0].server && lt->calls[0].id.len + 2 <= g->max_id_len) {
     cs_call *call = &lt->calls[0];
