@@ -27,13 +27,17 @@ static void openai_chat_build(const cs_probe_request *req, cs_buf *b) {
   cs_probe_build_chat(req, "max_completion_tokens", 16, b);
 }
 
+/* Two tool messages with one tool_call_id: repeated call IDs (the rule) or a call answered twice
+ * (pairing) give this same text; the request tells them apart (cs_probe_outcome.or_pairing). */
+#define DUPLICATE_TOOL_CALL_ID "duplicate value for 'tool_call_id'"
+
 /* Section 3.3, and the OpenAI-compatible variants (DeepSeek, Groq, Qwen: "preceding", capitals). */
 static const cs_probe_pattern openai_chat_errors[] = {
     {"tool_calls[#].id': string", CS_PROBE_REJECTED_RULE}, /* too long, empty */
     {"tool_calls[#].id': empty", CS_PROBE_REJECTED_RULE},
     {"tool_call_id': string", CS_PROBE_REJECTED_RULE},
     {"tool_call_id': empty", CS_PROBE_REJECTED_RULE},
-    {"duplicate value for 'tool_call_id'", CS_PROBE_REJECTED_RULE}, /* or pairing: see the classifier */
+    {DUPLICATE_TOOL_CALL_ID, CS_PROBE_REJECTED_RULE},
     {"missing parameter 'tool_call_id'", CS_PROBE_REJECTED_RULE},
     {"property 'tool_call_id' is missing", CS_PROBE_REJECTED_RULE},
     {"must be a response to a prec*ding", CS_PROBE_REJECTED_PAIRING}, /* "preceeding" (sic) and "preceding" */
@@ -45,10 +49,8 @@ static const cs_probe_pattern openai_chat_errors[] = {
 
 static void openai_chat_classify(long status, cs_str body, cs_probe_outcome *out) {
   cs_probe_classify_with(openai_chat_errors, sizeof openai_chat_errors / sizeof *openai_chat_errors, status, body, out);
-  /* Two tool messages with one tool_call_id: repeated call IDs (the rule) or a call answered twice
-   * (pairing) give the same text; the request tells them apart. */
-  out->or_pairing = out->verdict == CS_PROBE_REJECTED_RULE &&
-                    cs_probe_match(cs_str_c(out->message), "duplicate value for 'tool_call_id'");
+  out->or_pairing =
+      out->verdict == CS_PROBE_REJECTED_RULE && cs_probe_match(cs_str_c(out->message), DUPLICATE_TOOL_CALL_ID);
 }
 
 const cs_probe_spec cs_probe_openai_chat = {
