@@ -426,13 +426,14 @@ static void late_positional_result(gen *g, cs_gen_case *out) {
   cs_choices_span(c, at + 1, at);
 }
 
-/* A join twin of the first call of the last assistant turn: that call's raw ID R becomes R|x (and
- * so do the call_ids of the results that answered it by ID), and a round at the end, under the
- * same turn key and provider, holds one call with raw ID R and tool x|N, where N is the first
- * call's tool, and its result. The two tuples differ, but joined with '|'
- * (provider|rawId|toolName|turnKey|callIndex) they are one string: only an encoding that keeps
- * its fields apart tells them apart. Histories merged from two sessions, or stored without turn
- * IDs, repeat turn keys. */
+/* A join twin of the first non-server call of the last assistant turn: that call's raw ID R
+ * becomes R|x (and so do the call_ids of the results that answered it by ID), and a round at the
+ * end, under the same turn key and provider, holds one call with raw ID R and tool x|N, where N is
+ * the joined call's tool, and its result. The two tuples differ, but joined with '|'
+ * (provider|rawId|toolName|turnKey|callIndex) they are one string when the joined call is its
+ * turn's first (both have callIndex 0): only an encoding that keeps its fields apart tells them
+ * apart. A later call still gives an ID with a '|' after a server call's twin in one round.
+ * Histories merged from two sessions, or stored without turn IDs, repeat turn keys. */
 static void join_twins(gen *g, cs_gen_case *out) {
   cs_choices *c = g->c;
   size_t at = cs_choices_at(c);
@@ -440,9 +441,13 @@ static void join_twins(gen *g, cs_gen_case *out) {
     return;
   uint32_t first; /* the global index of the last assistant turn's first call */
   cs_turn *lt = &g->turns[last_assistant(g, out, &first)];
-  /* A server ID passes as it is, and an ID at the length bound has no room for "|x". */
-  if (lt->ncalls && !lt->calls[0].server && lt->calls[0].id.len + 2 <= g->max_id_len) {
-    cs_call *call = &lt->calls[0];
+  uint32_t j = 0; /* a server ID passes as it is */
+  while (j < lt->ncalls && lt->calls[j].server)
+    j++;
+  /* An ID at the length bound has no room for "|x". */
+  if (j < lt->ncalls && lt->calls[j].id.len + 2 <= g->max_id_len) {
+    cs_call *call = &lt->calls[j];
+    first += j;
     cs_str raw = cs_str_is_blank(call->id) ? cs_arena_printf(g->a, "call_%u", first) : call->id;
     cs_str joined = cs_arena_printf(g->a, "%.*s|x", (int)raw.len, raw.ptr);
     uint32_t r = 0;

@@ -226,12 +226,17 @@ static void check_structure(const cs_gen_case *g, const cs_gen_config *cfg, cs_a
         cr_assert(g->labels & CS_LABEL_BIT(CS_LABEL_TWIN_JOIN), "turn keys are unique");
         cr_assert_eq(turn->role, CS_ROLE_ASSISTANT);
         cr_assert_eq(h->turns[u].role, CS_ROLE_ASSISTANT);
-        const cs_call *x = &h->turns[u].calls[0], *y = &turn->calls[0];
+        const cs_turn *joined = &h->turns[u];
+        uint32_t j = 0; /* its first call that is not a server call */
+        while (j < joined->ncalls && joined->calls[j].server)
+          j++;
+        cr_assert_lt(j, joined->ncalls, "a join twin joins to a call that is not a server call");
+        const cs_call *x = &joined->calls[j], *y = &turn->calls[0];
         char jx[512], jy[512];
         snprintf(jx, sizeof jx, "%.*s|%.*s", (int)x->id.len, x->id.ptr, (int)x->name.len, x->name.ptr);
         snprintf(jy, sizeof jy, "%.*s|%.*s", (int)y->id.len, y->id.ptr, (int)y->name.len, y->name.ptr);
         if (x->id.len < 200)
-          cr_assert_str_eq(jx, jy, "a join twin joins to its round's first call");
+          cr_assert_str_eq(jx, jy, "a join twin joins to its round's first call that is not a server call");
         cr_assert_not(cs_str_eq(x->id, y->id));
       }
     if (turn->role == CS_ROLE_ASSISTANT) {
@@ -315,6 +320,34 @@ Test(history_gen, ids_valid_and_structure_sound) {
   }
   cs_arena_free(&a);
   cs_choices_free(&c);
+}
+
+/* An Anthropic round of a server call and its non-server twin: the join passes over the server call
+ * and joins the twin, so "srvtoolu_...|x" comes as the raw ID of a call that is not a server call
+ * (a sanitizer that lets the prefix through untouched sends it as it is). */
+Test(history_gen, a_join_twin_passes_over_server_calls) {
+  uint64_t *v = NULL;
+  size_t n = 0;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_choices_parse_token("cs1.AAAAAAAAAAEAAAEAAAAABQAAAAAAAAE", &v, &n, &err), 0, "%s", err.msg);
+  cs_arena a = {0};
+  cs_choices c = {0};
+  cs_choices_replay(&c, v, n);
+  cs_gen_case g;
+  cs_gen_history(&c, NULL, &a, &g);
+  cr_assert(g.labels & CS_LABEL_BIT(CS_LABEL_TWIN_JOIN));
+  cr_assert_eq(g.ix.ncalls, 3);
+  const cs_call *server = g.ix.calls[0], *joined = g.ix.calls[1], *added = g.ix.calls[2];
+  cr_assert(server->server);
+  cr_assert_not(joined->server);
+  cr_assert_eq(g.ix.call_turn[0], g.ix.call_turn[1], "the server call and its twin share a round");
+  cr_assert_eq(joined->id.len, server->id.len + 2);
+  cr_assert_eq(memcmp(joined->id.ptr, server->id.ptr, server->id.len), 0);
+  cr_assert_eq(memcmp(joined->id.ptr + server->id.len, "|x", 2), 0);
+  cr_assert(cs_str_eq(added->id, server->id), "the added round holds the twin's raw ID");
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+  free(v);
 }
 
 Test(history_gen, huge_ids_reach_the_bound) {
