@@ -864,8 +864,8 @@ static bool deletable(const cs_choice_span *u, const uint64_t *best, size_t nbes
  * later one (or a unit around it) is deleted, so an ID that needs a round's provider moves into the
  * earlier round that set it, and two rounds become one. (b) Delete a unit and lower one later draw
  * by one, so a reference that counted back past the deleted unit still reaches its ID, and a number
- * in an ID that matched a call's global index follows the index down. Returns the steps taken (0
- * or 1), -1 if fatal. */
+ * in an ID that matched a call's global index follows the index down. (c) Delete a unit and one
+ * later draw. Returns the steps taken (0 or 1), -1 if fatal. */
 static int shrink_pairs(shrinking *s) {
   unsigned tries = 600; /* a bound of its own: pairs grow with the square of the units */
   int rc = rerun_best(s);
@@ -911,6 +911,16 @@ static int shrink_pairs(shrinking *s) {
       found = rc;
       if (!found)
         s->cand[j]++;
+    }
+    /* (c): d deleted and one later draw with it: a draw that only a longer history makes (a twin
+     * plan needs two calls) would otherwise shift every draw after it by one. */
+    for (size_t j = d->start; j < nd && !found && s->budget && tries; j++) {
+      edit_units(s->best, s->nbest, d, NULL, NULL, MOVE_NONE, s->cand);
+      memmove(s->cand + j, s->cand + j + 1, (nd - j - 1) * sizeof *s->cand);
+      tries--;
+      if ((rc = attempt(s, nd - 1)) < 0)
+        goto fatal;
+      found = rc;
     }
   }
   free(spans);

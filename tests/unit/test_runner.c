@@ -430,7 +430,11 @@ Test(runner, shrinking_restarts_only_when_the_failure_needs_it) {
  * - seed 21: five rounds, nine calls; the last call repeats the look-alike ID of the first, drawn as
  *   a reference eight calls back, so deleting a call between them needs the reference lowered too;
  * - seed 16: three Gemini rounds, two of them holding the same twin; the rounds must merge;
- * - seed 10: a positional result that needs its call's ID to differ from call_0, three rounds. */
+ * - seed 10: a positional result that needs its call's ID to differ from call_0, three rounds;
+ * - seed 3: a join twin in a third round, after a round that makes the history's only two calls
+ *   (and with them the draw of a twin plan): deleting that round must delete the plan's draw too;
+ * - seed 8: a server call's twin joined in a round of its own (three rounds): it needs the twin
+ *   moved into the server call's round and joined there, after the server call. */
 static const struct {
   const char *impl, *property;
   int target;
@@ -442,6 +446,8 @@ static const struct {
      "cs1.AgAABQAAAAAAAAAAAAEAAAAAAAAAAAABAAAAAAAAAAAAAAABAAEAAAEB"},
     {"prefix-swap", "emit.pair", CS_PROV_MISTRAL,
      "cs1.AwAAAAAAAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAAAAAYAAAAAgAAAAAAAAAAAAAAAAEBAQ"},
+    {"tool-id-strategy", "emit.native_passthrough", CS_PROV_GEMINI, "cs1.AQAABQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE"},
+    {"anthropic-sanitize", "emit.regex", CS_PROV_ANTHROPIC, "cs1.AQAAAAAAAAAAAAEAAAAAAAAAAAAAAAUAAAAAAAAB"},
 };
 
 Test(runner, stuck_cases_shrink_by_changing_two_places) {
