@@ -90,6 +90,18 @@ static int check_expectations(const cJSON *t, const cs_history *h, const char *p
   return 0;
 }
 
+/* A member named twice reads as its first here and its last elsewhere: the file says two things. */
+static int names_once(const cJSON *obj, const char *path, const char *what, int tc, cs_err *err) {
+  const char *dup;
+  if (cs_json_repeated_name(obj, &dup))
+    return cs_err_set(err, "%s: out of memory", path);
+  if (!dup)
+    return 0;
+  if (tc)
+    return cs_err_set(err, "%s: tcId %d names \"%.60s\" twice", path, tc, dup);
+  return cs_err_set(err, "%s: %s names \"%.60s\" twice", path, what, dup);
+}
+
 cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
   const char *what = "a callsign-canonical-v1 vector file";
   int n = 0, *ids = NULL; /* the tcIds seen */
@@ -97,6 +109,8 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
   cJSON *root = cs_read_json_object(path, what, err);
   if (!root)
     return NULL;
+  if (names_once(root, path, "the file", 0, err))
+    goto bad;
   const cJSON *alg = cJSON_GetObjectItemCaseSensitive(root, "algorithm");
   const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "testGroups");
   if (!cJSON_IsString(alg) || strcmp(alg->valuestring, "callsign-canonical-v1") || !cJSON_IsArray(groups)) {
@@ -105,6 +119,8 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
   }
   /* The data is the specification: a file that does not say what it holds is refused whole. */
   for (const cJSON *g = groups->child; g; g = g->next) {
+    if (cJSON_IsObject(g) && names_once(g, path, "a test group", 0, err))
+      goto bad;
     const cJSON *tests = cJSON_GetObjectItemCaseSensitive(g, "tests");
     if (!cJSON_IsArray(tests)) {
       cs_err_set(err, "%s: a test group without a \"tests\" array", path);
@@ -117,6 +133,8 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
         cs_err_set(err, "%s: test %d has no whole tcId from 1", path, n + 1);
         goto bad;
       }
+      if (names_once(t, path, "a test", id->valueint, err))
+        goto bad;
       const cJSON *hist = cJSON_GetObjectItemCaseSensitive(t, "history");
       if (!cJSON_IsObject(hist)) {
         cs_err_set(err, "%s: tcId %d has no history object", path, id->valueint);

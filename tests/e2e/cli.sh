@@ -90,12 +90,23 @@ w('longcanon', t0(lambda t: t['canonical']['results'].append(None)))
 w('nowire', t0(lambda t: t.pop('wire')))
 w('wirename', t0(lambda t: t['wire'].update(kimi2=t['wire']['kimi'])))
 w('shortwire', t0(lambda t: t['wire']['gemini']['calls'].pop()))
+# A member named twice is read as its first copy here and as its last by other readers: refused.
+def twice(name, old, new):
+    s = json.dumps(d)
+    assert old in s
+    open('%s/v_%s.json' % (sys.argv[1], name), 'w').write(s.replace(old, new, 1))
+twice('twicealg', '"algorithm": "callsign-canonical-v1"', '"algorithm": "callsign-canonical-v1", "algorithm": "x"')
+twice('twicetc', '"tcId": 1,', '"tcId": 1, "tcId": 2,')
+twice('twicecanon', '"canonical": ', '"canonical": {"calls": [], "results": []}, "canonical": ')
+twice('twicegroup', '"tests": ', '"tests": [], "tests": ')
 P
 for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no whole tcId" "nohist:no history object" \
   "nocanon:tcId 1: canonical is not an object" "strcanon:tcId 1: canonical is not an object" \
   "numcanon:tcId 1: canonical.calls.0. is not a string or null" "longcanon:tcId 1: canonical.results holds" \
   "nowire:tcId 1: wire is not an object" "wirename:tcId 1: wire names .kimi2., not a target" \
-  "shortwire:tcId 1: wire.gemini.calls holds 1 IDs, the history has 2 calls"; do
+  "shortwire:tcId 1: wire.gemini.calls holds 1 IDs, the history has 2 calls" \
+  "twicealg:the file names .algorithm. twice" "twicetc:tcId 1 names .tcId. twice" \
+  "twicecanon:tcId 1 names .canonical. twice" "twicegroup:a test group names .tests. twice"; do
   "$CS" vectors --check "$T/v_${v%%:*}.json" >"$T/o" 2>"$T/e"
   check "vectors --check, ${v%%:*} file: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '${v#*:}' '$T/e'"
 done
