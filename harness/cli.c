@@ -61,7 +61,8 @@ static const option_row rows[] = {
     {"min-coverage", ARG_SHARE, CS_CMD_RUN,
      "SHARE  fail when a class occurs in fewer cases (0.01 or 1%; a number above 1 is a percentage, 1 is refused)"},
     {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd, 1 to 3600000 (default 5000)"},
-    {"max-id-len", ARG_U32, GEN, "N  longest generated ID in bytes, 1 to 1048576 (default 65536)"},
+    /* collide's inputs are its own fixed families, not generated IDs. */
+    {"max-id-len", ARG_U32, GEN & ~CS_CMD_COLLIDE, "N  longest generated ID in bytes, 1 to 1048576 (default 65536)"},
     {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
     {"generate", ARG_NONE, CS_CMD_VECTORS, "  rewrite the vectors, keeping existing tcIds"},
     {"color", ARG_STR, CS_CMD_RUN | CS_CMD_REPLAY, "WHEN  auto, always or never"},
@@ -73,7 +74,8 @@ static const option_row rows[] = {
     {"memory", ARG_STR, CS_CMD_COLLIDE,
      "SIZE  memory for the search table (512M, 2G; default 1G; at most the machine's memory)"},
     {"budget", ARG_U64, CS_CMD_COLLIDE,
-     "N  stop after N evaluations (confirming a candidate pair may take a few more)"},
+     "N  stop the search after N evaluations, at least 1 (after a probe of up to 10,240; confirming a "
+     "candidate pair may take a few more)"},
     {"inputs", ARG_STR, CS_CMD_COLLIDE,
      "KIND  input family: auto (default), long, illegal, long-plain, plain, unicode"},
     {"dp-bits", ARG_U32, CS_CMD_COLLIDE, "N  use distinguished points with N zero bits even when a table would do"},
@@ -335,6 +337,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
                         phys / 1073741824.0);
     o->memory = (uint64_t)(m * unit);
   } else if (!strcmp(n, "budget")) {
+    if (u == 0) /* 0 would read as no budget at all: a search without end */
+      return cs_err_set(err, "--budget: must be at least 1");
     o->budget = u;
   } else if (!strcmp(n, "inputs")) {
     o->inputs = v;

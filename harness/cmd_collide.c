@@ -9,7 +9,8 @@
  * and planted in the corpus as two literal histories, the two calls in one turn and in two turns
  * shaped like the search's (harness/cmd_collide.c planted()), which are then run against the
  * implementation to show whether its collision handling keeps the calls apart.
- * Exit status: 1 a collision was found, 0 none within the budget, 2 usage, 3 cannot run. */
+ * Exit status: 1 a collision was found, 0 none within the budget, 2 usage or output error (an
+ * unwritable corpus), 3 cannot run. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "core/history_json.h"
 #include "harness/cli.h"
 #include "harness/collide.h"
@@ -26,7 +28,8 @@
 
 #define PROBE_SAMPLES 2048
 #define MAX_REQUEST_IDS 512 /* IDs per normalize request to an external implementation */
-#define SHRINK_BUDGET 400   /* evaluations spent on shrinking a found pair */
+#define SHRINK_BUDGET 4000  /* evaluations spent on shrinking a found pair */
+#define SHRINK_MAX_S 10.0   /* and seconds */
 #define TAIL_LEN 11         /* base62 digits of a 64-bit state: 62^11 > 2^64, so tails are injective */
 #define MAX_JOBS 64
 
@@ -258,29 +261,27 @@ static cs_str without(const char *s, size_t len, size_t i, char *buf) {
   return (cs_str){buf, len - 1};
 }
 
-/* Deletes characters (the same position from both inputs, then from one) while they still collide:
- * structural collisions shrink, hash collisions do not, and the budget keeps trying cheap. */
+/* Deletes characters while the pair still collides: first a character both inputs share at the
+ * same position, then one of A's, then one of B's, each pass scanning down from the end and going on
+ * after a deletion (the characters below it keep their positions). Structural collisions shrink,
+ * hash collisions do not: a pass that deletes nothing ends it, and the budget and SHRINK_MAX_S keep
+ * a slow implementation from spending long on it. */
 static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *steps, cs_err *err) {
   unsigned budget = SHRINK_BUDGET;
+  double stop_at = cs_now_s() + SHRINK_MAX_S;
   *steps = 0;
   bool progress = true;
   while (progress && budget) {
     progress = false;
-    for (int which = 0; which < 3 && budget; which++) {
-      size_t la = strlen(*a), lb = strlen(*b);
-      size_t n = which == 1 ? lb : la;
-      for (size_t i = n; i-- > 0 && budget;) {
-        char *ba = cs_xmalloc(la + 1), *bb = cs_xmalloc(lb + 1);
-        cs_str ca = {*a, la}, cb = {*b, lb};
-        if (which != 1)
-          ca = without(*a, la, i, ba);
-        if (which != 0 && i < lb)
-          cb = without(*b, lb, i, bb);
-        if (which == 2 && (i >= lb || (*a)[i] != (*b)[i])) { /* both: only shared characters */
-          free(ba);
-          free(bb);
+    for (int which = 2; which >= 0 && budget; which--) { /* 2: both, 0: A, 1: B */
+      size_t n = strlen(which == 1 ? *b : *a);
+      for (size_t i = n; i-- > 0 && budget && cs_now_s() < stop_at;) {
+        size_t la = strlen(*a), lb = strlen(*b);
+        if (which == 2 && (i >= lb || (*a)[i] != (*b)[i])) /* both: only a shared character */
           continue;
-        }
+        char *ba = cs_xmalloc(la + 1), *bb = cs_xmalloc(lb + 1);
+        cs_str ca = which == 1 ? (cs_str){*a, la} : without(*a, la, i, ba);
+        cs_str cb = which == 0 ? (cs_str){*b, lb} : without(*b, lb, i, bb);
         budget--;
         int rc = ca.len && cb.len ? collides(ev, ca, cb, out, err) : 0;
         if (rc == 1) {
@@ -291,15 +292,11 @@ static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *
           *b = nb;
           (*steps)++;
           progress = true;
-          la = strlen(*a);
-          lb = strlen(*b);
         }
         free(ba);
         free(bb);
         if (rc < 0)
           return -1;
-        if (rc == 1)
-          break;
       }
     }
   }
@@ -466,6 +463,16 @@ int cs_cmd_collide(int argc, char **argv) {
       goto cleanup;
     }
     ev->emit = o.via ? !strcmp(o.via, "emit") : !norm;
+    if (ev->emit && cs_ruleset_rule(ev->rs, target)->global_index) {
+      /* Every single-call history would "collide": the wire ID there is the position's. */
+      cs_fail(CS_EXIT_USAGE,
+              "collide: %s IDs are named by the call's position (functions.NAME:INDEX), not by its raw ID: emit "
+              "gives every single-call history the same one, so only a normalize for %s can be searched",
+              cs_target_label((int)target), cs_target_label((int)target));
+      status = CS_EXIT_USAGE;
+      opened++;
+      goto cleanup;
+    }
     norm = !ev->emit;
     if (norm && ev->impl->vt == &cs_inproc_vtable && ((cs_inproc_impl *)ev->impl)->normalize)
       ev->fast = (cs_inproc_impl *)ev->impl;
@@ -474,8 +481,15 @@ int cs_cmd_collide(int argc, char **argv) {
   const char *impl_name = evs[0].impl->info.name ? evs[0].impl->info.name : "external";
   const char *op = evs[0].emit ? "emit" : "normalize";
   uint64_t seed = o.seed_set ? o.seed : 1;
+  const char *corpus_dir = o.corpus_dir ? o.corpus_dir : "corpus/regressions";
+  if (!o.no_corpus && cs_corpus_prepare(corpus_dir, impl_name, &err)) {
+    status = cs_fail(CS_EXIT_USAGE, "collide: the corpus: %s (--no-corpus plants nothing)", err.msg);
+    goto cleanup;
+  }
 
-  /* Probe the input families: the smallest-looking output space is the one to search. */
+  /* Probe the input families: the smallest-looking output space is the one to search. Under
+   * --time the probe counts: after a quarter of it no further family is probed. */
+  double t0 = cs_now_s();
   double bits = 0;
   bool found = false;
   uint64_t sa = 0, sb = 0, evals = PROBE_SAMPLES;
@@ -484,6 +498,8 @@ int cs_cmd_collide(int argc, char **argv) {
   if (!family) {
     double best = -1;
     for (size_t i = 0; i < NFAMILIES && !found; i++) {
+      if (i && o.time_s > 0 && cs_now_s() - t0 >= o.time_s / 4)
+        break;
       double fb;
       set_family(&evs[0], &families[i]);
       if (probe(&evs[0], seed, &fb, &found, &sa, &sb, &err)) {
@@ -509,7 +525,10 @@ int cs_cmd_collide(int argc, char **argv) {
   if (!o.quiet)
     printf("collide: %s %s of %s, inputs '%s' (%s + %d varying characters): outputs look like %.1f bits\n", op,
            cs_target_label((int)target), impl_name, family->name, family->prefix, TAIL_LEN, bits);
-  if (!found) {
+  double left = o.time_s > 0 ? o.time_s - (cs_now_s() - t0) : 0;
+  if (!found && o.time_s > 0 && left <= 0 && !o.quiet)
+    printf("collide: the time limit ran out in the probe\n");
+  if (!found && (o.time_s <= 0 || left > 0)) {
     progress_state ps = {!o.quiet && isatty(2), 0};
     cs_collide_config cfg = {
         .eval = eval_states,
@@ -518,7 +537,7 @@ int cs_cmd_collide(int argc, char **argv) {
         .memory = (size_t)o.memory,
         .space_bits = bits,
         .budget = o.budget,
-        .time_s = o.time_s,
+        .time_s = left,
         .seed = seed,
         .batch = evs[0].fast ? 4096 : 8192,
         .dp_bits = (int)o.dp_bits,
@@ -600,10 +619,10 @@ int cs_cmd_collide(int argc, char **argv) {
       (info->ops & CS_OP_EMIT) && (info->emit_targets >> target & 1u) ? "emit.unique" : "normalize.injective";
   cs_arena ar = {0};
   static const char *const shapes[2] = {"one turn", "two turns"};
+  int saved = 0;
   for (int k = 0; k < 2; k++) {
     cs_history h = planted(a, b, other_provider(target), k == 1, &ar);
     if (!o.no_corpus) {
-      const char *dir = o.corpus_dir ? o.corpus_dir : "corpus/regressions";
       char msg[1024], *path = NULL;
       cs_buf m = {0};
       cs_buf_printf(&m, "%s %s maps two different raw IDs to ", op, cs_target_label((int)target));
@@ -611,15 +630,18 @@ int cs_cmd_collide(int argc, char **argv) {
       cs_buf_printf(&m, "; the pair planted in %s", shapes[k]);
       snprintf(msg, sizeof msg, "%s", m.data);
       cs_buf_free(&m);
-      if (cs_corpus_save_literal(dir, impl_name, property, cs_target_label((int)target), msg, &h, &path, &err))
-        fprintf(stderr, "callsign: warning: %s\n", err.msg);
-      else
+      if (cs_corpus_save_literal(corpus_dir, impl_name, property, cs_target_label((int)target), msg, &h, &path, &err)) {
+        fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", err.msg);
+        status = CS_EXIT_USAGE; /* an output error: the run lost what it found */
+      } else {
         printf("planted (%s): %s\n", shapes[k], path);
+        saved++;
+      }
       free(path);
     }
     check_planted(&evs[0], rs, &h, property, shapes[k]);
   }
-  if (!o.no_corpus)
+  if (saved)
     printf("the planted cases are replayed first by every run of %s; `callsign replay --impl NAME FILE` runs them "
            "against another implementation\n",
            impl_name);

@@ -15,6 +15,8 @@
 
 #define DEFAULT_MEMORY ((size_t)1 << 30)
 #define DEFAULT_BATCH 4096u
+#define FIRST_TIMED_BATCH 512u /* a batch's states when a time limit is set and the rate is not known */
+#define TIME_SLICE_S 0.25      /* a batch's time under a time limit, once the rate is known */
 #define FIRST_CAPACITY ((size_t)1 << 16)
 #define MAX_LOAD_NUM 7 /* grow or switch at 70% load */
 #define MAX_LOAD_DEN 10
@@ -90,18 +92,31 @@ double cs_collide_entropy(const cs_str *outs, size_t n) {
   if (maxlen > 4096)
     maxlen = 4096;
   double bits = 0;
+  /* A position whose column of values repeats an earlier one's adds nothing: an output that repeats
+   * 32 bits eight times has 32 bits, not 256 (estimated too high, the search would choose
+   * distinguished points that its small space may not hold). */
+  uint64_t *columns = malloc(maxlen * sizeof *columns);
   for (size_t pos = 0; pos < maxlen; pos++) {
     bool seen[257] = {false};
     unsigned distinct = 0;
+    uint64_t column = 1469598103934665603ULL; /* FNV-1a over the column */
     for (size_t i = 0; i < n; i++) {
       unsigned v = pos < outs[i].len ? (unsigned char)outs[i].ptr[pos] : 256u; /* past the end */
+      column = (column ^ v) * 1099511628211ULL;
       if (!seen[v]) {
         seen[v] = true;
         distinct++;
       }
     }
-    bits += log2((double)distinct);
+    bool repeated = false;
+    for (size_t k = 0; columns && k < pos && !repeated; k++)
+      repeated = columns[k] == column;
+    if (columns)
+      columns[pos] = column;
+    if (!repeated)
+      bits += log2((double)distinct);
   }
+  free(columns);
   /* Lengths: how many distinct ones (a sorted copy would cost more than this small loop). */
   unsigned nlen = 0;
   size_t lens[64];
@@ -340,6 +355,9 @@ static void *work(void *arg) {
   }
   unsigned epoch = ~0u;
   double last_progress = cs_now_s();
+  /* Under a time limit a batch is sized to about TIME_SLICE_S of evaluation (the first one small,
+   * until the rate is known): a slow implementation must not run a whole batch past the limit. */
+  size_t take = cfg->time_s > 0 && n > FIRST_TIMED_BATCH ? FIRST_TIMED_BATCH : n;
   while (!atomic_load(&sh->stop)) {
     if (out_of_bounds(sh)) {
       atomic_store(&sh->stop, true);
@@ -356,15 +374,22 @@ static void *work(void *arg) {
         states[i] = starts[i] = next_random(w);
         lens[i] = 0;
       }
-    size_t batch = reserve(sh, n); /* this batch: the first `batch` states */
+    size_t batch = reserve(sh, take); /* this batch: the first `batch` states */
     if (!batch) {
       atomic_store(&sh->stop, true);
       break;
     }
     cs_err e = {{0}};
+    double began = cs_now_s();
     if (cfg->eval(w->ev, states, batch, outs, &e)) {
       fail(sh, &e);
       break;
+    }
+    if (cfg->time_s > 0) {
+      double per_eval = (cs_now_s() - began) / (double)batch, want = (double)n;
+      if (per_eval > 0)
+        want = TIME_SLICE_S / per_eval;
+      take = want >= (double)n ? n : want < 1 ? 1 : (size_t)want;
     }
     size_t nhits = 0, npairs = 0;
     for (size_t i = 0; i < batch; i++)

@@ -70,7 +70,8 @@ uint64_t cs_collide_fingerprint(cs_str out);
 
 /* Estimated entropy, in bits, of `n` sample outputs: the sum over byte positions of log2 of the
  * number of distinct bytes seen there, plus log2 of the number of distinct lengths. A position
- * that never varies adds nothing; a sample too small to show all values underestimates. */
+ * that never varies, or whose values across the samples repeat an earlier position's, adds
+ * nothing; a sample too small to show all values underestimates. */
 double cs_collide_entropy(const cs_str *outs, size_t n);
 
 #endif

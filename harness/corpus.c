@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -288,6 +289,15 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
   cs_str t = cs_buf_view(&tok);
   int rc = write_case(dir, impl, cell->prop->name, target_name, t, &t, cell->message, cell->history_json, NULL, err);
   cs_buf_free(&tok);
+  return rc;
+}
+
+int cs_corpus_prepare(const char *dir, const char *impl, cs_err *err) {
+  char *path = impl_dir(dir, impl);
+  int rc = cs_mkdir_p(path, err);
+  if (rc == 0 && access(path, W_OK | X_OK) != 0)
+    rc = cs_err_set(err, "%s: cannot write there: %s", path, strerror(errno));
+  free(path);
   return rc;
 }
 

@@ -46,6 +46,9 @@ int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, uint64_t
  * goes to *path (heap, the caller frees it) when path is not NULL. Returns 0, or -1 with err. */
 int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
                            const char *message, const cs_history *h, char **path, cs_err *err);
+/* Makes dir/<impl>/ and checks that files can be written there, so a command can refuse an
+ * unwritable corpus before its work rather than lose what it found. Returns 0, or -1 with err. */
+int cs_corpus_prepare(const char *dir, const char *impl, cs_err *err);
 /* A directory-safe form of an implementation name. */
 void cs_corpus_dirname(const char *impl, char *out, size_t len);
 

@@ -57,6 +57,61 @@ check "emit-only: across two turns it does not (call_0 restarts every turn)" "gr
 "$CS" collide --impl adk-stream-v1 --target openai_chat --via normalize >"$T/o" 2>"$T/e"
 check "--via normalize on an emit-only implementation: exit 2, says so" "[ $? -eq 2 ] && grep -q 'has no normalize' '$T/e'"
 
+# Kimi IDs are the call's position: emit gives every single-call history functions.read_file:0, which
+# is no collision of the implementation's.
+"$CS" collide --impl reference --target kimi --corpus "$T/kimi" >"$T/o" 2>"$T/e"
+check "emit for kimi: exit 2, one line, says IDs there are positional; nothing planted" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'named by the call.s position' '$T/e' && ! [ -e '$T/kimi' ]"
+
+# A structural collision shrinks to its core even from the long family (a normalizer that keeps the
+# last three characters: the pair ends as one extra character before a shared three).
+cat >"$T/last3.py" <<'PY'
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "last3", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:
+        print(json.dumps({"seq": r["seq"], "ids": [i[-3:] for i in r["ids"]]}), flush=True)
+PY
+"$CS" collide --no-corpus --target anthropic --inputs long --jobs 1 --impl-cmd -- python3 "$T/last3.py" >"$T/l3.txt" 2>"$T/l3.err"
+check "a structural collision shrinks to one character more than the three kept" \
+  "[ $? -eq 1 ] && python3 -c \"import json,re,sys;t=open('$T/l3.txt').read();a,b=(json.loads(re.search(r'^  %s: (\\\".*\\\")\$' % k,t,re.M).group(1)) for k in 'AB');assert sorted(map(len,(a,b)))==[3,4] and a[-3:]==b[-3:],(a,b)\""
+
+# An output that repeats a short hash is as small as the hash: 8 hex digits repeated eight times are
+# 32 bits, found by a birthday search (not missed by distinguished points chosen for 256 bits).
+cat >"$T/rep.py" <<'PY'
+import hashlib, json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "rep", "version": "1", "ops": ["normalize"],
+                          "targets": ["gemini"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:
+        print(json.dumps({"seq": r["seq"], "ids": ["h" + hashlib.sha256(i.encode()).hexdigest()[:8] * 8
+                                                   for i in r["ids"]]}), flush=True)
+PY
+"$CS" collide --no-corpus --target gemini --jobs 1 --budget 2000000 --impl-cmd -- python3 "$T/rep.py" >"$T/rep.txt" 2>"$T/rep.err"
+check "a repeated 32-bit hash: estimated at 32 bits, and the collision is found" \
+  "[ $? -eq 1 ] && grep -q 'outputs look like 32.0 bits' '$T/rep.txt' && grep -q '^COLLISION' '$T/rep.txt'"
+
+# --time holds for a slow implementation too: the probe counts, and batches are sized to the rate.
+start=$(date +%s%N)
+"$CS" collide --no-corpus --target anthropic --jobs 1 --time 3s --impl-cmd -- python3 tests/fixtures/proto_echo.py --slow 0.3 >"$T/t.txt" 2>"$T/t.err"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "--time 3s with 0.3 s per request: exit 0 within 5 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 5000 ] && grep -q 'no collision found' '$T/t.txt'"
+
+# A corpus that cannot be written is refused before the search, not found out after it.
+"$CS" collide --impl anthropic-sanitize --target anthropic --corpus /proc/version/x >"$T/o" 2>"$T/e"
+check "an unwritable corpus: exit 2 before any search, one line" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'collide: the corpus' '$T/e' && ! grep -q COLLISION '$T/o'"
+
 # Budgets: a 53.6-bit space is not searched through in a test.
 "$CS" collide --impl mistral-hash9 --target mistral --budget 200000 --no-corpus --jobs 2 >"$T/m.txt" 2>"$T/m.err"
 check "mistral-hash9 under a small budget: exit 0, says how much work a collision needs" "[ $? -eq 0 ] && grep -q 'no collision found' '$T/m.txt' && grep -q '53.6 bits' '$T/m.txt'"
@@ -112,6 +167,10 @@ check "no --target: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1
 check "two targets: exit 2" "[ $? -eq 2 ]"
 "$CS" collide --impl anthropic-sanitize --target mistral >"$T/o" 2>"$T/e"
 check "a target the implementation lacks: exit 2, says so" "[ $? -eq 2 ] && grep -q 'neither normalize nor emit' '$T/e'"
+"$CS" collide --impl anthropic-sanitize --target anthropic --budget 0 >"$T/o" 2>"$T/e"
+check "--budget 0 (it would never end): exit 2" "[ $? -eq 2 ] && grep -q -- '--budget: must be at least 1' '$T/e'"
+"$CS" collide --impl anthropic-sanitize --target anthropic --max-id-len 4 >"$T/o" 2>"$T/e"
+check "--max-id-len (collide's inputs are its own): exit 2" "[ $? -eq 2 ] && grep -q 'does not apply' '$T/e'"
 "$CS" collide --impl anthropic-sanitize --target anthropic --inputs nosuch >"$T/o" 2>"$T/e"
 check "unknown --inputs: exit 2" "[ $? -eq 2 ] && grep -q 'unknown family' '$T/e'"
 "$CS" collide --impl anthropic-sanitize --target anthropic --memory 12Q >"$T/o" 2>"$T/e"

@@ -130,6 +130,15 @@ Test(collide, entropy_of_hex_and_base62) {
   cr_assert(eb > 53 && eb < 54, "base62x9: %f bits", eb);
   cs_str same[3] = {{"abc", 3}, {"abc", 3}, {"abc", 3}};
   cr_assert_float_eq(cs_collide_entropy(same, 3), 0.0, 1e-9);
+  /* The same 40 bits written out four times are still 40 bits. */
+  static char rep[2048][41];
+  cs_str r[2048];
+  for (int i = 0; i < 2048; i++) {
+    snprintf(rep[i], sizeof rep[i], "%s%s%s%s", hex[i], hex[i], hex[i], hex[i]);
+    r[i] = (cs_str){rep[i], 40};
+  }
+  double er = cs_collide_entropy(r, 2048);
+  cr_assert(er > 39.5 && er < 40.5, "hex10 four times: %f bits", er);
 }
 
 Test(collide, fingerprint_depends_on_every_byte) {
