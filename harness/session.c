@@ -74,6 +74,8 @@ void cs_replay_command(const cs_options *o, const char *impl_name, bool external
   }
   if (o->max_id_len)
     cs_buf_printf(b, " --max-id-len %u", o->max_id_len);
+  if (external && o->deadline_ms) /* a timeout under a shorter deadline shows only under it */
+    cs_buf_printf(b, " --deadline %u", o->deadline_ms);
   cs_buf_putc(b, ' ');
   cs_buf_puts(b, tok.data);
   if (external) {

@@ -214,6 +214,14 @@ done
 "$CS" run --no-corpus --impl reference --cases 20 --quiet --max-id-len 1048576 >"$T/o" 2>"$T/e"
 check "--max-id-len 1048576 (the bound) runs" "[ $? -eq 0 ]"
 
+# A timeout under a short --deadline is reproduced only under it: the replay command carries it.
+"$CS" run --cases 2 --no-corpus --quiet --deadline 100 --target anthropic --property emit.regex \
+  --impl-cmd -- python3 tests/fixtures/proto_echo.py --slow 0.2 >"$T/dl.txt" 2>"$T/dl.err"
+dl_replay=$(sed -n 's/^ *replay: *//p' "$T/dl.txt" | head -n 1)
+check "a timeout's replay command names --deadline 100" "[ -n \"\$dl_replay\" ] && echo \"\$dl_replay\" | grep -q -- '--deadline 100 '"
+eval "\"$CS\" ${dl_replay#callsign }" >"$T/o" 2>"$T/e"
+check "and running it reproduces the timeout (exit 1)" "[ $? -eq 1 ] && grep -q 'timeout' '$T/o'"
+
 # --deadline 0 silently meant 5000 ms; a value past 2^32 was called "not a whole number".
 for v in 0 3600001; do
   "$CS" run --no-corpus --cases 5 --quiet --deadline $v --impl-cmd -- build/adapter-c >"$T/o" 2>"$T/e"
