@@ -455,6 +455,10 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     if (apply(o, row, v, err))
       return -1;
   }
+  /* Each of J workers runs shard I + N*j of N*J, which must still be a 32-bit shard. */
+  if (o->shard_n && o->jobs > 1 && (uint64_t)o->shard_n * o->jobs > UINT32_MAX)
+    return cs_err_set(err, "--shard %u/%u with --jobs %u: the workers' %llu shards are more than %u", o->shard_i,
+                      o->shard_n, o->jobs, (unsigned long long)o->shard_n * o->jobs, UINT32_MAX);
   return 0;
 }
 

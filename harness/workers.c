@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 
 #define HEADER 5 /* type byte, 32-bit little-endian length */
 #define TICK_MS 200
+#define CS_WORKER_ORPHAN_EXIT 3 /* never read: no parent is left to read it */
 
 static int write_all(int fd, const void *p, size_t n) {
   const char *s = p;
@@ -112,6 +116,8 @@ static void end_of(int status, cs_worker_end *e) {
 
 int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *err) {
   unsigned n = cfg->n, started = 0;
+  pid_t parent = getpid(); /* the workers check that it is still there */
+  (void)parent;
   int rc = 0;
   worker *ws = cs_xcalloc(n, sizeof *ws);
   struct pollfd *pf = cs_xcalloc(n, sizeof *pf);
@@ -137,6 +143,13 @@ int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *er
       break;
     }
     if (pid == 0) {
+#ifdef __linux__
+      /* A parent ended by a signal (a CI runner's SIGTERM to it alone) takes its workers with it:
+       * SIGTERM ends a worker as it ends callsign, with the implementations it started. */
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != parent) /* the parent was gone before the call */
+        _exit(CS_WORKER_ORPHAN_EXIT);
+#endif
       close(fds[0]);
       for (unsigned k = 0; k < started; k++)
         close(ws[k].fd);

@@ -99,6 +99,25 @@ for v in 0 257 x; do
   "$CS" run --impl reference --jobs "$v" >"$T/o" 2>"$T/e"
   check "--jobs $v: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q -- '--jobs' '$T/e'"
 done
+# Each worker runs shard I + N*j of N*J: past 32 bits that wrapped and ran other cases.
+"$CS" run --impl reference --cases 10 --no-corpus --quiet --shard 1/2147483649 --jobs 2 >"$T/o" 2>"$T/e"
+check "--shard 1/2147483649 with --jobs 2: exit 2, one line" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'shards are more than 4294967295' '$T/e'"
+
+# A SIGTERM to the parent alone (a CI runner's) ends the workers and their implementations too.
+setsid "$CS" run --jobs 2 --time 30s --cases 100000000 --no-corpus --quiet \
+  --impl-cmd -- python3 "$FIX/proto_echo.py" --slow 0.01 --tag "$T" >/dev/null 2>&1 &
+parent=$!
+sleep 2
+before=$(pgrep -f -- "--tag $T" | wc -l)
+kill -TERM "$parent"
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  [ "$(pgrep -f -- "--tag $T" | wc -l)" -eq 0 ] && break
+  sleep 0.3
+done
+check "SIGTERM to the parent of --jobs 2: workers and implementations gone within 3 s ($before before)" \
+  "[ $before -ge 5 ] && [ \$(pgrep -f -- '--tag $T' | wc -l) -eq 0 ]"
+
 "$CS" run --jobs 2 --impl-cmd -- "$T/no-such-program" >"$T/o" 2>"$T/e"
 check "a program that cannot start, --jobs 2: exit 3, one line naming it" \
   "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'no-such-program' '$T/e'"
