@@ -18,6 +18,13 @@ start=$(date +%s)
 rc=$?
 check "fuzz --out that cannot be made: exit 2 at once, one line with the reason" \
   "[ $rc -eq 2 ] && [ \$(( \$(date +%s) - $start )) -lt 10 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'cannot create: Not a directory' '$T/e'"
+# So is an --out whose cases/ is not a directory (the shrunk cases could not be written after it).
+mkdir -p "$T/casesfile" && : >"$T/casesfile/cases"
+start=$(date +%s)
+"$CS" fuzz --impl reference --time 30s --no-corpus --quiet --out "$T/casesfile" >"$T/o" 2>"$T/e"
+rc=$?
+check "fuzz --out whose cases/ is a file: exit 2 at once, one line" \
+  "[ $rc -eq 2 ] && [ \$(( \$(date +%s) - $start )) -lt 10 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'cases: not a directory' '$T/e'"
 # ...and a directory made for a campaign that could not run at all is not left behind.
 "$CS" fuzz --time 5s --no-corpus --quiet --out "$T/never" --impl-cmd -- /bin/true >"$T/o" 2>"$T/e"
 rc=$?
