@@ -455,6 +455,19 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     if (apply(o, row, v, err))
       return -1;
   }
+  /* protocol.answer judges the answers to the other properties' requests: alone it sends none (but
+   * a replay sends every request of its case, as its failure may be in any of them). */
+  bool other = !o->nonly || cmd == CS_CMD_REPLAY;
+  size_t np;
+  const cs_property *all = cs_properties(&np);
+  for (size_t k = 0; k < o->nonly && !other; k++)
+    for (size_t i = 0; i < np && !other; i++)
+      other = strcmp(all[i].name, CS_PROPERTY_ANSWER) != 0 && !strncmp(all[i].name, o->only[k], strlen(o->only[k]));
+  if (!other)
+    return cs_err_set(err,
+                      "--property: %s is checked on the requests of other properties and sends none of its "
+                      "own; name another property too (it is always checked)",
+                      CS_PROPERTY_ANSWER);
   /* Each of J workers runs shard I + N*j of N*J, which must still be a 32-bit shard. */
   if (o->shard_n && o->jobs > 1 && (uint64_t)o->shard_n * o->jobs > UINT32_MAX)
     return cs_err_set(err, "--shard %u/%u with --jobs %u: the workers' %llu shards are more than %u", o->shard_i,

@@ -118,6 +118,19 @@ Test(cli, replay_refuses_what_it_ignores) {
   }
 }
 
+/* protocol.answer judges the requests of other properties: named alone, a run or a campaign would
+ * send none and pass; a replay sends every request of its case, so it takes it. */
+Test(cli, protocol_answer_alone_is_refused_but_in_replay) {
+  cs_options o;
+  cs_err err = {{0}};
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--property", "protocol.answer", &o, &err), -1);
+  cr_assert(strstr(err.msg, "sends none of its own"), "%s", err.msg);
+  cr_assert_eq(parse_one(CS_CMD_FUZZ, "--property", "protocol", &o, &err), -1);
+  cr_assert_eq(parse_one(CS_CMD_REPLAY, "--property", "protocol.answer", &o, &err), 0, "%s", err.msg);
+  char *argv[] = {"callsign", "--property", "protocol.answer", "--property", "emit.regex", NULL};
+  cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), 0, "%s", err.msg);
+}
+
 /* Bounded whole-number options: 0 is refused rather than read as the default, and so is a value
  * past the bound (generated IDs are held whole in memory: a length near 4 GiB exhausted it; a
  * deadline past an hour lets a hung implementation stall the run). */
