@@ -400,6 +400,8 @@ static void close_evaluators(evaluator *evs, unsigned n) {
 int cs_cmd_collide(int argc, char **argv) {
   cs_options o;
   cs_err err = {{0}};
+  /* A search often ends by Ctrl-C or a CI timeout: each line is out when printed, even into a pipe. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   if (cs_options_parse(&o, argc, argv, 2, CS_CMD_COLLIDE, &err))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   if (o.npositional)

@@ -107,6 +107,10 @@ rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "--time 3s with 0.3 s per request: exit 0 within 5 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 5000 ] && grep -q 'no collision found' '$T/t.txt'"
 
+# A search ended by a signal has still said what it searched, even into a pipe.
+timeout -s INT 2 "$CS" collide --impl reference --target anthropic --no-corpus >"$T/int.txt" 2>"$T/int.err"
+check "collide ended by SIGINT: its lines so far are out" "grep -q 'outputs look like' '$T/int.txt'"
+
 # A corpus that cannot be written is refused before the search, not found out after it.
 "$CS" collide --impl anthropic-sanitize --target anthropic --corpus /proc/version/x >"$T/o" 2>"$T/e"
 check "an unwritable corpus: exit 2 before any search, one line" \
