@@ -39,7 +39,7 @@ static const option_row rows[] = {
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
     {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE & ~CS_CMD_REPLAY, "N  cases per implementation, at least 1"},
-    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY, "D  time limit (30s, 5m, 2h; at most 8760h)"},
+    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY, "D  time limit, per implementation (30s, 5m, 2h; at most 8760h)"},
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "N  parallel workers, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
