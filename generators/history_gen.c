@@ -70,7 +70,7 @@ static void gen_init(gen *g, cs_choices *c, const cs_gen_config *cfg, cs_arena *
   g->a = a;
   g->max_rounds = cfg && cfg->max_rounds ? cfg->max_rounds : 6;
   g->max_calls = cfg && cfg->max_calls ? cfg->max_calls : 4;
-  g->max_id_len = cfg && cfg->max_id_len ? cfg->max_id_len : 65536;
+  g->max_id_len = cfg && cfg->max_id_len ? cfg->max_id_len : CS_GEN_DEFAULT_MAX_ID_LEN;
 }
 
 /* At most four turns per round (user, stray tool turn, assistant, tool), two before the first and
@@ -557,7 +557,7 @@ void cs_gen_continue(cs_choices *c, const cs_gen_config *cfg, const cs_history *
 
 cs_str cs_gen_id(cs_choices *c, const cs_gen_config *cfg, const cs_str *pool, uint32_t npool, cs_arena *a,
                  cs_labelset *labels) {
-  uint32_t max_id_len = cfg && cfg->max_id_len ? cfg->max_id_len : 65536;
+  uint32_t max_id_len = cfg && cfg->max_id_len ? cfg->max_id_len : CS_GEN_DEFAULT_MAX_ID_LEN;
   cs_id_ctx x = {0};
   x.c = c;
   x.a = a;

@@ -14,8 +14,10 @@
 typedef struct {
   uint32_t max_rounds; /* assistant rounds; 0: 6 */
   uint32_t max_calls;  /* calls per assistant turn; 0: 4 */
-  uint32_t max_id_len; /* longest ID in bytes; 0: 65536 */
+  uint32_t max_id_len; /* longest ID in bytes; 0: CS_GEN_DEFAULT_MAX_ID_LEN */
 } cs_gen_config;
+
+#define CS_GEN_DEFAULT_MAX_ID_LEN 65536u
 
 /* The longest max_id_len the command line accepts (--max-id-len). A generated ID is built whole in
  * the case's arena, next to its copies in the requests and answers: 1 MiB keeps a case within tens

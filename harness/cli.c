@@ -39,7 +39,8 @@ static const option_row rows[] = {
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
     {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE & ~CS_CMD_REPLAY, "N  cases per implementation, at least 1"},
-    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY, "D  time limit, per implementation (30s, 5m, 2h; at most 8760h)"},
+    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY,
+     "D  time limit, per implementation (30s, 5m, 2h; at most 8760h)"},
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "N  parallel workers, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
@@ -468,6 +469,14 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
                       "--property: %s is checked on the requests of other properties and sends none of its "
                       "own; name another property too (it is always checked)",
                       CS_PROPERTY_ANSWER);
+  /* A token regenerates its case under the run's ID bound: the corpus's cases, saved under the
+   * default bound, are other cases under another one, and a case saved under another bound would be
+   * another case in every default run. */
+  if ((cmd & (CS_CMD_RUN | CS_CMD_FUZZ)) && o->max_id_len && o->max_id_len != CS_GEN_DEFAULT_MAX_ID_LEN &&
+      !o->no_corpus) {
+    o->no_corpus = true;
+    o->corpus_off_for_bound = true;
+  }
   /* Each of J workers runs shard I + N*j of N*J, which must still be a 32-bit shard. */
   if (o->shard_n && o->jobs > 1 && (uint64_t)o->shard_n * o->jobs > UINT32_MAX)
     return cs_err_set(err, "--shard %u/%u with --jobs %u: the workers' %llu shards are more than %u", o->shard_i,

@@ -51,6 +51,9 @@ typedef struct {
   const char *expect;
   const char *vectors; /* --vectors FILE; NULL: cs_vectors_locate */
   bool strict, no_corpus, stats, check, generate, discover, dry_run, quiet;
+  /* --no-corpus was implied by a --max-id-len other than the default, whose tokens mean other cases
+   * than the corpus's: run and fuzz say so once. */
+  bool corpus_off_for_bound;
   const char *corpus_dir;
   double min_coverage; /* share in [0,1]; 0: off */
   unsigned deadline_ms;

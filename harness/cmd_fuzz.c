@@ -497,6 +497,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
   /* Before the workers fork: they inherit it. */
   const int stop[] = {SIGINT, SIGTERM};
   cs_catch_signals(stop, sizeof stop / sizeof *stop, on_stop_signal, SA_RESTART);
+  cs_note_corpus_off(&c.o);
   if (jobs == 1)
     rc = run_part(&c, c.o.shard_i, c.o.shard_n, true, &total, &err);
   else

@@ -381,6 +381,7 @@ int cs_cmd_run(int argc, char **argv) {
     if (!c.o.targets || (c.o.targets >> t & 1u))
       c.report.targets[c.report.ntargets++] = cs_target_get((cs_target_id)t)->name;
   c.report.impls = CS_ARENA_NEW(&c.a, cs_impl_result, nn + 1);
+  cs_note_corpus_off(&c.o);
   for (size_t i = 0; i < nn; i++)
     run_one(&c, names[i], &c.report.impls[c.report.nimpls++], NULL, 0);
   int status = 0;

@@ -93,3 +93,11 @@ const char *cs_target_label(int t) {
     return "-";
   return cs_target_get((cs_target_id)t)->name;
 }
+
+void cs_note_corpus_off(const cs_options *o) {
+  if (o->corpus_off_for_bound)
+    fprintf(stderr,
+            "callsign: note: --max-id-len %u: the regression corpus is neither replayed nor saved (its tokens are "
+            "cases of the default bound, %u)\n",
+            o->max_id_len, CS_GEN_DEFAULT_MAX_ID_LEN);
+}

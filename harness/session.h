@@ -31,5 +31,8 @@ void cs_catch_signals(const int *sigs, size_t n, void (*handler)(int), int flags
 
 /* The name of target `t`, or "-" for target-less properties (t < 0). */
 const char *cs_target_label(int t);
+/* Says on stderr, once, that the corpus is off because of --max-id-len (cs_options'
+ * corpus_off_for_bound); nothing when it is not. */
+void cs_note_corpus_off(const cs_options *o);
 
 #endif

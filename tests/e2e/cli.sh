@@ -213,6 +213,14 @@ for v in 0 1048577 4294967295; do
 done
 "$CS" run --no-corpus --impl reference --cases 20 --quiet --max-id-len 1048576 >"$T/o" 2>"$T/e"
 check "--max-id-len 1048576 (the bound) runs" "[ $? -eq 0 ]"
+# A token regenerates its case under the run's bound: under another one the corpus is another set of
+# cases, and what such a run finds would replay as other cases: the corpus is left alone, with a note.
+mkdir -p "$T/bound"
+"$CS" run --impl prefix-swap --cases 300 --quiet --max-id-len 8 --corpus "$T/bound" >"$T/o" 2>"$T/e"
+check "--max-id-len 8: failures found, nothing saved to the corpus, one note saying why" \
+  "[ $? -eq 1 ] && [ -z \"\$(ls -A '$T/bound')\" ] && [ \$(grep -c 'note: --max-id-len 8: the regression corpus is neither replayed nor saved' '$T/e') -eq 1 ]"
+"$CS" run --impl prefix-swap --cases 300 --quiet --max-id-len 65536 --corpus "$T/bound" >"$T/o" 2>"$T/e"
+check "--max-id-len 65536 (the default): the corpus is used" "[ $? -eq 1 ] && [ -n \"\$(ls -A '$T/bound')\" ] && ! grep -q note '$T/e'"
 
 # A timeout under a short --deadline is reproduced only under it: the replay command carries it.
 "$CS" run --cases 2 --no-corpus --quiet --deadline 100 --target anthropic --property emit.regex \

@@ -131,6 +131,21 @@ Test(cli, protocol_answer_alone_is_refused_but_in_replay) {
   cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), 0, "%s", err.msg);
 }
 
+/* Under a bound other than the default the corpus's tokens are other cases: run and fuzz leave it
+ * alone (and say so); the default bound, given or not, keeps it; replay has no corpus. */
+Test(cli, another_id_bound_turns_the_corpus_off) {
+  cs_options o;
+  cs_err err = {{0}};
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--max-id-len", "8", &o, &err), 0, "%s", err.msg);
+  cr_assert(o.no_corpus && o.corpus_off_for_bound);
+  cr_assert_eq(parse_one(CS_CMD_FUZZ, "--max-id-len", "100", &o, &err), 0, "%s", err.msg);
+  cr_assert(o.no_corpus && o.corpus_off_for_bound);
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--max-id-len", "65536", &o, &err), 0, "%s", err.msg);
+  cr_assert(!o.no_corpus && !o.corpus_off_for_bound);
+  cr_assert_eq(parse_one(CS_CMD_REPLAY, "--max-id-len", "8", &o, &err), 0, "%s", err.msg);
+  cr_assert_not(o.corpus_off_for_bound);
+}
+
 /* Bounded whole-number options: 0 is refused rather than read as the default, and so is a value
  * past the bound (generated IDs are held whole in memory: a length near 4 GiB exhausted it; a
  * deadline past an hour lets a hung implementation stall the run). */
