@@ -622,7 +622,7 @@ int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err
       const char *json = x->history_json ? x->history_json : "null";
       int rc = cs_history_parse(cs_str_c(json), NULL, &a, &h, err) ||
                cs_corpus_save_literal(corpus_dir, f->impl, x->property, x->target, x->message ? x->message : "", &h,
-                                      NULL, err);
+                                      NULL, NULL, err); /* its twin is not known here: left out */
       cs_arena_free(&a);
       saved = rc ? -1 : saved + 1;
     }

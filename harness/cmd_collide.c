@@ -314,6 +314,8 @@ static void print_json_str(FILE *f, const char *s) {
  * ID. `two_turns` true: each call in an assistant turn of its own shaped like the single-call
  * histories of the search (same provider, turn key and position, answered by a tool turn), so an
  * implementation that derives IDs from more than the raw ID meets the colliding pair again. */
+static const cs_literal_twin PLANTED_PAIR = {true, 0, 1}; /* in both shapes call 1 collided with call 0 */
+
 static cs_history planted(const char *a, const char *b, cs_provider provider, bool two_turns, cs_arena *ar) {
   cs_history h = {0};
   h.nturns = two_turns ? 5 : 3;
@@ -341,8 +343,13 @@ static cs_history planted(const char *a, const char *b, cs_provider provider, bo
 static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, const char *property, const char *shape) {
   const cs_history *lit[1] = {h};
   const char *only[1] = {property};
-  cs_run_config rc = {
-      .targets = 1u << ev->target, .only = only, .nonly = 1, .literal = lit, .nliteral = 1, .corpus_only = true};
+  cs_run_config rc = {.targets = 1u << ev->target,
+                      .only = only,
+                      .nonly = 1,
+                      .literal = lit,
+                      .literal_twins = &PLANTED_PAIR,
+                      .nliteral = 1,
+                      .corpus_only = true};
   cs_run_result res;
   cs_err err = {{0}};
   if (cs_run_impl(ev->impl, rs, &rc, &res, &err)) {
@@ -632,7 +639,8 @@ int cs_cmd_collide(int argc, char **argv) {
       cs_buf_printf(&m, "; the pair planted in %s", shapes[k]);
       snprintf(msg, sizeof msg, "%s", m.data);
       cs_buf_free(&m);
-      if (cs_corpus_save_literal(corpus_dir, impl_name, property, cs_target_label((int)target), msg, &h, &path, &err)) {
+      if (cs_corpus_save_literal(corpus_dir, impl_name, property, cs_target_label((int)target), msg, &h, &PLANTED_PAIR,
+                                 &path, &err)) {
         fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", err.msg);
         status = CS_EXIT_USAGE; /* an output error: the run lost what it found */
       } else {

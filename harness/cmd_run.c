@@ -29,6 +29,7 @@ typedef struct {
   bool corpus_unwritable; /* a save failed: said once, no more tries this run */
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */
+  cs_literal_twin literal_twin;                      /* and its planted twin */
   cs_arena literal_arena;
 } run_ctx;
 
@@ -162,6 +163,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   cs_corpus_replay_first(&corpus, &rc);
   if (c->literal) {
     rc.literal = &c->literal;
+    rc.literal_twins = &c->literal_twin;
     rc.nliteral = 1;
     rc.corpus_only = true;
   }
@@ -448,7 +450,8 @@ int cs_cmd_replay(int argc, char **argv) {
   } else {
     char prop[128], tgt[64];
     cs_history *lit = cs_arena_alloc(&c.literal_arena, sizeof *lit);
-    int kind = cs_corpus_read_file(arg, &c.literal_arena, lit, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err);
+    int kind = cs_corpus_read_file(arg, &c.literal_arena, lit, &c.literal_twin, &v, &n, prop, sizeof prop, tgt,
+                                   sizeof tgt, &err);
     if (kind < 0) {
       cs_arena_free(&c.literal_arena);
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);

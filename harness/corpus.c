@@ -94,8 +94,39 @@ static int history_of(const cJSON *root, const char *path, cs_arena *a, cs_histo
   return 0;
 }
 
-int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, uint64_t **v, size_t *n, char *property,
-                        size_t plen, char *target, size_t tlen, cs_err *err) {
+static uint32_t count_calls(const cs_history *h) {
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < h->nturns; t++)
+    n += h->turns[t].ncalls;
+  return n;
+}
+
+/* A literal case's "planted_twin": [from, to] with from < to < its calls, or null; without the
+ * member, a history of exactly two calls is a pair collide planted before the member existed. */
+static int twin_of(const cJSON *root, const cs_history *h, const char *path, cs_literal_twin *out, cs_err *err) {
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "planted_twin");
+  uint32_t calls = count_calls(h);
+  *out = (cs_literal_twin){0};
+  if (!m) {
+    if (calls == 2)
+      *out = (cs_literal_twin){true, 0, 1};
+    return 0;
+  }
+  if (cJSON_IsNull(m))
+    return 0;
+  const cJSON *f = cJSON_IsArray(m) && cJSON_GetArraySize(m) == 2 ? cJSON_GetArrayItem(m, 0) : NULL;
+  const cJSON *t = f ? f->next : NULL;
+  bool whole = f && cJSON_IsNumber(f) && cJSON_IsNumber(t) && f->valuedouble >= 0 &&
+               f->valuedouble == (double)f->valueint && t->valuedouble == (double)t->valueint;
+  if (!whole || f->valueint >= t->valueint || (uint32_t)t->valueint >= calls)
+    return cs_err_set(err, "%s: \"planted_twin\" is not null or [from, to], two call numbers with from < to < %u", path,
+                      calls);
+  *out = (cs_literal_twin){true, (uint32_t)f->valueint, (uint32_t)t->valueint};
+  return 0;
+}
+
+int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, cs_literal_twin *twin, uint64_t **v, size_t *n,
+                        char *property, size_t plen, char *target, size_t tlen, cs_err *err) {
   const char *label = strcmp(path, "-") ? path : "stdin";
   *v = NULL;
   *n = 0;
@@ -107,7 +138,8 @@ int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, uint64_t
     kind = -1;
   if (kind == 0 && token_of(root, label, v, n, err))
     kind = -1;
-  if (kind == 1 && history_of(root, label, a, lit, err))
+  cs_literal_twin ignored;
+  if (kind == 1 && (history_of(root, label, a, lit, err) || twin_of(root, lit, label, twin ? twin : &ignored, err)))
     kind = -1;
   cJSON_Delete(root);
   return kind;
@@ -153,6 +185,7 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   out->v = cs_xcalloc(nn + 1, sizeof *out->v);
   out->len = cs_xcalloc(nn + 1, sizeof *out->len);
   out->lit = cs_xcalloc(nn + 1, sizeof *out->lit);
+  out->lit_twin = cs_xcalloc(nn + 1, sizeof *out->lit_twin);
   /* A bad file is skipped and the rest still load: one hand-edited or truncated case must not
    * silently take every case sorted after it out of the replay. The first bad file is named. */
   size_t nbad = 0;
@@ -168,7 +201,9 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
     int kind = root ? kind_of(root, file.data, &bad) : -1;
     if (kind == 1) {
       cs_history *h = cs_arena_alloc(&out->arena, sizeof *h);
-      if ((ok = history_of(root, file.data, &out->arena, h, &bad) == 0))
+      ok = history_of(root, file.data, &out->arena, h, &bad) == 0 &&
+           twin_of(root, h, file.data, &out->lit_twin[out->nlit], &bad) == 0;
+      if (ok)
         out->lit[out->nlit++] = h;
     } else if (kind == 0 && (ok = token_of(root, file.data, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
       out->n++;
@@ -195,6 +230,7 @@ void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc) {
   rc->replay_len = c->len;
   rc->nreplay = c->n;
   rc->literal = c->lit;
+  rc->literal_twins = c->lit_twin;
   rc->nliteral = c->nlit;
 }
 
@@ -204,6 +240,7 @@ void cs_corpus_free(cs_corpus *c) {
   free(c->v);
   free(c->len);
   free(c->lit);
+  free(c->lit_twin);
   cs_arena_free(&c->arena);
   memset(c, 0, sizeof *c);
 }
@@ -234,8 +271,8 @@ static bool holds_case(const char *file, const cs_str *token, const char *histor
  * or null); left as it is when it already holds the case. Its path (heap) goes to *path_out when
  * path_out is not NULL. */
 static int write_case(const char *dir, const char *impl, const char *property, const char *target_name, cs_str name_key,
-                      const cs_str *token, const char *message, const char *history_json, char **path_out,
-                      cs_err *err) {
+                      const cs_str *token, const char *message, const char *history_json, const char *twin_json,
+                      char **path_out, cs_err *err) {
   char *path = impl_dir(dir, impl), hex[65];
   cs_buf file = {0}, body = {0};
   uint8_t d[32];
@@ -268,6 +305,10 @@ static int write_case(const char *dir, const char *impl, const char *property, c
   }
   cs_buf_puts(&body, ",\n  \"message\": ");
   cs_buf_json_str(&body, cs_str_c(message));
+  if (twin_json) {
+    cs_buf_puts(&body, ",\n  \"planted_twin\": ");
+    cs_buf_puts(&body, twin_json);
+  }
   cs_buf_puts(&body, ",\n  \"history\": ");
   cs_buf_puts(&body, history_json ? history_json : "null");
   cs_buf_puts(&body, "\n}\n");
@@ -287,7 +328,8 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
   cs_buf tok = {0};
   cs_choices_token(cell->choices, cell->nchoices, &tok);
   cs_str t = cs_buf_view(&tok);
-  int rc = write_case(dir, impl, cell->prop->name, target_name, t, &t, cell->message, cell->history_json, NULL, err);
+  int rc =
+      write_case(dir, impl, cell->prop->name, target_name, t, &t, cell->message, cell->history_json, NULL, NULL, err);
   cs_buf_free(&tok);
   return rc;
 }
@@ -302,10 +344,17 @@ int cs_corpus_prepare(const char *dir, const char *impl, cs_err *err) {
 }
 
 int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
-                           const char *message, const cs_history *h, char **path_out, cs_err *err) {
+                           const char *message, const cs_history *h, const cs_literal_twin *twin, char **path_out,
+                           cs_err *err) {
   cs_buf hist = {0};
   cs_history_write(&hist, h);
-  int rc = write_case(dir, impl, property, target_name, cs_buf_view(&hist), NULL, message, hist.data, path_out, err);
+  char tj[48];
+  if (twin && twin->set)
+    snprintf(tj, sizeof tj, "[%u, %u]", twin->from, twin->to);
+  else
+    snprintf(tj, sizeof tj, "null");
+  int rc = write_case(dir, impl, property, target_name, cs_buf_view(&hist), NULL, message, hist.data, twin ? tj : NULL,
+                      path_out, err);
   cs_buf_free(&hist);
   return rc;
 }

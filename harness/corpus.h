@@ -2,7 +2,9 @@
  * case (implementation, property, target, replay token, message, the shrunk history) under
  * DIR/<implementation>/, and replayed first on the next run, like an example database. A case
  * without a token is a literal history case (a collision pair planted by `collide`): its history is
- * run as it is, before the token cases. */
+ * run as it is, before the token cases. Its "planted_twin" says which call collided with which:
+ * [from, to] (calls counted in history order, from < to), or null for none; a file without the
+ * member (written before it existed) is a collide pair when its history has exactly two calls. */
 #ifndef CS_HARNESS_CORPUS_H
 #define CS_HARNESS_CORPUS_H
 
@@ -16,7 +18,8 @@ typedef struct {
   uint64_t **v; /* choice sequences (heap) */
   size_t *len;
   size_t n;
-  const cs_history **lit; /* literal history cases (heap array; histories in `arena`) */
+  const cs_history **lit;    /* literal history cases (heap array; histories in `arena`) */
+  cs_literal_twin *lit_twin; /* each one's planted twin (heap array) */
   size_t nlit;
   cs_arena arena;
 } cs_corpus;
@@ -35,17 +38,19 @@ void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc);
 int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err);
 /* Reads one saved case file ("-": stdin), reading it once, so a pipe or FIFO works. A token case
  * gives its choices (*v, heap) and returns 0; a literal history case gives its history (memory in
- * `a`) and returns 1. Either gives its property/target names ("" and "-" when the file gives
- * none). -1 with err naming the file (stdin as "stdin"): it does not read, is not a JSON object,
- * lacks both "token" and "history", has a member of the wrong type, or names an unknown property
- * or target (replay would otherwise quietly check every property or target). */
-int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, uint64_t **v, size_t *n, char *property,
-                        size_t plen, char *target, size_t tlen, cs_err *err);
+ * `a`) and its planted twin (into *twin when not NULL) and returns 1. Either gives its property/target names ("" and
+ * "-" when the file gives none). -1 with err naming the file (stdin as "stdin"): it does not read, is not a JSON
+ * object, lacks both "token" and "history", has a member of the wrong type, or names an unknown property or target
+ * (replay would otherwise quietly check every property or target). */
+int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, cs_literal_twin *twin, uint64_t **v, size_t *n,
+                        char *property, size_t plen, char *target, size_t tlen, cs_err *err);
 /* Saves a literal history case under dir/impl/ as <property>@<target>-<hash of the history>.json
- * (saving the same history twice writes one file); `message` says what it shows. The path written
- * goes to *path (heap, the caller frees it) when path is not NULL. Returns 0, or -1 with err. */
+ * (saving the same history twice writes one file); `message` says what it shows, `twin` its planted
+ * twin (NULL: the member is left out, as a case whose twin is not known). The path written goes to
+ * *path (heap, the caller frees it) when path is not NULL. Returns 0, or -1 with err. */
 int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
-                           const char *message, const cs_history *h, char **path, cs_err *err);
+                           const char *message, const cs_history *h, const cs_literal_twin *twin, char **path,
+                           cs_err *err);
 /* Makes dir/<impl>/ and checks that files can be written there, so a command can refuse an
  * unwritable corpus before its work rather than lose what it found. Returns 0, or -1 with err. */
 int cs_corpus_prepare(const char *dir, const char *impl, cs_err *err);

@@ -67,6 +67,7 @@ typedef struct {
   bool fatal;
   bool campaign;                  /* cfg->on_failure: failed cells stay armed */
   const cs_history *literal_case; /* while building a literal case: its history */
+  cs_literal_twin literal_twin;   /* and its planted twin */
   bool batch_literal;             /* the batch being checked is one literal case */
   pending_failure *pending;
   size_t npending, cappending;
@@ -257,11 +258,12 @@ static void build_case(runner *r, cs_choices *ch, cs_caserun *run, case_plan *pl
   }
   plan->drop = run->gen.rounds > 1 ? run->gen.rounds / 2 : 0;
   reset_replies(run);
-  if (r->literal_case) {
-    /* A literal case is a collision pair planted by `collide`: its second call collided with its
-     * first, as a twin does, so the relation is recorded the same way (compression_stable reads it). */
-    run->planted_from[0] = 0;
-    run->planted_to[0] = 1;
+  const cs_literal_twin *lt = &r->literal_twin;
+  if (r->literal_case && lt->set && lt->from < lt->to && lt->to < run->gen.ix.ncalls) {
+    /* A collision pair planted by `collide`: its second call collided with its first, as a twin
+     * does, so the relation is recorded the same way (compression_stable reads it). */
+    run->planted_from[0] = lt->from;
+    run->planted_to[0] = lt->to;
     run->nplanted = 1;
   }
 }
@@ -1371,6 +1373,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     cs_choices_replay(&r.ch[0], NULL, 0);
     idx[0] = UINT64_MAX;
     r.literal_case = cfg->literal[i];
+    r.literal_twin = cfg->literal_twins ? cfg->literal_twins[i] : (cs_literal_twin){0};
     int bad = run_batch(&r, 1, plans, r.needs, false, idx);
     r.literal_case = NULL;
     r.batch_literal = true;

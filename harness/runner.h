@@ -16,6 +16,14 @@
 
 struct cs_outcome; /* below */
 
+/* A literal case's planted collision (collide's pairs): call `to` holds a raw ID that the
+ * implementation maps to the ID of call `from`, as an implementation-aware twin does, so
+ * emit.compression_stable excuses `to` changing when `from` is dropped. */
+typedef struct {
+  bool set;
+  uint32_t from, to; /* from < to */
+} cs_literal_twin;
+
 typedef struct {
   uint64_t seed;
   uint64_t cases;            /* 0: 2000 (upper bound when time_s is set) */
@@ -52,8 +60,10 @@ typedef struct {
   void (*on_case)(void *user, uint64_t case_index, const uint64_t *choices, size_t n, const cs_history *h);
   void *case_user;
   /* Literal histories, checked before the replayed corpus (collision pairs planted by collide).
-   * A failure on one is reported with that history as it is: no shrinking, no replay token. */
+   * A failure on one is reported with that history as it is: no shrinking, no replay token.
+   * literal_twins (NULL: none) says per case which call was planted as a twin of which. */
   const cs_history *const *literal;
+  const cs_literal_twin *literal_twins;
   size_t nliteral;
   bool corpus_only; /* run the literal and replay cases only, no generated case */
   /* Generate the next batch on a second thread while this one runs: for external implementations,

@@ -49,6 +49,7 @@ typedef struct {
   cs_err err;
   cs_arena a;
   cs_history h;
+  cs_literal_twin twin;
   uint64_t *v;
   size_t n;
   char prop[64], tgt[32];
@@ -56,13 +57,23 @@ typedef struct {
 
 static void read_case(const char *path, case_read *r) {
   memset(r, 0, sizeof *r);
-  r->kind =
-      cs_corpus_read_file(path, &r->a, &r->h, &r->v, &r->n, r->prop, sizeof r->prop, r->tgt, sizeof r->tgt, &r->err);
+  r->kind = cs_corpus_read_file(path, &r->a, &r->h, &r->twin, &r->v, &r->n, r->prop, sizeof r->prop, r->tgt,
+                                sizeof r->tgt, &r->err);
 }
 
 static void case_read_free(case_read *r) {
   free(r->v);
   cs_arena_free(&r->a);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s", path);
+  static char text[8192];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = 0;
+  fclose(f);
+  return text;
 }
 
 Test(corpus, literal_case_round_trip) {
@@ -71,11 +82,13 @@ Test(corpus, literal_case_round_trip) {
   cs_err err = {{0}};
   cr_assert_eq(cs_history_parse(cs_str_c(pair_json), NULL, &a, &h, &err), 0, "%s", err.msg);
   char *path = NULL, *again = NULL;
-  cr_assert_eq(cs_corpus_save_literal(dir, "some impl", "emit.unique", "mistral", "collision", &h, &path, &err), 0,
-               "%s", err.msg);
+  const cs_literal_twin pair = {true, 0, 1};
+  cr_assert_eq(cs_corpus_save_literal(dir, "some impl", "emit.unique", "mistral", "collision", &h, &pair, &path, &err),
+               0, "%s", err.msg);
   cr_assert(strstr(path, "/some_impl/emit.unique@mistral-") != NULL, "%s", path);
   /* Saving the same history again writes the same file. */
-  cr_assert_eq(cs_corpus_save_literal(dir, "some impl", "emit.unique", "mistral", "collision", &h, &again, &err), 0);
+  cr_assert_eq(cs_corpus_save_literal(dir, "some impl", "emit.unique", "mistral", "collision", &h, &pair, &again, &err),
+               0);
   cr_assert_str_eq(path, again);
   free(again);
 
@@ -83,6 +96,7 @@ Test(corpus, literal_case_round_trip) {
   cr_assert_eq(cs_corpus_load(dir, "some impl", &c, &err), 0, "%s", err.msg);
   cr_assert_eq(c.n, 0);
   cr_assert_eq(c.nlit, 1);
+  cr_assert(c.lit_twin[0].set && c.lit_twin[0].from == 0 && c.lit_twin[0].to == 1);
   cs_buf x = {0}, y = {0};
   cs_history_write(&x, &h);
   cs_history_write(&y, c.lit[0]);
@@ -96,7 +110,11 @@ Test(corpus, literal_case_round_trip) {
   char prop[64], tgt[32];
   uint64_t *v = (uint64_t *)1;
   size_t n = 5;
-  cr_assert_eq(cs_corpus_read_file(path, &b, &lit, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), 1, "%s", err.msg);
+  cs_literal_twin twin = {0};
+  cr_assert_eq(cs_corpus_read_file(path, &b, &lit, &twin, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), 1, "%s",
+               err.msg);
+  cr_assert(twin.set && twin.from == 0 && twin.to == 1);
+  cr_assert(strstr(slurp(path), "\"planted_twin\": [0, 1]") != NULL, "the file says which call collided");
   cr_assert_str_eq(prop, "emit.unique");
   cr_assert_str_eq(tgt, "mistral");
   cr_assert_eq(cs_history_ncalls(&lit), 2);
@@ -107,14 +125,49 @@ Test(corpus, literal_case_round_trip) {
   cs_arena_free(&b);
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  cr_assert_not_null(f, "%s", path);
-  static char text[8192];
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  text[n] = 0;
-  fclose(f);
-  return text;
+/* A literal case says which call collided with which; a file from before the member is a collide
+ * pair when it has two calls, and a hand-written case of other calls plants nothing. */
+Test(corpus, planted_twin_is_read_from_the_file) {
+  static const struct {
+    const char *member; /* NULL: absent */
+    bool history3;      /* three calls instead of two */
+    int kind;
+    bool set;
+    uint32_t from, to;
+  } rows[] = {
+      {NULL, false, 1, true, 0, 1},    {NULL, true, 1, false, 0, 0},        {"null", false, 1, false, 0, 0},
+      {"[0, 2]", true, 1, true, 0, 2}, {"[1, 0]", false, -1, false, 0, 0},  {"[0, 2]", false, -1, false, 0, 0},
+      {"[0]", false, -1, false, 0, 0}, {"\"0,1\"", false, -1, false, 0, 0}, {"[0.5, 1]", false, -1, false, 0, 0},
+  };
+  const char *call = "{\"id\":\"c%d\",\"name\":\"f\",\"args\":{}}";
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    char calls[256] = "", one[64], path[512], text[1024];
+    for (int k = 0; k < (rows[i].history3 ? 3 : 2); k++) {
+      snprintf(one, sizeof one, call, k);
+      if (k)
+        strcat(calls, ",");
+      strcat(calls, one);
+    }
+    snprintf(path, sizeof path, "%s/twin%zu.json", dir, i);
+    snprintf(
+        text, sizeof text,
+        "{\"impl\":\"x\",\"property\":\"emit.unique\",\"target\":\"mistral\",%s%s%s\"history\":{\"turns\":[{\"role\":"
+        "\"assistant\",\"provider\":\"openai_chat\",\"calls\":[%s]}]}}",
+        rows[i].member ? "\"planted_twin\":" : "", rows[i].member ? rows[i].member : "", rows[i].member ? "," : "",
+        calls);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    case_read r;
+    read_case(path, &r);
+    cr_assert_eq(r.kind, rows[i].kind, "row %zu: %s", i, r.err.msg);
+    if (r.kind < 0)
+      cr_assert(strstr(r.err.msg, "planted_twin"), "row %zu: %s", i, r.err.msg);
+    else
+      cr_assert(r.twin.set == rows[i].set && r.twin.from == rows[i].from && r.twin.to == rows[i].to, "row %zu", i);
+    case_read_free(&r);
+  }
 }
 
 /* A case found again is the same case: its file keeps the message it was first saved with (an
@@ -148,8 +201,8 @@ Test(corpus, a_case_saved_again_keeps_its_file) {
   cs_history h;
   cr_assert_eq(cs_history_parse(cs_str_c(pair_json), NULL, &a, &h, &err), 0, "%s", err.msg);
   char *lit = NULL;
-  cr_assert_eq(cs_corpus_save_literal(dir, "rand", "emit.unique", "mistral", "first", &h, NULL, &err), 0);
-  cr_assert_eq(cs_corpus_save_literal(dir, "rand", "emit.unique", "mistral", "second", &h, &lit, &err), 0);
+  cr_assert_eq(cs_corpus_save_literal(dir, "rand", "emit.unique", "mistral", "first", &h, NULL, NULL, &err), 0);
+  cr_assert_eq(cs_corpus_save_literal(dir, "rand", "emit.unique", "mistral", "second", &h, NULL, &lit, &err), 0);
   cr_assert(strstr(slurp(lit), "\"first\"") != NULL, "%s", slurp(lit));
   free(lit);
   cs_arena_free(&a);

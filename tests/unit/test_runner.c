@@ -225,7 +225,9 @@ Test(runner, planted_collision_is_resolved_and_excused_when_dropped) {
   cr_assert_eq(cs_history_parse(cs_str_c(mistral_pair_json), NULL, &a, &h, &err), 0, "%s", err.msg);
   const cs_history *lit[1] = {&h};
   const char *only[2] = {"emit.unique", "emit.compression_stable"};
-  cs_run_config cfg = {.seed = 1, .only = only, .nonly = 2, .literal = lit, .nliteral = 1, .corpus_only = true};
+  const cs_literal_twin pair = {true, 0, 1};
+  cs_run_config cfg = {
+      .seed = 1, .only = only, .nonly = 2, .literal = lit, .literal_twins = &pair, .nliteral = 1, .corpus_only = true};
   cs_run_result r;
   cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0);
   cr_assert_eq(r.cases, 1);
@@ -488,7 +490,7 @@ Test(runner, stuck_cases_shrink_by_changing_two_places) {
 /* A wrapper around the reference that reshapes emit answers the way real normalizers do: DROP sends
  * every unanswered call as null (PROTOCOL.md allows it); SUFFIX sanitizes raw IDs and suffixes a
  * repeat with its position; COUNTER numbers calls by their global index. */
-typedef enum { RESHAPE_DROP, RESHAPE_SUFFIX, RESHAPE_COUNTER } reshape_mode;
+typedef enum { RESHAPE_DROP, RESHAPE_SUFFIX, RESHAPE_COUNTER, RESHAPE_INITIAL } reshape_mode;
 typedef struct {
   cs_impl base;
   cs_impl *inner;
@@ -520,6 +522,8 @@ static int reshape_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies
         continue;
       }
       cs_str raw = ix.calls[c]->id.ptr ? ix.calls[c]->id : cs_str_c("x");
+      if (w->mode == RESHAPE_INITIAL) /* only the first character: "apple" and "avocado" collide */
+        raw = cs_arena_printf(a, "id_%c", raw.len ? raw.ptr[0] : 'x');
       char *s = cs_arena_alloc(a, raw.len + 16);
       for (size_t k = 0; k < raw.len; k++) {
         char ch = raw.ptr[k];
@@ -546,26 +550,68 @@ static int reshape_restart(cs_impl *self, cs_err *err) {
 static const cs_impl_vtable reshape_vt = {reshape_exec, reshape_restart, drift_stderr, drift_destroy};
 
 /* Runs `impl` on the one literal history `json`, checking only the properties named. */
-static cs_run_result run_literal(cs_impl *impl, cs_ruleset *rs, const char *json, const char *const *only,
-                                 size_t nonly) {
+static cs_run_result run_literal_twin(cs_impl *impl, cs_ruleset *rs, const char *json, const cs_literal_twin *twin,
+                                      const char *const *only, size_t nonly) {
   cs_arena a = {0};
   cs_history h;
   cs_err err = {{0}};
   cr_assert_eq(cs_history_parse(cs_str_c(json), NULL, &a, &h, &err), 0, "%s", err.msg);
   const cs_history *lit[1] = {&h};
-  cs_run_config cfg = {.seed = 1, .only = only, .nonly = nonly, .literal = lit, .nliteral = 1, .corpus_only = true};
+  cs_run_config cfg = {.seed = 1,
+                       .only = only,
+                       .nonly = nonly,
+                       .literal = lit,
+                       .literal_twins = twin,
+                       .nliteral = 1,
+                       .corpus_only = true};
   cs_run_result r;
   cr_assert_eq(cs_run_impl(impl, rs, &cfg, &r, &err), 0, "%s", err.msg);
   cs_arena_free(&a);
   return r;
 }
 
-static cs_run_result run_reshaped(reshape_mode mode, const char *json, const char *const *only, size_t nonly) {
+static cs_run_result run_literal(cs_impl *impl, cs_ruleset *rs, const char *json, const char *const *only,
+                                 size_t nonly) {
+  return run_literal_twin(impl, rs, json, NULL, only, nonly);
+}
+
+static cs_run_result run_reshaped_twin(reshape_mode mode, const char *json, const cs_literal_twin *twin,
+                                       const char *const *only, size_t nonly) {
   fixture f = open_impl("reference");
   reshaping_impl w = {.base = {&reshape_vt, f.impl->info}, .inner = f.impl, .mode = mode};
-  cs_run_result r = run_literal(&w.base, f.rs, json, only, nonly);
+  cs_run_result r = run_literal_twin(&w.base, f.rs, json, twin, only, nonly);
   close_impl(&f);
   return r;
+}
+
+static cs_run_result run_reshaped(reshape_mode mode, const char *json, const char *const *only, size_t nonly) {
+  return run_reshaped_twin(mode, json, NULL, only, nonly);
+}
+
+/* A literal case's planted twin is what its file states: "apple" and "avocado", which collide in an
+ * implementation that keeps only their first letter but are twins of no generator class, excuse the
+ * second call's changed ID when the first is dropped only when stated as planted (collide's pairs);
+ * before, every literal case planted its call 1 as a twin of call 0. */
+Test(runner, a_literal_case_plants_only_the_twin_it_states) {
+  static const char *json = "{\"turns\":[{\"role\":\"user\",\"text\":\"x\"},"
+                            "{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"t0\",\"calls\":["
+                            "{\"id\":\"apple\",\"name\":\"read_file\",\"args\":{}}]},"
+                            "{\"role\":\"tool\",\"turn_key\":\"t1\",\"results\":[{\"call_id\":\"apple\",\"name\":"
+                            "\"read_file\",\"content\":\"a\"}]},"
+                            "{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"t2\",\"calls\":["
+                            "{\"id\":\"avocado\",\"name\":\"read_file\",\"args\":{}}]},"
+                            "{\"role\":\"tool\",\"turn_key\":\"t3\",\"results\":[{\"call_id\":\"avocado\",\"name\":"
+                            "\"read_file\",\"content\":\"b\"}]}]}";
+  const char *only[] = {"emit.compression_stable", "emit.unique"};
+  const cs_literal_twin pair = {true, 0, 1};
+  cs_run_result r = run_reshaped_twin(RESHAPE_INITIAL, json, &pair, only, 2);
+  cr_assert_not(cell_of(&r, "emit.unique", CS_PROV_OPENAI_CHAT)->failed, "the repeat is suffixed");
+  cr_assert_not(cell_of(&r, "emit.compression_stable", CS_PROV_OPENAI_CHAT)->failed, "%s",
+                cell_of(&r, "emit.compression_stable", CS_PROV_OPENAI_CHAT)->message);
+  cs_run_result_free(&r);
+  r = run_reshaped_twin(RESHAPE_INITIAL, json, NULL, only, 2);
+  cr_assert(cell_of(&r, "emit.compression_stable", CS_PROV_OPENAI_CHAT)->failed, "strangers are not excused");
+  cs_run_result_free(&r);
 }
 
 /* An unanswered call may be dropped: no property but those about answered calls may blame it. Kimi's
