@@ -256,6 +256,8 @@ static void on_worker_tick(void *user, uint64_t cases, uint64_t failing) {
   print_progress(v->c, cases, cs_now_s() - v->t0, false);
 }
 
+/* Returns 0; 1 when some workers failed and `total` holds the others' findings (err says why); -1
+ * with err when none could be kept. */
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
   workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_xcalloc(jobs, sizeof *v.undecided), cs_now_s()};
   cs_worker_end *ends = cs_xcalloc(jobs, sizeof *ends);
@@ -266,29 +268,50 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
                           .user = &v,
                           .interrupt = &stop_signal};
   int rc = cs_workers_run(&wc, ends, err);
+  /* A worker that failed (killed, crashed, or could not run its part) loses its sub-shard, not the
+   * others' findings: they are kept, and the parts say what was covered. */
+  unsigned lost = 0;
+  cs_err first_lost = {{0}};
   for (unsigned k = 0; k < jobs; k++) {
     char *dir = worker_dir(c, k);
-    if (rc == 0 && v.error[k][0]) {
-      rc = cs_err_set(err, "worker %u: %s", k, v.error[k]);
-    } else if (rc == 0 && (ends[k].exit_status != 0 || ends[k].broken)) {
+    cs_err why = {{0}};
+    bool failed = false;
+    if (v.error[k][0]) {
+      cs_err_set(&why, "worker %u: %s", k, v.error[k]);
+      failed = true;
+    } else if (ends[k].exit_status != 0 || ends[k].broken) {
       char msg[300];
       cs_worker_end_describe(k, &ends[k], msg, sizeof msg);
-      rc = cs_err_set(err, "%s", msg);
+      cs_err_set(&why, "%s", msg);
+      failed = true;
     }
     cs_findings part;
-    if (rc == 0 && cs_findings_read(dir, &part, err) == 0) {
-      rc = cs_findings_merge(total, &part, err);
-      cs_findings_free(&part);
-    } else if (rc == 0) {
-      rc = -1;
+    if (rc == 0 && !failed) {
+      if (cs_findings_read(dir, &part, &why) == 0) {
+        int mrc = cs_findings_merge(total, &part, &why);
+        cs_findings_free(&part);
+        failed = mrc != 0;
+      } else {
+        failed = true;
+      }
     }
+    if (rc == 0 && failed && lost++ == 0)
+      first_lost = why;
     remove_worker_dir(dir);
     free(dir);
     if (!total->undecided[0]) /* the lowest worker's, as for errors */
       memcpy(total->undecided, v.undecided[k], sizeof total->undecided);
   }
-  /* The workers' parts are sub-shards; the whole is the part this command was asked for. */
-  cs_findings_set_shard(total, c->o.shard_i, c->o.shard_n);
+  if (rc == 0 && lost == jobs) {
+    rc = cs_err_set(err, "%s", first_lost.msg);
+  } else if (rc == 0 && lost) {
+    rc = 1;
+    cs_err_set(err, "%s (%u of %u workers lost: the results hold the parts the others covered)", first_lost.msg, lost,
+               jobs);
+  } else if (rc == 0) {
+    /* The workers' parts are sub-shards; the whole is the part this command was asked for. */
+    cs_findings_set_shard(total, c->o.shard_i, c->o.shard_n);
+  }
   total->seconds = cs_now_s() - v.t0;
   free(v.error);
   free(v.undecided);
@@ -505,12 +528,13 @@ int cs_cmd_fuzz(int argc, char **argv) {
   if (c.tty)
     fputs("\r\033[K", stderr);
   fflush(stdout);
-  if (rc) {
+  if (rc < 0) {
     status = cs_fail(CS_EXIT_IMPL, "%s", err.msg);
     if (made_out)
       rmdir(c.out_dir);
     goto cleanup;
   }
+  cs_err lost = err; /* rc 1: a part was lost; the rest is reported, and the exit status says so */
   cs_findings_select(&total);
   if (cs_findings_write(c.out_dir, &total, true, &err)) {
     status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
@@ -536,6 +560,8 @@ int cs_cmd_fuzz(int argc, char **argv) {
   status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
   if (total.undecided[0]) /* the rule is at fault: the campaign did not judge that property */
     status = cs_fail(CS_EXIT_USAGE, "%s", total.undecided);
+  if (rc == 1)
+    status = cs_fail(CS_EXIT_IMPL, "%s", lost.msg);
 cleanup:
   cs_findings_free(&total);
   cs_expect_free(&expect);

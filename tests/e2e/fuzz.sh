@@ -224,6 +224,18 @@ wait $pid
 rc=$?
 check "fuzz --jobs 2, SIGTERM to the parent: exit 0, workers stopped, merged summary interrupted" \
   "[ $rc -eq 0 ] && [ \$(( \$(date +%s) - $start )) -lt 60 ] && ! [ -s '$T/int2.err' ] && interrupted '$T/int2/summary.json'"
+# A worker killed mid-campaign loses its sub-shard, not the other workers' findings: they are
+# written (their parts named), and the exit status is 3 with one line saying what was lost.
+"$CS" fuzz --impl $BUGGY --time 6s --jobs 2 --no-corpus --out "$T/lost" >"$T/lost.txt" 2>"$T/lost.err" &
+pid=$!
+sleep 3
+kill -KILL "$(pgrep -P "$pid" | sort -n | tail -n 1)"
+wait $pid
+rc=$?
+check "fuzz --jobs 2, one worker killed: exit 3, one line, the other worker's findings kept as part 0/2" \
+  "[ $rc -eq 3 ] && [ \$(wc -l <'$T/lost.err') -eq 1 ] && grep -q '1 of 2 workers lost' '$T/lost.err' &&
+   python3 -c \"import json;d=json.load(open('$T/lost/summary.json'));assert d['parts']=='0/2' and d['findings'], d['parts']\" &&
+   [ \$(ls '$T/lost/cases/$BUGGY' | wc -l) -gt 0 ]"
 # A Ctrl-C reaches the whole process group of the terminal; an external implementation runs in a
 # group of its own, so it is not killed mid-answer (which would read as its fault) and callsign
 # ends it itself.
