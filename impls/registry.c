@@ -43,7 +43,8 @@ static const cs_builtin builtins[] = {
         .name = "adk-stream-v1",
         .design = "call_0, call_1, ... restarting every assistant turn; results matched by tool name",
         .breaks = "emit.unique across turns, emit.pair, emit.no_orphans and emit.no_loss (the name map: parallel "
-                  "same-name calls, results of earlier turns or under another tool's name), emit.regex (mistral, kimi, "
+                  "same-name calls, results of earlier turns or under another tool's name; no_loss first shows at "
+                  "case 16,996 of seed 1, and the corpus keeps it), emit.regex (mistral, kimi, "
                   "server calls), emit.kimi_roundtrip, "
                   "emit.server_passthrough and emit.native_passthrough (it renumbers), canon.unique and canon.pair",
         .create = cs_builtin_adk_stream_v1_create,
@@ -72,9 +73,10 @@ static const cs_builtin builtins[] = {
         .design = "mistral: 9 base62 characters of SHA-256(raw ID) for every call ID (a missing one hashed from its "
                   "place), results paired by the rule, no collision handling",
         .breaks =
-            "emit.unique and normalize.injective: duplicated raw IDs, and real collisions of the 53.6-bit "
-            "hash (callsign collide finds one in about 2^27 evaluations); emit.native_passthrough (native IDs are "
-            "hashed too) and emit.compression_stable (a missing ID is named after its turn)",
+            "emit.unique: duplicated raw IDs, and real collisions of the 53.6-bit hash (callsign collide finds one "
+            "in about 2^27 evaluations; normalize.injective fails on the pair the corpus keeps); "
+            "normalize.idempotent (it hashes its own output again); emit.native_passthrough (native IDs are hashed "
+            "too) and emit.compression_stable (a missing ID is named after its turn)",
         .create = cs_builtin_mistral_hash9_create,
     },
 };
