@@ -64,40 +64,31 @@ check "--via normalize on an emit-only implementation: exit 2, says so" "[ $? -e
 check "emit for kimi: exit 2, one line, says IDs there are positional; nothing planted" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'named by the call.s position' '$T/e' && ! [ -e '$T/kimi' ]"
 
-# A structural collision shrinks to its core even from the long family (a normalizer that keeps the
-# last three characters: the pair ends as one extra character before a shared three).
-cat >"$T/last3.py" <<'PY'
-import json, sys
+# A normalize-only adapter for one target whose output is a Python expression of the input i.
+cat >"$T/norm.py" <<'PY'
+import hashlib, json, sys
+target, expr = sys.argv[1], sys.argv[2]
 for line in sys.stdin:
     r = json.loads(line)
     if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "last3", "version": "1", "ops": ["normalize"],
-                          "targets": ["anthropic"]}), flush=True)
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "norm", "version": "1", "ops": ["normalize"],
+                          "targets": [target]}), flush=True)
     elif r["op"] == "stop":
         sys.exit(0)
     else:
-        print(json.dumps({"seq": r["seq"], "ids": [i[-3:] for i in r["ids"]]}), flush=True)
+        print(json.dumps({"seq": r["seq"], "ids": [eval(expr) for i in r["ids"]]}), flush=True)
 PY
-"$CS" collide --no-corpus --target anthropic --inputs long --jobs 1 --impl-cmd -- python3 "$T/last3.py" >"$T/l3.txt" 2>"$T/l3.err"
+
+# A structural collision shrinks to its core even from the long family (a normalizer that keeps the
+# last three characters: the pair ends as one extra character before a shared three).
+"$CS" collide --no-corpus --target anthropic --inputs long --jobs 1 --impl-cmd -- python3 "$T/norm.py" anthropic 'i[-3:]' >"$T/l3.txt" 2>"$T/l3.err"
 check "a structural collision shrinks to one character more than the three kept" \
   "[ $? -eq 1 ] && python3 -c \"import json,re,sys;t=open('$T/l3.txt').read();a,b=(json.loads(re.search(r'^  %s: (\\\".*\\\")\$' % k,t,re.M).group(1)) for k in 'AB');assert sorted(map(len,(a,b)))==[3,4] and a[-3:]==b[-3:],(a,b)\""
 
 # An output that repeats a short hash is as small as the hash: 8 hex digits repeated eight times are
 # 32 bits, found by a birthday search (not missed by distinguished points chosen for 256 bits).
-cat >"$T/rep.py" <<'PY'
-import hashlib, json, sys
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "rep", "version": "1", "ops": ["normalize"],
-                          "targets": ["gemini"]}), flush=True)
-    elif r["op"] == "stop":
-        sys.exit(0)
-    else:
-        print(json.dumps({"seq": r["seq"], "ids": ["h" + hashlib.sha256(i.encode()).hexdigest()[:8] * 8
-                                                   for i in r["ids"]]}), flush=True)
-PY
-"$CS" collide --no-corpus --target gemini --jobs 1 --budget 2000000 --impl-cmd -- python3 "$T/rep.py" >"$T/rep.txt" 2>"$T/rep.err"
+"$CS" collide --no-corpus --target gemini --jobs 1 --budget 2000000 --impl-cmd -- python3 "$T/norm.py" gemini \
+  '"h" + hashlib.sha256(i.encode()).hexdigest()[:8] * 8' >"$T/rep.txt" 2>"$T/rep.err"
 check "a repeated 32-bit hash: estimated at 32 bits, and the collision is found" \
   "[ $? -eq 1 ] && grep -q 'outputs look like 32.0 bits' '$T/rep.txt' && grep -q '^COLLISION' '$T/rep.txt'"
 
@@ -106,7 +97,7 @@ start=$(date +%s%N)
 "$CS" collide --no-corpus --target anthropic --jobs 1 --time 3s --impl-cmd -- python3 tests/fixtures/proto_echo.py --slow 0.3 >"$T/t.txt" 2>"$T/t.err"
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
-check "--time 3s with 0.3 s per request: exit 0 within 5 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 5000 ] && grep -q 'no collision found' '$T/t.txt'"
+check "--time 3s with 0.3 s per request: exit 0 within 7 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 7000 ] && grep -q 'no collision found' '$T/t.txt'"
 
 # A search ended by a signal has still said what it searched, even into a pipe.
 timeout -s INT 2 "$CS" collide --impl reference --target anthropic --no-corpus >"$T/int.txt" 2>"$T/int.err"
