@@ -310,12 +310,13 @@ static void print_json_str(FILE *f, const char *s) {
   cs_buf_free(&b);
 }
 
+/* In both planted shapes call 1 collided with call 0. */
+static const cs_literal_twin PLANTED_PAIR = {true, 0, 1};
+
 /* The planted cases. `two_turns` false: one assistant turn with the two calls, each answered by
  * ID. `two_turns` true: each call in an assistant turn of its own shaped like the single-call
  * histories of the search (same provider, turn key and position, answered by a tool turn), so an
  * implementation that derives IDs from more than the raw ID meets the colliding pair again. */
-static const cs_literal_twin PLANTED_PAIR = {true, 0, 1}; /* in both shapes call 1 collided with call 0 */
-
 static cs_history planted(const char *a, const char *b, cs_provider provider, bool two_turns, cs_arena *ar) {
   cs_history h = {0};
   h.nturns = two_turns ? 5 : 3;
@@ -445,6 +446,9 @@ int cs_cmd_collide(int argc, char **argv) {
   memset(evs, 0, sizeof evs);
   unsigned opened = 0;
   char *a = NULL, *b = NULL, *out = NULL;
+  char *planted_dir = NULL; /* the corpus directory, made before the search when not there */
+  bool made_dir = false;
+  int saved = 0;
   const char *name = o.nimpls ? o.impls[0] : NULL;
   for (; opened < jobs; opened++) {
     evaluator *ev = &evs[opened];
@@ -491,7 +495,7 @@ int cs_cmd_collide(int argc, char **argv) {
   const char *op = evs[0].emit ? "emit" : "normalize";
   uint64_t seed = o.seed_set ? o.seed : 1;
   const char *corpus_dir = o.corpus_dir ? o.corpus_dir : "corpus/regressions";
-  if (!o.no_corpus && cs_corpus_prepare(corpus_dir, impl_name, &err)) {
+  if (!o.no_corpus && !(planted_dir = cs_corpus_prepare(corpus_dir, impl_name, &made_dir, &err))) {
     status = cs_fail(CS_EXIT_USAGE, "collide: the corpus: %s (--no-corpus plants nothing)", err.msg);
     goto cleanup;
   }
@@ -628,7 +632,6 @@ int cs_cmd_collide(int argc, char **argv) {
       (info->ops & CS_OP_EMIT) && (info->emit_targets >> target & 1u) ? "emit.unique" : "normalize.injective";
   cs_arena ar = {0};
   static const char *const shapes[2] = {"one turn", "two turns"};
-  int saved = 0;
   for (int k = 0; k < 2; k++) {
     cs_history h = planted(a, b, other_provider(target), k == 1, &ar);
     if (!o.no_corpus) {
@@ -657,6 +660,9 @@ int cs_cmd_collide(int argc, char **argv) {
            impl_name);
   cs_arena_free(&ar);
 cleanup:
+  if (planted_dir && made_dir && !saved)
+    rmdir(planted_dir); /* made for a pair that was not found */
+  free(planted_dir);
   free(a);
   free(b);
   free(out);

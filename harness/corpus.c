@@ -334,13 +334,18 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
   return rc;
 }
 
-int cs_corpus_prepare(const char *dir, const char *impl, cs_err *err) {
+char *cs_corpus_prepare(const char *dir, const char *impl, bool *made, cs_err *err) {
   char *path = impl_dir(dir, impl);
+  struct stat st;
+  *made = stat(path, &st) != 0;
   int rc = cs_mkdir_p(path, err);
   if (rc == 0 && access(path, W_OK | X_OK) != 0)
     rc = cs_err_set(err, "%s: cannot write there: %s", path, strerror(errno));
-  free(path);
-  return rc;
+  if (rc) {
+    free(path);
+    return NULL;
+  }
+  return path;
 }
 
 int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,

@@ -103,6 +103,11 @@ check "--time 3s with 0.3 s per request: exit 0 within 7 s (took ${ms} ms)" "[ $
 timeout -s INT 2 "$CS" collide --impl reference --target anthropic --no-corpus >"$T/int.txt" 2>"$T/int.err"
 check "collide ended by SIGINT: its lines so far are out" "grep -q 'outputs look like' '$T/int.txt'"
 
+# The corpus directory is made before the search (to refuse one that cannot be), and removed again
+# when no pair was planted in it.
+"$CS" collide --impl reference --target anthropic --corpus "$T/none" --budget 1000 --quiet >"$T/o" 2>"$T/e"
+check "no pair found: exit 0, no corpus directory left for it" "[ $? -eq 0 ] && ! [ -e '$T/none/reference' ]"
+
 # A corpus that cannot be written is refused before the search, not found out after it.
 "$CS" collide --impl anthropic-sanitize --target anthropic --corpus /proc/version/x >"$T/o" 2>"$T/e"
 check "an unwritable corpus: exit 2 before any search, one line" \
