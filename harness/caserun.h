@@ -36,6 +36,7 @@ typedef struct {
   cs_indexed main; /* the history after planting twins */
   uint32_t planted_from[2], planted_to[2]; /* twins planted: call `to` got call `from`'s answer */
   uint32_t nplanted;
+  cs_reply twin_unanswered; /* the first request for a twin that got no answer (a fault, or cut off) */
 
   cs_reply emit[CS_TARGET_COUNT], emit_again[CS_TARGET_COUNT], emit_restart[CS_TARGET_COUNT];
   bool have_restart;

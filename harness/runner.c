@@ -160,6 +160,7 @@ static void reset_replies(cs_caserun *run) {
   run->canon.status = run->canon_again.status = run->canon_reingest.status = run->emit_kimi.status = NOT_ASKED;
   run->have_restart = false;
   run->nplanted = 0;
+  run->twin_unanswered.status = NOT_ASKED;
 }
 
 /* The history as Kimi itself would have produced it: functions.{name}:{global index}. Kimi's API, as
@@ -316,8 +317,13 @@ static const cs_history *plant_twins(runner *r, cs_caserun *run, const cs_reply 
   for (uint32_t i = 0; i < run->gen.ntwins; i++) {
     const cs_twin_plan *tp = &run->gen.twins[i];
     const cs_reply *rp = &twin_replies[i];
-    if (rp->status != CS_REPLY_OK)
+    if (rp->status != CS_REPLY_OK) {
+      /* Kept for protocol.answer: a fault here is one like any other (an implementation that fails
+       * on every request gave them up before any other request was sent). */
+      if (run->twin_unanswered.status == NOT_ASKED && (unanswered(rp->status, false) || unanswered(rp->status, true)))
+        run->twin_unanswered = *rp;
       continue;
+    }
     cs_str out = CS_NULL_STR;
     if (rp->nids == 1)
       out = rp->ids[0];
@@ -430,7 +436,8 @@ static const cs_reply *first_unanswered(const cs_caserun *run, bool cut, unsigne
   const struct {
     const cs_reply *reply;
     unsigned needs;
-  } all[] = {{&run->canon, CS_NEED_CANON},
+  } all[] = {{&run->twin_unanswered, CS_NEED_EMIT}, /* twins are asked for whatever the needs */
+             {&run->canon, CS_NEED_CANON},
              {&run->canon_again, CS_NEED_CANON | CS_NEED_CANON_AGAIN},
              {&run->canon_reingest, CS_NEED_CANON | CS_NEED_REINGEST},
              {&run->emit_kimi, CS_NEED_KIMI}};

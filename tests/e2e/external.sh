@@ -143,6 +143,22 @@ assert i['given_up']==['canonicalize','emit anthropic','emit openai_chat','norma
 assert i['faults']['crash'] < 150, i['faults']
 c=[c for c in i['cells'] if c['property']=='protocol.answer'][0]
 assert c['verdict']=='fail' and c['failure']['shrunk_calls']==1, c['failure']\""
+# The same with every target announced: the first requests of a case are then often those that plant
+# implementation-aware twins, and their faults must fail protocol.answer too (they once went
+# unjudged: all 20 faults fell there, everything was given up, and the run passed with exit 0).
+cat >"$T/crash_all.py" <<'PY'
+import json, sys
+json.loads(sys.stdin.readline())
+print(json.dumps({"seq": 0, "protocol": 1, "name": "crash-all", "version": "1", "ops": ["emit", "canonicalize", "normalize"],
+                  "targets": ["anthropic", "openai_chat", "openai_responses", "mistral", "gemini", "bedrock"]}), flush=True)
+sys.stdin.readline()
+sys.exit(3)
+PY
+"$CS" run --no-corpus --cases 200 --quiet --json "$T/crash_all.json" --impl-cmd -- python3 "$T/crash_all.py" >"$T/o" 2>&1
+check "crashes on every request, every target announced: exit 1, protocol.answer fails" \
+  "[ $? -eq 1 ] && python3 -c \"import json;i=json.load(open('$T/crash_all.json'))['implementations'][0]
+c=[c for c in i['cells'] if c['property']=='protocol.answer'][0]
+assert c['verdict']=='fail', c\""
 # Restarts that fail at hello (a stale lock, say): the first instance answers hello and ends on its
 # first request; every later one hangs at hello, or answers it with garbage. The faults are named as
 # the hello failed (timeout, protocol), and after 3 failed restarts in a row none is tried again:
