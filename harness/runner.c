@@ -1528,8 +1528,12 @@ int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const
    * since the fault it replays may be in any of them. */
   if (c.nonly && wanted(&c, CS_PROPERTY_ANSWER))
     needs |= every_need(&r);
+  unsigned caller_give_up = impl->give_up_after;
+  impl->give_up_after = CS_REPLAY_GIVE_UP_AFTER;
   if (run_batch(&r, 1, &plan, needs, true, idx) || check_batch(&r, 1, &failures))
     rc = -1;
+  impl->give_up_after = caller_give_up;
+  out->given_up = impl->given_up & r.kinds_asked;
   out->cases = 1;
   runner_finish(&r, t0);
   return rc;

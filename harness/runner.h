@@ -116,6 +116,9 @@ typedef struct {
  * costs a restart per request, about 30 a case; a kind that is answered now and then is never given
  * up. */
 #define CS_RUN_GIVE_UP_AFTER 20
+/* ...and during a replay: one case, whose first fault already shows; a program that hangs on every
+ * request waited out about 40 deadlines. */
+#define CS_REPLAY_GIVE_UP_AFTER 3
 
 /* Runs. Returns 0, or -1 with `err` when the implementation could not be run at all, or when under
  * time_s not one case got all its answers in time (then `err` says which request was waiting). */

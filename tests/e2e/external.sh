@@ -159,6 +159,18 @@ check "crashes on every request, every target announced: exit 1, protocol.answer
   "[ $? -eq 1 ] && python3 -c \"import json;i=json.load(open('$T/crash_all.json'))['implementations'][0]
 c=[c for c in i['cells'] if c['property']=='protocol.answer'][0]
 assert c['verdict']=='fail', c\""
+# A replay of a program that hangs on every request gives each kind up after 3 faults without an
+# answer, not 20 (or never): one case's first fault already shows, and each fault waits a deadline.
+cat >"$T/hang_all.py" <<'PY'
+import json, sys, time
+json.loads(sys.stdin.readline())
+print(json.dumps({"seq": 0, "protocol": 1, "name": "hang-all", "version": "1", "ops": ["emit", "canonicalize"],
+                  "targets": ["anthropic", "openai_chat"]}), flush=True)
+time.sleep(3600)
+PY
+"$CS" replay --deadline 200 cs1. --impl-cmd -- python3 "$T/hang_all.py" >"$T/o" 2>&1
+check "replay of a program hanging on every request: exit 1, kinds given up after 3 faults" \
+  "[ $? -eq 1 ] && grep -q 'not sent any more after 3 faults and no answer: canonicalize, emit anthropic' '$T/o'"
 # Restarts that fail at hello (a stale lock, say): the first instance answers hello and ends on its
 # first request; every later one hangs at hello, or answers it with garbage. The faults are named as
 # the hello failed (timeout, protocol), and after 3 failed restarts in a row none is tried again:
