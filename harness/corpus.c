@@ -334,18 +334,33 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
   return rc;
 }
 
-char *cs_corpus_prepare(const char *dir, const char *impl, bool *made, cs_err *err) {
+int cs_corpus_writable(const char *dir, const char *impl, cs_err *err) {
   char *path = impl_dir(dir, impl);
+  size_t len = strlen(path);
   struct stat st;
-  *made = stat(path, &st) != 0;
-  int rc = cs_mkdir_p(path, err);
-  if (rc == 0 && access(path, W_OK | X_OK) != 0)
-    rc = cs_err_set(err, "%s: cannot write there: %s", path, strerror(errno));
-  if (rc) {
-    free(path);
-    return NULL;
+  int rc = 0;
+  for (;;) { /* up to the nearest existing ancestor: "a/b/c", "a/b", "a", then "." */
+    if (stat(len ? path : ".", &st) == 0)
+      break;
+    if (errno != ENOENT) {
+      rc = cs_err_set(err, "%s: %s", len ? path : ".", strerror(errno));
+      break;
+    }
+    while (len && path[len - 1] == '/')
+      len--;
+    while (len && path[len - 1] != '/')
+      len--;
+    while (len > 1 && path[len - 1] == '/')
+      len--;
+    path[len] = 0;
   }
-  return path;
+  const char *at = len ? path : ".";
+  if (rc == 0 && !S_ISDIR(st.st_mode))
+    rc = cs_err_set(err, "%s: not a directory", at);
+  else if (rc == 0 && access(at, W_OK | X_OK) != 0)
+    rc = cs_err_set(err, "%s: cannot write there: %s", at, strerror(errno));
+  free(path);
+  return rc;
 }
 
 int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,

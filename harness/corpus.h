@@ -51,11 +51,10 @@ int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, cs_liter
 int cs_corpus_save_literal(const char *dir, const char *impl, const char *property, const char *target_name,
                            const char *message, const cs_history *h, const cs_literal_twin *twin, char **path,
                            cs_err *err);
-/* Makes dir/<impl>/ and checks that files can be written there, so a command can refuse an
- * unwritable corpus before its work rather than lose what it found. Returns its path (heap; *made
- * says whether this call made it, for the caller to remove it when it saved nothing), or NULL with
- * err. */
-char *cs_corpus_prepare(const char *dir, const char *impl, bool *made, cs_err *err);
+/* Checks, making nothing, that cases could be saved under dir/<impl>/: its nearest existing
+ * ancestor (itself when it is there) is a directory callsign can write in. A command refuses an
+ * unwritable corpus before its work rather than lose what it found. Returns 0, or -1 with err. */
+int cs_corpus_writable(const char *dir, const char *impl, cs_err *err);
 /* A directory-safe form of an implementation name. */
 void cs_corpus_dirname(const char *impl, char *out, size_t len);
 

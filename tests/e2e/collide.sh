@@ -105,8 +105,33 @@ check "collide ended by SIGINT: its lines so far are out" "grep -q 'outputs look
 
 # The corpus directory is made before the search (to refuse one that cannot be), and removed again
 # when no pair was planted in it.
-"$CS" collide --impl reference --target anthropic --corpus "$T/none" --budget 1000 --quiet >"$T/o" 2>"$T/e"
-check "no pair found: exit 0, no corpus directory left for it" "[ $? -eq 0 ] && ! [ -e '$T/none/reference' ]"
+"$CS" collide --impl reference --target anthropic --corpus "$T/none/deeper" --budget 1000 --quiet >"$T/o" 2>"$T/e"
+check "no pair found: exit 0, no corpus directory made for it" "[ $? -eq 0 ] && ! [ -e '$T/none' ]"
+
+# A kimi pair is planted for normalize.injective: kimi's emitted IDs are positional, so emit.unique
+# holds on any pair and would plant a case that can never fail.
+cat >"$T/kimi.py" <<'PY'
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "kimi-cut", "version": "1", "ops": ["normalize", "emit"],
+                          "targets": ["kimi"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    elif r["op"] == "normalize":
+        print(json.dumps({"seq": r["seq"], "ids": ["functions.f:" + str(len(i) % 3) for i in r["ids"]]}), flush=True)
+    else:
+        calls = [c for t in r["history"]["turns"] if t["role"] == "assistant" for c in t["calls"]]
+        ids = ["functions.%s:%d" % (c["name"], k) for k, c in enumerate(calls)]
+        by = {c.get("id"): ids[k] for k, c in enumerate(calls)}
+        res = [by.get(x.get("call_id")) for t in r["history"]["turns"] if t["role"] == "tool" for x in t["results"]]
+        print(json.dumps({"seq": r["seq"], "calls": ids, "results": res}), flush=True)
+PY
+"$CS" collide --target kimi --corpus "$T/kc" --jobs 1 --impl-cmd -- python3 "$T/kimi.py" >"$T/k.txt" 2>"$T/k.err"
+check "a kimi collision: planted for normalize.injective, which the pair fails" \
+  "[ $? -eq 1 ] && [ \$(ls '$T/kc/kimi-cut/' | grep -c '^normalize.injective@kimi-') -eq 2 ] &&
+   grep -q '(one turn): normalize.injective on kimi FAILS' '$T/k.txt'"
 
 # A corpus that cannot be written is refused before the search, not found out after it.
 "$CS" collide --impl anthropic-sanitize --target anthropic --corpus /proc/version/x >"$T/o" 2>"$T/e"
