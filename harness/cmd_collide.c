@@ -27,6 +27,7 @@
 #include "harness/session.h"
 
 #define PROBE_SAMPLES 2048
+#define PROBE_SLICE 64      /* samples evaluated between two looks at the clock */
 #define MAX_REQUEST_IDS 512 /* IDs per normalize request to an external implementation */
 #define SHRINK_BUDGET 4000  /* evaluations spent on shrinking a found pair */
 #define SHRINK_MAX_S 10.0   /* and seconds */
@@ -195,26 +196,38 @@ static int by_fp(const void *x, const void *y) {
 }
 
 /* Estimates the output space of one family; a collision among the samples themselves is reported
- * through *found/a/b. Returns 0, or -1 with err. */
-static int probe(evaluator *ev, uint64_t seed, double *bits, bool *found, uint64_t *a, uint64_t *b, cs_err *err) {
+ * through *found/a/b. Evaluated in slices of PROBE_SLICE, so a time limit (stop_at > 0, cs_now_s())
+ * is checked between them: through emit each sample is a request of its own. A probe cut short
+ * estimates from the samples it has. Returns 0, or -1 with err. */
+static int probe(evaluator *ev, uint64_t seed, double stop_at, double *bits, bool *found, uint64_t *a, uint64_t *b,
+                 uint64_t *evaluated, cs_err *err) {
   uint64_t *states = malloc(PROBE_SAMPLES * sizeof *states);
   cs_str *outs = malloc(PROBE_SAMPLES * sizeof *outs);
   sample *s = malloc(PROBE_SAMPLES * sizeof *s);
+  cs_arena kept = {0}; /* the outputs, copied: each evaluation reuses the evaluator's arena */
   int rc = -1;
+  size_t n = 0;
   if (!states || !outs || !s) {
     cs_err_set(err, "collide: out of memory");
     goto cleanup;
   }
   for (size_t i = 0; i < PROBE_SAMPLES; i++)
     states[i] = cs_seed_mix(seed + i);
-  if (eval_states(ev, states, PROBE_SAMPLES, outs, err))
-    goto cleanup;
-  *bits = cs_collide_entropy(outs, PROBE_SAMPLES);
-  for (size_t i = 0; i < PROBE_SAMPLES; i++)
+  while (n < PROBE_SAMPLES && (n == 0 || stop_at <= 0 || cs_now_s() < stop_at)) {
+    size_t m = PROBE_SAMPLES - n < PROBE_SLICE ? PROBE_SAMPLES - n : PROBE_SLICE;
+    if (eval_states(ev, states + n, m, outs + n, err))
+      goto cleanup;
+    for (size_t i = n; i < n + m; i++)
+      outs[i] = cs_arena_str(&kept, outs[i]);
+    n += m;
+  }
+  *evaluated = n;
+  *bits = cs_collide_entropy(outs, n);
+  for (size_t i = 0; i < n; i++)
     s[i] = (sample){cs_collide_fingerprint(outs[i]), states[i]};
-  qsort(s, PROBE_SAMPLES, sizeof *s, by_fp);
+  qsort(s, n, sizeof *s, by_fp);
   *found = false;
-  for (size_t i = 1; i < PROBE_SAMPLES && !*found; i++)
+  for (size_t i = 1; i < n && !*found; i++)
     if (s[i].fp == s[i - 1].fp && s[i].state != s[i - 1].state) {
       *found = true;
       *a = s[i - 1].state;
@@ -222,6 +235,7 @@ static int probe(evaluator *ev, uint64_t seed, double *bits, bool *found, uint64
     }
   rc = 0;
 cleanup:
+  cs_arena_free(&kept);
   free(states);
   free(outs);
   free(s);
@@ -499,25 +513,26 @@ int cs_cmd_collide(int argc, char **argv) {
   }
 
   /* Probe the input families: the smallest-looking output space is the one to search. Under
-   * --time the probe counts: after a quarter of it no further family is probed. */
-  double t0 = cs_now_s();
+   * --time the probe counts: it stops after a quarter of it (the search gets the rest). */
+  double t0 = cs_now_s(), probe_stop = o.time_s > 0 ? t0 + o.time_s / 4 : 0;
   double bits = 0;
   bool found = false;
-  uint64_t sa = 0, sb = 0, evals = PROBE_SAMPLES;
+  uint64_t sa = 0, sb = 0, evals = 0;
   const char *mode = "probe";
   double seconds = 0, expected = 0;
   if (!family) {
     double best = -1;
     for (size_t i = 0; i < NFAMILIES && !found; i++) {
-      if (i && o.time_s > 0 && cs_now_s() - t0 >= o.time_s / 4)
+      if (i && probe_stop > 0 && cs_now_s() >= probe_stop)
         break;
       double fb;
+      uint64_t done = 0;
       set_family(&evs[0], &families[i]);
-      if (probe(&evs[0], seed, &fb, &found, &sa, &sb, &err)) {
+      if (probe(&evs[0], seed, probe_stop, &fb, &found, &sa, &sb, &done, &err)) {
         cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
         goto cleanup;
       }
-      evals += i ? PROBE_SAMPLES : 0;
+      evals += done;
       if (found || best < 0 || fb < best) {
         best = fb;
         family = &families[i];
@@ -526,7 +541,7 @@ int cs_cmd_collide(int argc, char **argv) {
     bits = best;
   } else {
     set_family(&evs[0], family);
-    if (probe(&evs[0], seed, &bits, &found, &sa, &sb, &err)) {
+    if (probe(&evs[0], seed, probe_stop, &bits, &found, &sa, &sb, &evals, &err)) {
       cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
       goto cleanup;
     }

@@ -15,8 +15,8 @@
 
 #define DEFAULT_MEMORY ((size_t)1 << 30)
 #define DEFAULT_BATCH 4096u
-#define FIRST_TIMED_BATCH 512u /* a batch's states when a time limit is set and the rate is not known */
-#define TIME_SLICE_S 0.25      /* a batch's time under a time limit, once the rate is known */
+#define FIRST_TIMED_BATCH 64u /* a batch's states when a time limit is set and the rate is not known */
+#define TIME_SLICE_S 0.25     /* a batch's time under a time limit, once the rate is known */
 #define FIRST_CAPACITY ((size_t)1 << 16)
 #define MAX_LOAD_NUM 7 /* grow or switch at 70% load */
 #define MAX_LOAD_DEN 10

@@ -99,6 +99,13 @@ rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "--time 3s with 0.3 s per request: exit 0 within 7 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 7000 ] && grep -q 'no collision found' '$T/t.txt'"
 
+# Through emit each input is a request of its own: the probe looks at the clock between slices.
+start=$(date +%s%N)
+"$CS" collide --no-corpus --target anthropic --via emit --jobs 1 --time 3s --impl-cmd -- python3 tests/fixtures/proto_echo.py --slow 0.01 >"$T/te.txt" 2>"$T/te.err"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "--time 3s through emit at 10 ms a request: exit 0 within 7 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 7000 ] && grep -q 'no collision found' '$T/te.txt'"
+
 # A search ended by a signal has still said what it searched, even into a pipe.
 timeout -s INT 2 "$CS" collide --impl reference --target anthropic --no-corpus >"$T/int.txt" 2>"$T/int.err"
 check "collide ended by SIGINT: its lines so far are out" "grep -q 'outputs look like' '$T/int.txt'"
