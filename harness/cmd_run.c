@@ -166,6 +166,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     rc.literal_twins = &c->literal_twin;
     rc.nliteral = 1;
     rc.corpus_only = true;
+    rc.replay_one = true;
   }
   if (!c->o.quiet && isatty(2))
     rc.progress = progress_line;
@@ -197,7 +198,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   c->stat_cases += res.stat_cases;
   memcpy(ir->faults, res.faults, sizeof ir->faults);
   ir->given_up = res.given_up;
-  ir->given_up_after = token ? CS_REPLAY_GIVE_UP_AFTER : CS_RUN_GIVE_UP_AFTER;
+  ir->given_up_after = rc.replay_one || token ? CS_REPLAY_GIVE_UP_AFTER : CS_RUN_GIVE_UP_AFTER;
   char *tail_heap = (char *)tail.ptr;
   if (!tail.ptr && impl->vt->stderr_tail)
     tail = impl->vt->stderr_tail(impl);

@@ -646,9 +646,12 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
     needs = r->shrink_answer_needs ? r->shrink_answer_needs : r->needs | CS_NEED_EMIT;
   if (r->shrink_without_restart)
     needs &= ~(unsigned)CS_NEED_EMIT_RESTART;
-  /* A kind given up is sent again while shrinking: the fault being shrunk may be of that kind. */
+  /* A kind given up is sent again while shrinking: the fault being shrunk may be of that kind. Not
+   * in a replay of one case, whose first fault already shows: each try of a program that hangs
+   * would wait out a deadline per request. */
   unsigned give_up = r->impl->give_up_after;
-  r->impl->give_up_after = 0;
+  if (!r->cfg->replay_one)
+    r->impl->give_up_after = 0;
   int bad = run_batch(r, 1, &plan, needs, (needs & CS_NEED_EMIT_RESTART) != 0, &idx);
   r->impl->give_up_after = give_up;
   if (bad)
@@ -1359,7 +1362,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   double t0 = cs_now_s();
   int64_t caller_stop = impl->stop_at_ns;
   unsigned caller_give_up = impl->give_up_after;
-  impl->give_up_after = CS_RUN_GIVE_UP_AFTER;
+  impl->give_up_after = cfg->replay_one ? CS_REPLAY_GIVE_UP_AFTER : CS_RUN_GIVE_UP_AFTER;
   if (cfg->time_s > 0) {
     r.deadline = t0 + cfg->time_s;
     impl->stop_at_ns = ns_of(r.deadline + CUT_GRACE_S);
@@ -1381,7 +1384,11 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     idx[0] = UINT64_MAX;
     r.literal_case = cfg->literal[i];
     r.literal_twin = cfg->literal_twins ? cfg->literal_twins[i] : (cs_literal_twin){0};
-    int bad = run_batch(&r, 1, plans, r.needs, false, idx);
+    /* As in cs_run_replay: a replayed protocol.answer failure may be in any request. */
+    unsigned needs = r.needs;
+    if (cfg->replay_one && cfg->nonly && wanted(cfg, CS_PROPERTY_ANSWER))
+      needs |= every_need(&r);
+    int bad = run_batch(&r, 1, plans, needs, false, idx);
     r.literal_case = NULL;
     r.batch_literal = true;
     if (bad || check_batch(&r, 1, &failures))
@@ -1515,6 +1522,7 @@ int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const
   c.replay_len = len;
   c.nreplay = 1;
   c.cases = 0;
+  c.replay_one = true;
   /* cases = 0 means the default; run no generated case at all */
   runner r;
   runner_init(&r, impl, rs, &c, out, err);

@@ -66,6 +66,9 @@ typedef struct {
   const cs_literal_twin *literal_twins;
   size_t nliteral;
   bool corpus_only; /* run the literal and replay cases only, no generated case */
+  /* A replay of one case (replay FILE; cs_run_replay sets it itself): request kinds are given up
+   * after CS_REPLAY_GIVE_UP_AFTER faults without an answer, while shrinking too. */
+  bool replay_one;
   /* Generate the next batch on a second thread while this one runs: for external implementations,
    * whose process otherwise waits while the harness generates. The cases are the same either way. */
   bool generate_ahead;

@@ -168,9 +168,15 @@ print(json.dumps({"seq": 0, "protocol": 1, "name": "hang-all", "version": "1", "
                   "targets": ["anthropic", "openai_chat"]}), flush=True)
 time.sleep(3600)
 PY
-"$CS" replay --deadline 200 cs1. --impl-cmd -- python3 "$T/hang_all.py" >"$T/o" 2>&1
-check "replay of a program hanging on every request: exit 1, kinds given up after 3 faults" \
-  "[ $? -eq 1 ] && grep -q 'not sent any more after 3 faults and no answer: canonicalize, emit anthropic' '$T/o'"
+"$CS" replay --deadline 200 cs1. --json "$T/hang_all.json" --impl-cmd -- python3 "$T/hang_all.py" >"$T/o" 2>&1
+check "replay of a program hanging on every request: exit 1, kinds given up after 3 faults, shrinking too" \
+  "[ $? -eq 1 ] && grep -q 'not sent any more after 3 faults and no answer: canonicalize, emit anthropic' '$T/o' &&
+   python3 -c \"import json;f=json.load(open('$T/hang_all.json'))['implementations'][0]['faults'];assert f['timeout']==3, f\""
+# The same for a saved history case (replay FILE).
+printf '{"property":"protocol.answer","target":"-","history":{"turns":[{"role":"assistant","provider":"anthropic","calls":[{"id":"a","name":"f"}]}]}}' >"$T/hist_case.json"
+"$CS" replay --deadline 200 --json "$T/hang_file.json" "$T/hist_case.json" --impl-cmd -- python3 "$T/hang_all.py" >"$T/o" 2>&1
+check "replay FILE of a history, same program: exit 1, given up after 3 faults" \
+  "[ $? -eq 1 ] && python3 -c \"import json;i=json.load(open('$T/hang_file.json'))['implementations'][0];assert i['faults']['timeout']==3, i['faults']\""
 # Restarts that fail at hello (a stale lock, say): the first instance answers hello and ends on its
 # first request; every later one hangs at hello, or answers it with garbage. The faults are named as
 # the hello failed (timeout, protocol), and after 3 failed restarts in a row none is tried again:
