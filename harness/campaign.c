@@ -124,6 +124,7 @@ static void found(void *user, const struct cs_outcome *oc) {
   x->message = dup_s(oc->message);
   x->history_json = dup_s(oc->history_json ? oc->history_json : "null");
   x->answer_json = dup_s(oc->answer_json);
+  x->planted_twin = oc->literal_twin;
   signature_of(x);
   if (c->cfg->on_finding)
     c->cfg->on_finding(c->cfg->user, x);
@@ -441,6 +442,12 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
     else
       cJSON_AddNullToObject(o, "token");
     cJSON_AddStringToObject(o, "message", x->message ? x->message : "");
+    if (!x->token) { /* a literal case: its planted twin goes with it (null: none) */
+      char tw[48] = "null";
+      if (x->planted_twin.set)
+        snprintf(tw, sizeof tw, "[%u,%u]", x->planted_twin.from, x->planted_twin.to);
+      cJSON_AddRawToObject(o, "planted_twin", tw);
+    }
     cJSON_AddRawToObject(o, "history", x->history_json ? x->history_json : "null");
     cJSON_AddRawToObject(o, "answer", x->answer_json ? x->answer_json : "null");
     cJSON_AddBoolToObject(o, "distinct", first[i]);
@@ -585,6 +592,10 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     x->message = dup_s(str_or(it, "message", ""));
     x->history_json = cJSON_PrintUnformatted(hist);
     x->answer_json = ans && !cJSON_IsNull(ans) ? cJSON_PrintUnformatted(ans) : NULL;
+    const cJSON *tw = cJSON_GetObjectItemCaseSensitive(it, "planted_twin");
+    if (cJSON_IsArray(tw) && cJSON_GetArraySize(tw) == 2 && cJSON_IsNumber(tw->child) &&
+        cJSON_IsNumber(tw->child->next) && tw->child->valueint >= 0 && tw->child->valueint < tw->child->next->valueint)
+      x->planted_twin = (cs_literal_twin){true, (uint32_t)tw->child->valueint, (uint32_t)tw->child->next->valueint};
     k++;
   }
   rc = 0;
@@ -622,7 +633,7 @@ int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err
       const char *json = x->history_json ? x->history_json : "null";
       int rc = cs_history_parse(cs_str_c(json), NULL, &a, &h, err) ||
                cs_corpus_save_literal(corpus_dir, f->impl, x->property, x->target, x->message ? x->message : "", &h,
-                                      NULL, NULL, err); /* its twin is not known here: left out */
+                                      &x->planted_twin, NULL, err);
       cs_arena_free(&a);
       saved = rc ? -1 : saved + 1;
     }

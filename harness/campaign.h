@@ -31,8 +31,9 @@ typedef struct {
   char signature[17];  /* 16 hex digits of SHA-256(property, target, shrunk history) */
   char *token;         /* replay token of the shrunk case; NULL for a literal history case */
   char *message;
-  char *history_json; /* compact history JSON */
-  char *answer_json;  /* or NULL */
+  char *history_json;           /* compact history JSON */
+  char *answer_json;            /* or NULL */
+  cs_literal_twin planted_twin; /* a literal case's planted twin (token NULL) */
 } cs_finding;
 
 typedef struct {

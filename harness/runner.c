@@ -44,6 +44,7 @@ typedef struct {
   char message[600];
   char *history_json, *answer_json; /* heap: the case as it failed, before shrinking */
   uint32_t turns, calls;
+  cs_literal_twin literal_twin; /* a literal case's */
 } pending_failure;
 
 typedef struct {
@@ -1129,6 +1130,7 @@ static void take_failure(runner *r, size_t c, size_t i, const char *why) {
   p->case_index = r->runs[i].case_index;
   snprintf(p->message, sizeof p->message, "%s", why);
   p->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &p->nchoices);
+  p->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
   record_case(&r->cells[c], &r->runs[i], &p->history_json, &p->answer_json, &p->turns, &p->calls);
 }
 
@@ -1144,6 +1146,7 @@ static void report_taken(runner *r) {
     tmp.failed = true;
     tmp.choices = p->choices;
     tmp.nchoices = p->nchoices;
+    tmp.literal_twin = p->literal_twin;
     tmp.case_index = p->case_index;
     snprintf(tmp.message, sizeof tmp.message, "%s", p->message);
     tmp.history_json = p->history_json;
@@ -1202,6 +1205,7 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
       snprintf(cell->message, sizeof cell->message, "%s", why);
       cell->case_index = run->case_index;
       cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
+      cell->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
       record_case(cell, run, &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
     }
   }

@@ -88,7 +88,8 @@ typedef struct cs_outcome {
    * those of the smallest case shrinking found, or of the failing case itself. */
   uint64_t *choices; /* heap */
   size_t nchoices;
-  uint64_t case_index; /* UINT64_MAX: from the corpus */
+  cs_literal_twin literal_twin; /* a literal case's (choices NULL): its planted twin */
+  uint64_t case_index;          /* UINT64_MAX: from the corpus */
   char message[600];
   char *history_json; /* heap */
   char *answer_json;  /* heap, or NULL */

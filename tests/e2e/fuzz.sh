@@ -236,6 +236,39 @@ check "fuzz --jobs 2, one worker killed: exit 3, one line, the other worker's fi
   "[ $rc -eq 3 ] && [ \$(wc -l <'$T/lost.err') -eq 1 ] && grep -q '1 of 2 workers lost' '$T/lost.err' &&
    python3 -c \"import json;d=json.load(open('$T/lost/summary.json'));assert d['parts']=='0/2' and d['findings'], d['parts']\" &&
    [ \$(ls '$T/lost/cases/$BUGGY' | wc -l) -gt 0 ]"
+# A literal corpus case found failing again is saved with the planted twin it states: a hand-written
+# case with "planted_twin": null stays without one (read without the member, its two calls would be
+# taken for a collide pair, and its compression_stable failure excused).
+cat >"$T/initial.py" <<'PY'
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "initial", "version": "1", "ops": ["emit"],
+                          "targets": ["openai_chat"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:  # "id_" and the first character of the raw ID; a repeat gets _2, _3, ...
+        calls, results, first, taken = [], [], {}, set()
+        for t in r["history"]["turns"]:
+            for c in t.get("calls", []):
+                base = w = "id_" + "".join(ch if ch.isalnum() else "_" for ch in (c.get("id") or "x")[:1])
+                k = 2
+                while w in taken:
+                    w, k = "%s_%d" % (base, k), k + 1
+                taken.add(w); calls.append(w); first.setdefault(c.get("id"), w)
+            results += [first.get(x.get("call_id")) for x in t.get("results", [])]
+        print(json.dumps({"seq": r["seq"], "calls": calls, "results": results}), flush=True)
+PY
+mkdir -p "$T/hand/initial"
+turn() { printf '{"role":"assistant","provider":"openai_chat","turn_key":"t%s","calls":[{"id":"%s","name":"read_file","args":{}}]},{"role":"tool","turn_key":"t%s1","results":[{"call_id":"%s","name":"read_file","content":"x"}]}' "$1" "$2" "$1" "$2"; }
+printf '{"impl":"initial","property":"emit.compression_stable","target":"openai_chat","message":"hand","planted_twin":null,"history":{"turns":[{"role":"user","text":"x"},%s,%s]}}' \
+  "$(turn 0 apple)" "$(turn 2 avocado)" >"$T/hand/initial/hand.json"
+"$CS" fuzz --strict --cases 5 --corpus "$T/hand" --out "$T/handout" --quiet --impl-cmd -- python3 "$T/initial.py" >"$T/o" 2>"$T/e"
+saved=$(grep -L '"token"' "$T/hand/initial/"emit.compression_stable@*.json 2>/dev/null | head -n 1)
+check "a literal case's null planted_twin is kept when a campaign saves it again; its replay still fails" \
+  "[ -n '$saved' ] && grep -q '\"planted_twin\": null' '$saved' &&
+   ! \"$CS\" replay --strict '$saved' --impl-cmd -- python3 '$T/initial.py' >/dev/null 2>&1"
 # A Ctrl-C reaches the whole process group of the terminal; an external implementation runs in a
 # group of its own, so it is not killed mid-answer (which would read as its fault) and callsign
 # ends it itself.
