@@ -456,18 +456,21 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     if (apply(o, row, v, err))
       return -1;
   }
-  /* protocol.answer judges the answers to the other properties' requests: alone it sends none (but
-   * a replay sends every request of its case, as its failure may be in any of them). */
-  bool other = !o->nonly || cmd == CS_CMD_REPLAY;
+  /* protocol.answer judges the answers to the other properties' requests: named with none that
+   * sends one (vectors reads a file), it would check nothing (but a replay sends every request of
+   * its case, as its failure may be in any of them). */
+  bool named = false, other = false;
   size_t np;
   const cs_property *all = cs_properties(&np);
-  for (size_t k = 0; k < o->nonly && !other; k++)
+  for (size_t k = 0; k < o->nonly; k++) {
+    named = named || !strncmp(CS_PROPERTY_ANSWER, o->only[k], strlen(o->only[k]));
     for (size_t i = 0; i < np && !other; i++)
-      other = strcmp(all[i].name, CS_PROPERTY_ANSWER) != 0 && !strncmp(all[i].name, o->only[k], strlen(o->only[k]));
-  if (!other)
+      other = all[i].needs && !strncmp(all[i].name, o->only[k], strlen(o->only[k]));
+  }
+  if (named && !other && cmd != CS_CMD_REPLAY)
     return cs_err_set(err,
                       "--property: %s is checked on the requests of other properties and sends none of its "
-                      "own; name another property too (it is always checked)",
+                      "own; name one that sends requests too (it is always checked)",
                       CS_PROPERTY_ANSWER);
   /* A token regenerates its case under the run's ID bound: the corpus's cases, saved under the
    * default bound, are other cases under another one, and a case saved under another bound would be

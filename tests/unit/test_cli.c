@@ -129,6 +129,10 @@ Test(cli, protocol_answer_alone_is_refused_but_in_replay) {
   cr_assert_eq(parse_one(CS_CMD_REPLAY, "--property", "protocol.answer", &o, &err), 0, "%s", err.msg);
   char *argv[] = {"callsign", "--property", "protocol.answer", "--property", "emit.regex", NULL};
   cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), 0, "%s", err.msg);
+  /* vectors reads a file and sends no request: with it, protocol.answer still checks nothing */
+  char *with_vectors[] = {"callsign", "--property", "protocol.answer", "--property", "vectors", NULL};
+  cr_assert_eq(cs_options_parse(&o, 5, with_vectors, 1, CS_CMD_RUN, &err), -1);
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--property", "vectors", &o, &err), 0, "vectors alone: %s", err.msg);
 }
 
 /* Under a bound other than the default the corpus's tokens are other cases: run and fuzz leave it
