@@ -26,6 +26,35 @@ static int fail(cs_err *err, const char *path, const char *verb, int e) {
   return cs_err_set(err, "%s: cannot %s: %s", cs_path_shown(path, shown), verb, strerror(e));
 }
 
+int cs_dir_writable(const char *path, cs_err *err) {
+  char *p = cs_xstrdup(path);
+  size_t len = strlen(p);
+  struct stat st;
+  int rc = 0;
+  for (;;) { /* up to the nearest existing ancestor: "a/b/c", "a/b", "a", then "." */
+    if (stat(len ? p : ".", &st) == 0)
+      break;
+    if (errno != ENOENT) {
+      rc = cs_err_set(err, "%s: %s", len ? p : ".", strerror(errno));
+      break;
+    }
+    while (len && p[len - 1] == '/')
+      len--;
+    while (len && p[len - 1] != '/')
+      len--;
+    while (len > 1 && p[len - 1] == '/')
+      len--;
+    p[len] = 0;
+  }
+  const char *at = len ? p : ".";
+  if (rc == 0 && !S_ISDIR(st.st_mode))
+    rc = cs_err_set(err, "%s: not a directory", at);
+  else if (rc == 0 && access(at, W_OK | X_OK) != 0)
+    rc = cs_err_set(err, "%s: cannot write there: %s", at, strerror(errno));
+  free(p);
+  return rc;
+}
+
 /* No length limit of its own: a path is refused by the system (ENAMETOOLONG), never cut. */
 int cs_mkdir_p(const char *path, cs_err *err) {
   char *tmp = cs_xstrdup(path);

@@ -18,6 +18,12 @@ const char *cs_path_shown(const char *path, char out[CS_PATH_SHOWN]);
  * that could not be made (a file of that name counts: "File exists"). */
 int cs_mkdir_p(const char *path, cs_err *err);
 
+/* Checks, making nothing, that the directory `path` could be written in once made: its nearest
+ * existing ancestor (itself when it is there, "." for a relative path none of whose parts exist) is
+ * a directory callsign can write in. 0, or -1 with err "DIR: not a directory", "DIR: cannot write
+ * there: REASON" or "PATH: REASON". */
+int cs_dir_writable(const char *path, cs_err *err);
+
 /* Makes the missing parent directories of the file `path` and checks, leaving the file as it was,
  * that it can be written: an existing regular file is opened for writing (not truncated), a new one
  * is created and removed again; a FIFO or device is only asked (access), a directory refused. For

@@ -497,14 +497,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
   if (out_ok) { /* the shrunk cases go to cases/: something else there is found now, not after */
     cs_buf cases = {0};
     cs_buf_printf(&cases, "%s/cases", c.out_dir);
-    bool there = stat(cases.data, &st) == 0;
-    if (there && !S_ISDIR(st.st_mode)) {
-      cs_err_set(&err, "%s: not a directory", cases.data);
-      out_ok = false;
-    } else if (there && access(cases.data, W_OK | X_OK) != 0) {
-      cs_err_set(&err, "%s: cannot write there: %s", cases.data, strerror(errno));
-      out_ok = false;
-    }
+    out_ok = cs_dir_writable(cases.data, &err) == 0;
     cs_buf_free(&cases);
   }
   if (!out_ok) {

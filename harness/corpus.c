@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -336,29 +335,7 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
 
 int cs_corpus_writable(const char *dir, const char *impl, cs_err *err) {
   char *path = impl_dir(dir, impl);
-  size_t len = strlen(path);
-  struct stat st;
-  int rc = 0;
-  for (;;) { /* up to the nearest existing ancestor: "a/b/c", "a/b", "a", then "." */
-    if (stat(len ? path : ".", &st) == 0)
-      break;
-    if (errno != ENOENT) {
-      rc = cs_err_set(err, "%s: %s", len ? path : ".", strerror(errno));
-      break;
-    }
-    while (len && path[len - 1] == '/')
-      len--;
-    while (len && path[len - 1] != '/')
-      len--;
-    while (len > 1 && path[len - 1] == '/')
-      len--;
-    path[len] = 0;
-  }
-  const char *at = len ? path : ".";
-  if (rc == 0 && !S_ISDIR(st.st_mode))
-    rc = cs_err_set(err, "%s: not a directory", at);
-  else if (rc == 0 && access(at, W_OK | X_OK) != 0)
-    rc = cs_err_set(err, "%s: cannot write there: %s", at, strerror(errno));
+  int rc = cs_dir_writable(path, err);
   free(path);
   return rc;
 }

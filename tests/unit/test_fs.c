@@ -52,6 +52,31 @@ Test(fs, a_file_in_the_way_is_named) {
   rmdir(root);
 }
 
+/* A directory that could be made is checked at its nearest existing ancestor, and nothing is made;
+ * a file in the way, as the path itself or above it, is refused. */
+Test(fs, dir_writable_looks_up_to_what_exists_and_makes_nothing) {
+  char root[] = "/tmp/cs-fs-XXXXXX", deep[128], file[128], below[160];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(deep, sizeof deep, "%s/a/b/c", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_dir_writable(deep, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_dir_writable(root, &err), 0, "%s", err.msg);
+  snprintf(deep, sizeof deep, "%s/a", root);
+  struct stat st;
+  cr_assert_neq(stat(deep, &st), 0, "nothing is made");
+  snprintf(file, sizeof file, "%s/plain", root);
+  FILE *f = fopen(file, "w");
+  cr_assert_not_null(f);
+  fclose(f);
+  cr_assert_eq(cs_dir_writable(file, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "plain: not a directory"), "%s", err.msg);
+  snprintf(below, sizeof below, "%s/x", file);
+  cr_assert_eq(cs_dir_writable(below, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "Not a directory"), "%s", err.msg);
+  unlink(file);
+  rmdir(root);
+}
+
 /* A long path is the system's to refuse, never cut: up to PATH_MAX it is made and written, past it the
  * error still says why, however long the path. */
 Test(fs, a_long_path_is_made_whole_and_an_overlong_one_refused_with_its_reason) {
