@@ -443,9 +443,8 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
       cJSON_AddNullToObject(o, "token");
     cJSON_AddStringToObject(o, "message", x->message ? x->message : "");
     if (!x->token) { /* a literal case: its planted twin goes with it (null: none) */
-      char tw[48] = "null";
-      if (x->planted_twin.set)
-        snprintf(tw, sizeof tw, "[%u,%u]", x->planted_twin.from, x->planted_twin.to);
+      char tw[CS_TWIN_JSON];
+      cs_literal_twin_json(&x->planted_twin, tw);
       cJSON_AddRawToObject(o, "planted_twin", tw);
     }
     cJSON_AddRawToObject(o, "history", x->history_json ? x->history_json : "null");
@@ -592,10 +591,10 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     x->message = dup_s(str_or(it, "message", ""));
     x->history_json = cJSON_PrintUnformatted(hist);
     x->answer_json = ans && !cJSON_IsNull(ans) ? cJSON_PrintUnformatted(ans) : NULL;
+    /* Absent or not a pair (a token case): none. The calls are checked when the case is replayed. */
     const cJSON *tw = cJSON_GetObjectItemCaseSensitive(it, "planted_twin");
-    if (cJSON_IsArray(tw) && cJSON_GetArraySize(tw) == 2 && cJSON_IsNumber(tw->child) &&
-        cJSON_IsNumber(tw->child->next) && tw->child->valueint >= 0 && tw->child->valueint < tw->child->next->valueint)
-      x->planted_twin = (cs_literal_twin){true, (uint32_t)tw->child->valueint, (uint32_t)tw->child->next->valueint};
+    if (tw)
+      cs_literal_twin_parse(tw, UINT32_MAX, &x->planted_twin);
     k++;
   }
   rc = 0;

@@ -100,17 +100,15 @@ static uint32_t count_calls(const cs_history *h) {
   return n;
 }
 
-/* A literal case's "planted_twin": [from, to] with from < to < its calls, or null; without the
- * member, a history of exactly two calls is a pair collide planted before the member existed. */
-static int twin_of(const cJSON *root, const cs_history *h, const char *path, cs_literal_twin *out, cs_err *err) {
-  const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "planted_twin");
-  uint32_t calls = count_calls(h);
+void cs_literal_twin_json(const cs_literal_twin *t, char out[CS_TWIN_JSON]) {
+  if (t && t->set)
+    snprintf(out, CS_TWIN_JSON, "[%u, %u]", t->from, t->to);
+  else
+    snprintf(out, CS_TWIN_JSON, "null");
+}
+
+int cs_literal_twin_parse(const cJSON *m, uint32_t calls, cs_literal_twin *out) {
   *out = (cs_literal_twin){0};
-  if (!m) {
-    if (calls == 2)
-      *out = (cs_literal_twin){true, 0, 1};
-    return 0;
-  }
   if (cJSON_IsNull(m))
     return 0;
   const cJSON *f = cJSON_IsArray(m) && cJSON_GetArraySize(m) == 2 ? cJSON_GetArrayItem(m, 0) : NULL;
@@ -118,9 +116,23 @@ static int twin_of(const cJSON *root, const cs_history *h, const char *path, cs_
   bool whole = f && cJSON_IsNumber(f) && cJSON_IsNumber(t) && f->valuedouble >= 0 &&
                f->valuedouble == (double)f->valueint && t->valuedouble == (double)t->valueint;
   if (!whole || f->valueint >= t->valueint || (uint32_t)t->valueint >= calls)
+    return -1;
+  *out = (cs_literal_twin){true, (uint32_t)f->valueint, (uint32_t)t->valueint};
+  return 0;
+}
+
+/* A case file's planted twin; without the member, a history of exactly two calls is a pair collide
+ * planted before the member existed. */
+static int twin_of(const cJSON *root, const cs_history *h, const char *path, cs_literal_twin *out, cs_err *err) {
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "planted_twin");
+  uint32_t calls = count_calls(h);
+  if (!m) {
+    *out = calls == 2 ? (cs_literal_twin){true, 0, 1} : (cs_literal_twin){0};
+    return 0;
+  }
+  if (cs_literal_twin_parse(m, calls, out))
     return cs_err_set(err, "%s: \"planted_twin\" is not null or [from, to], two call numbers with from < to < %u", path,
                       calls);
-  *out = (cs_literal_twin){true, (uint32_t)f->valueint, (uint32_t)t->valueint};
   return 0;
 }
 
@@ -345,11 +357,8 @@ int cs_corpus_save_literal(const char *dir, const char *impl, const char *proper
                            cs_err *err) {
   cs_buf hist = {0};
   cs_history_write(&hist, h);
-  char tj[48];
-  if (twin && twin->set)
-    snprintf(tj, sizeof tj, "[%u, %u]", twin->from, twin->to);
-  else
-    snprintf(tj, sizeof tj, "null");
+  char tj[CS_TWIN_JSON];
+  cs_literal_twin_json(twin, tj);
   int rc = write_case(dir, impl, property, target_name, cs_buf_view(&hist), NULL, message, hist.data, twin ? tj : NULL,
                       path_out, err);
   cs_buf_free(&hist);

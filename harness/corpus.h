@@ -55,6 +55,14 @@ int cs_corpus_save_literal(const char *dir, const char *impl, const char *proper
  * ancestor (itself when it is there) is a directory callsign can write in. A command refuses an
  * unwritable corpus before its work rather than lose what it found. Returns 0, or -1 with err. */
 int cs_corpus_writable(const char *dir, const char *impl, cs_err *err);
+/* A literal case's "planted_twin" member, read and written in one form by the corpus files and the
+ * fuzz summary: [from, to] or null. cs_literal_twin_json writes it (CS_TWIN_JSON bytes at most);
+ * cs_literal_twin_parse reads it: 0 with *out (null: not set), or -1 when it is not null or two
+ * whole call numbers with from < to < calls. */
+#define CS_TWIN_JSON 32
+void cs_literal_twin_json(const cs_literal_twin *t, char out[CS_TWIN_JSON]);
+struct cJSON;
+int cs_literal_twin_parse(const struct cJSON *m, uint32_t calls, cs_literal_twin *out);
 /* A directory-safe form of an implementation name. */
 void cs_corpus_dirname(const char *impl, char *out, size_t len);
 
