@@ -1100,6 +1100,12 @@ static unsigned every_need(const runner *r) {
   return needs;
 }
 
+/* What a replay of one case asks for: protocol.answer reads no reply of its own, so asked for by
+ * name it is every request a full run makes, since the fault it replays may be in any of them. */
+static unsigned replay_needs(const runner *r, const cs_run_config *cfg) {
+  return cfg->nonly && wanted(cfg, CS_PROPERTY_ANSWER) ? r->needs | every_need(r) : r->needs;
+}
+
 static void recompute_needs(runner *r) {
   r->needs = 0;
   for (size_t i = 0; i < r->ncells; i++)
@@ -1388,11 +1394,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     idx[0] = UINT64_MAX;
     r.literal_case = cfg->literal[i];
     r.literal_twin = cfg->literal_twins ? cfg->literal_twins[i] : (cs_literal_twin){0};
-    /* As in cs_run_replay: a replayed protocol.answer failure may be in any request. */
-    unsigned needs = r.needs;
-    if (cfg->replay_one && cfg->nonly && wanted(cfg, CS_PROPERTY_ANSWER))
-      needs |= every_need(&r);
-    int bad = run_batch(&r, 1, plans, needs, false, idx);
+    int bad = run_batch(&r, 1, plans, cfg->replay_one ? replay_needs(&r, cfg) : r.needs, false, idx);
     r.literal_case = NULL;
     r.batch_literal = true;
     if (bad || check_batch(&r, 1, &failures))
@@ -1535,11 +1537,7 @@ int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const
   case_plan plan;
   cs_choices_replay(&r.ch[0], choices, n);
   int rc = 0;
-  unsigned needs = r.needs | CS_NEED_EMIT_RESTART;
-  /* protocol.answer reads no reply of its own: asked for, it is every request a full run makes,
-   * since the fault it replays may be in any of them. */
-  if (c.nonly && wanted(&c, CS_PROPERTY_ANSWER))
-    needs |= every_need(&r);
+  unsigned needs = replay_needs(&r, &c) | CS_NEED_EMIT_RESTART;
   unsigned caller_give_up = impl->give_up_after;
   impl->give_up_after = CS_REPLAY_GIVE_UP_AFTER;
   if (run_batch(&r, 1, &plan, needs, true, idx) || check_batch(&r, 1, &failures))
