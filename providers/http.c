@@ -22,6 +22,7 @@
 #include "core/history_json.h"
 
 #define MAX_SECRETS 16
+#define SHORT_SECRET 8             /* bytes; shorter secrets are redacted only as whole tokens */
 #define MAX_BODY ((size_t)4 << 20) /* answers are small error bodies; a huge one is cut */
 static const char redacted[] = "[redacted]";
 
@@ -132,15 +133,32 @@ static const char *find(const char *hay, size_t n, const char *needle, size_t m)
   return NULL;
 }
 
+static bool key_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+/* The next occurrence of `sec` in [p, end) that counts as the secret. A short secret (a placeholder
+ * such as "x" for a local fake: no provider issues keys that short) counts only as a whole token,
+ * else every "x" of the output would be redacted and the output unreadable. */
+static const char *find_secret(const char *start, const char *p, const char *end, const char *sec, size_t sl) {
+  for (const char *hit; (hit = find(p, (size_t)(end - p), sec, sl)); p = hit + 1) {
+    if (sl >= SHORT_SECRET)
+      return hit;
+    if ((hit == start || !key_char(hit[-1])) && (hit + sl == end || !key_char(hit[sl])))
+      return hit;
+  }
+  return NULL;
+}
+
 void cs_http_redact(const cs_http *h, cs_buf *b) {
   for (size_t s = 0; s < h->nsecrets && b->data; s++) {
     const char *sec = h->secrets[s];
     size_t sl = strlen(sec);
-    if (!find(b->data, b->len, sec, sl))
+    const char *p = b->data, *end = b->data + b->len;
+    if (!find_secret(b->data, p, end, sec, sl))
       continue;
     cs_buf out = {0};
-    const char *p = b->data, *end = b->data + b->len;
-    for (const char *hit; (hit = find(p, (size_t)(end - p), sec, sl)); p = hit + sl) {
+    for (const char *hit; (hit = find_secret(b->data, p, end, sec, sl)); p = hit + sl) {
       cs_buf_put(&out, p, (size_t)(hit - p));
       cs_buf_puts(&out, redacted);
     }

@@ -76,7 +76,8 @@ cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err);
 void cs_http_free(cs_http *h);
 /* Adds a value that must never appear in output (keys, tokens); empty or NULL is ignored. */
 void cs_http_add_secret(cs_http *h, const char *secret);
-/* Replaces every known secret in `b` by "[redacted]". */
+/* Replaces every known secret in `b` by "[redacted]"; a secret under 8 bytes only where it stands
+ * as a whole token (not inside a longer run of letters, digits, '-' and '_'). */
 void cs_http_redact(const cs_http *h, cs_buf *b);
 /* Sends one request (or prints, records, replays it). `resp` is reset first; free it with
  * cs_http_response_free. Returns the outcome (also in resp->outcome). */

@@ -718,12 +718,25 @@ Test(probe_http, redact_replaces_every_secret) {
   cs_err err;
   cs_http_config cfg = {.dry_run = true};
   cs_http *h = cs_http_new(&cfg, &err);
-  cs_http_add_secret(h, "k3y");
+  cs_http_add_secret(h, "sk-0123456789");
   cs_http_add_secret(h, "");
   cs_buf b = {0};
-  cs_buf_puts(&b, "k3y a k3yk3y");
+  cs_buf_puts(&b, "sk-0123456789 a sk-0123456789sk-0123456789");
   cs_http_redact(h, &b);
   cr_assert_str_eq(b.data, "[redacted] a [redacted][redacted]");
+  cs_buf_free(&b);
+  cs_http_free(h);
+}
+
+Test(probe_http, redact_short_secret_only_as_a_token) {
+  cs_err err;
+  cs_http_config cfg = {.dry_run = true};
+  cs_http *h = cs_http_new(&cfg, &err);
+  cs_http_add_secret(h, "x");
+  cs_buf b = {0};
+  cs_buf_puts(&b, "x-api-key: x\n{\"max\":\"x\",\"id\":\"toolu_x1\"} x");
+  cs_http_redact(h, &b);
+  cr_assert_str_eq(b.data, "x-api-key: [redacted]\n{\"max\":\"[redacted]\",\"id\":\"toolu_x1\"} [redacted]");
   cs_buf_free(&b);
   cs_http_free(h);
 }
