@@ -12,6 +12,7 @@
  * failures are reported unshrunk), the findings are written and summed up as usual, and the
  * summary says it was interrupted. The same signal a second time ends callsign at once.
  * Exit status: 1 a failure was found (not listed by --expect), 0 none, 2 usage, 3 cannot run. */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -204,6 +205,26 @@ static void remove_worker_dir(const char *dir) {
   rmdir(dir);
 }
 
+/* Removes OUT/.worker-N directories a killed campaign left behind (a summary.json at most; a
+ * directory holding anything else is left alone). Two campaigns on one OUT at once would share
+ * these directories anyway, so one found at the start is stale. */
+static void remove_stale_worker_dirs(const fuzz_ctx *c) {
+  DIR *d = opendir(c->out_dir);
+  if (!d)
+    return;
+  const char prefix[] = ".worker-";
+  for (struct dirent *e; (e = readdir(d));) {
+    const char *num = e->d_name + sizeof prefix - 1;
+    if (strncmp(e->d_name, prefix, sizeof prefix - 1) || !*num || strspn(num, "0123456789") != strlen(num))
+      continue;
+    cs_buf dir = {0};
+    cs_buf_printf(&dir, "%s/%s", c->out_dir, e->d_name);
+    remove_worker_dir(dir.data);
+    cs_buf_free(&dir);
+  }
+  closedir(d);
+}
+
 /* The workers (harness/workers.h): their context, and the parent's view of them. */
 typedef struct {
   fuzz_ctx *c;
@@ -261,6 +282,7 @@ static void on_worker_tick(void *user, uint64_t cases, uint64_t failing) {
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
   workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_xcalloc(jobs, sizeof *v.undecided), cs_now_s()};
   cs_worker_end *ends = cs_xcalloc(jobs, sizeof *ends);
+  remove_stale_worker_dirs(c);
   cs_workers_config wc = {.n = jobs,
                           .work = worker_main,
                           .on_message = on_worker_message,

@@ -119,6 +119,14 @@ distinct "$T/j2/summary.json" >"$T/j2.distinct"
 check "--jobs 2 finds the same distinct failures as --jobs 1" "cmp -s '$T/all.distinct' '$T/j2.distinct'"
 check "--jobs 2 runs the whole budget" "python3 -c \"import json;d=json.load(open('$T/j2/summary.json'));assert d['cases']==$N and d['parts']=='all', d\""
 check "--jobs 2 leaves no worker directories" "[ -d '$T/j2' ] && ! ls -a '$T/j2' | grep -q worker"
+# Worker directories a killed campaign left in OUT are removed by the next --jobs run; a directory
+# that merely looks like one but holds something else is left alone.
+mkdir -p "$T/stale/.worker-7" "$T/stale/.worker-9x" "$T/stale/.worker-3"
+echo '{}' >"$T/stale/.worker-7/summary.json"
+echo keep >"$T/stale/.worker-3/notes.txt"
+"$CS" fuzz --impl reference --cases 100 --no-corpus --quiet --jobs 2 --out "$T/stale" >"$T/o" 2>"$T/e"
+check "fuzz --jobs removes stale OUT/.worker-N directories, keeps others" \
+  "[ $? -eq 0 ] && [ ! -e '$T/stale/.worker-7' ] && [ -d '$T/stale/.worker-9x' ] && [ -f '$T/stale/.worker-3/notes.txt' ]"
 "$CS" fuzz --impl $BUGGY --cases 600 --no-corpus --jobs 2 --shard 1/2 --list-cases --out "$T/js" >"$T/js.txt" 2>"$T/js.err"
 js_rc=$?
 "$CS" fuzz --impl $BUGGY --cases 600 --no-corpus --shard 1/2 --list-cases --out "$T/js1" >"$T/js1.txt" 2>"$T/js1.err"
