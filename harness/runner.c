@@ -6,6 +6,7 @@
 #include "harness/runner.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,13 +187,7 @@ static cs_history kimi_native(const cs_history *h, const cs_history_index *ix, c
         continue;
       cs_call call = turn->calls[k];
       char *name = cs_arena_alloc(a, call.name.len + 2);
-      size_t n = 0;
-      for (size_t i = 0; i < call.name.len; i++) {
-        unsigned char ch = (unsigned char)call.name.ptr[i];
-        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
-                 ch == '.' || ch == '-';
-        name[n++] = ok ? (char)ch : '_';
-      }
+      size_t n = cs_kimi_name(call.name, name, SIZE_MAX);
       if (!n)
         name[n++] = 'f';
       name[n] = 0;

@@ -6,6 +6,19 @@
 #include "providers/probe.h"
 #include "providers/target.h"
 
+size_t cs_kimi_name(cs_str name, char *out, size_t room) {
+  size_t n = 0;
+  for (size_t i = 0; i < name.len && n < room; i++) {
+    unsigned char c = (unsigned char)name.ptr[i];
+    int ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    if (c >= 0x80 && (c & 0xC0) == 0x80)
+      continue; /* one '_' per non-ASCII character, not per byte */
+    out[n++] = ok ? (char)c : '_';
+  }
+  return n;
+}
+
 /* The name part is cut or padded with '_' when the rule's length limits leave it less or more room
  * (overridden limits only; the index is what keeps Kimi IDs unique). A maximum that leaves no room
  * for one name character cannot be met in this format: the name is then kept whole. */
@@ -27,15 +40,7 @@ static cs_str kimi_map(const cs_rule *rule, const cs_digest *d, const cs_map_inp
     least = rule->min_len - fixed;
   char *clean = cs_arena_alloc(a, fixed + (name.len > least ? name.len : least) + 1);
   memcpy(clean, "functions.", 10);
-  size_t n = 10;
-  for (size_t i = 0; i < name.len && n - 10 < room; i++) {
-    unsigned char c = (unsigned char)name.ptr[i];
-    int ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
-    if (c >= 0x80 && (c & 0xC0) == 0x80)
-      continue; /* one '_' per non-ASCII character, not per byte */
-    clean[n++] = ok ? (char)c : '_';
-  }
+  size_t n = 10 + cs_kimi_name(name, clean + 10, room);
   while (n - 10 < least)
     clean[n++] = '_';
   clean[n++] = ':';

@@ -70,6 +70,11 @@ cs_str cs_map_prefixed(const cs_rule *rule, const cs_digest *d, const cs_map_inp
 /* `n` base62 characters drawn from digest(canonical) (attempt 0) or digest(canonical#attempt). */
 cs_str cs_map_base62(const cs_digest *d, const cs_map_input *in, size_t n, cs_arena *a);
 
+/* Kimi's name part (providers/kimi.c): `name` with each character outside [A-Za-z0-9_.-] as one '_'
+ * (one per character, not per UTF-8 byte), at most `room` characters written to `out`. Returns the
+ * count written; 0 for an empty name. */
+size_t cs_kimi_name(cs_str name, char *out, size_t room);
+
 extern const cs_target cs_target_anthropic, cs_target_openai_chat, cs_target_openai_responses, cs_target_mistral,
     cs_target_kimi, cs_target_gemini, cs_target_bedrock;
 

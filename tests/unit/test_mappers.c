@@ -651,3 +651,19 @@ Test(mappers, a_rule_without_room_is_reported_at_the_first_stuck_call) {
   cs_answer small_plain = emit(&q, CS_PROV_ANTHROPIC, &D);
   cr_assert(cs_answer_eq(&small, &small_plain));
 }
+
+/* The name part of a Kimi ID, shared by the mapper and the runner's Kimi-produced histories. */
+Test(mappers, kimi_name_cleans_per_character_and_stops_at_room) {
+  char out[32];
+  size_t n = cs_kimi_name(cs_str_c("a.b-c_d9"), out, sizeof out);
+  cr_assert_eq(n, 8);
+  cr_assert(memcmp(out, "a.b-c_d9", 8) == 0);
+  n = cs_kimi_name(cs_str_c("r\xc3\xa9"
+                            "ad|x"),
+                   out, sizeof out); /* é is one '_', not two */
+  cr_assert_eq(n, 6);
+  cr_assert(memcmp(out, "r_ad_x", 6) == 0, "%.*s", (int)n, out);
+  cr_assert_eq(cs_kimi_name(cs_str_c("abcdef"), out, 3), 3);
+  cr_assert(memcmp(out, "abc", 3) == 0);
+  cr_assert_eq(cs_kimi_name(cs_str_c(""), out, sizeof out), 0);
+}
