@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,7 +187,7 @@ bool cs_same_file(const char *a, const char *b) {
   return !x.name || (x.name_len == y.name_len && !memcmp(x.name, y.name, x.name_len));
 }
 
-int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
+static int write_in_place(const char *path, const void *data, size_t len, cs_err *err) {
   FILE *f = fopen(path, "wb");
   if (!f)
     return fail(err, path, "write", errno);
@@ -195,6 +196,72 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
     rc = fail(err, path, "write", errno);
   if (fclose(f) && rc == 0)
     rc = fail(err, path, "write", errno);
+  return rc;
+}
+
+/* Opens a new temporary file beside `target` (heap name in *tmp): ".NAME.tmp-PID-K", made with
+ * O_EXCL so a stale one is never reused. -1 when none can be made there. */
+static int open_beside(const char *target, char **tmp) {
+  const char *slash = strrchr(target, '/');
+  size_t dlen = slash ? (size_t)(slash - target) + 1 : 0;
+  const char *base = target + dlen;
+  size_t cap = dlen + strlen(base) + 48;
+  char *name = cs_xmalloc(cap);
+  for (unsigned k = 0; k < 100; k++) {
+    snprintf(name, cap, "%.*s.%s.tmp-%ld-%u", (int)dlen, target, base, (long)getpid(), k);
+    int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      *tmp = name;
+      return fd;
+    }
+    if (errno != EEXIST)
+      break;
+  }
+  free(name);
+  return -1;
+}
+
+int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
+  /* A link is followed to its file, which is the one replaced; a dangling link, a FIFO or a device
+   * is written in place, as is a file in a directory where no temporary file can be made. */
+  char *real = NULL;
+  const char *target = path;
+  struct stat st;
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (!(real = realpath(path, NULL)))
+      return write_in_place(path, data, len, err);
+    target = real;
+  }
+  bool exists = stat(target, &st) == 0;
+  char *tmp = NULL;
+  int fd = -1;
+  if (!exists || S_ISREG(st.st_mode))
+    fd = open_beside(target, &tmp);
+  if (fd < 0) {
+    int rc = write_in_place(path, data, len, err);
+    free(real);
+    return rc;
+  }
+  int rc = 0;
+  if (exists && fchmod(fd, st.st_mode & 07777)) /* a replaced file keeps its permissions */
+    rc = fail(err, path, "write", errno);
+  for (size_t done = 0; rc == 0 && done < len;) {
+    ssize_t w = write(fd, (const char *)data + done, len - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      rc = fail(err, path, "write", w < 0 ? errno : EIO);
+    else
+      done += (size_t)w;
+  }
+  if (close(fd) && rc == 0)
+    rc = fail(err, path, "write", errno);
+  if (rc == 0 && rename(tmp, target))
+    rc = fail(err, path, "write", errno);
+  if (rc)
+    unlink(tmp); /* the file at `path` is left as it was */
+  free(tmp);
+  free(real);
   return rc;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "harness/cli.h"
 #include "harness/corpus.h"
 #include "harness/expect.h"
@@ -273,23 +274,63 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   return 0;
 }
 
+/* Renders report `i` in memory and writes it whole or not at all (cs_write_file): a report that
+ * fails leaves the file that was there before, never a cut-off one. 0, or -1 with err. */
+static int write_report(run_ctx *c, const cs_report_format *f, size_t i, cs_err *err) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem)
+    return cs_err_set(err, "%s: cannot write: %s", c->o.report[i], strerror(errno));
+  cs_err why = {{0}};
+  int rc = f[i].write(&c->report, mem, &why);
+  if (fclose(mem) && rc == 0)
+    rc = cs_err_set(&why, "out of memory");
+  if (rc)
+    cs_err_set(err, "%s: %s", c->o.report[i], why.msg[0] ? why.msg : "write error");
+  else
+    rc = cs_write_file(c->o.report[i], text, len, err);
+  free(text);
+  return rc;
+}
+
+/* Writes every report asked for, each whole or not at all; one that fails does not keep the others
+ * from being written. The reports state the exit status, so when stdout or a report could not be
+ * written, the ones written before it are written again, saying 2. 0, or -1 when any failed (each
+ * said on stderr). */
 static int write_reports(run_ctx *c) {
   size_t nf;
   const cs_report_format *f = cs_report_formats(&nf);
-  for (size_t i = 0; i < nf && i < 8; i++) {
+  if (nf > 8)
+    nf = 8;
+  errno = 0;
+  int flushed = fflush(stdout);
+  if (flushed || ferror(stdout)) { /* said here: main's own check stays quiet on a status of 2 */
+    if (cs_report_exit_status(&c->report) != CS_EXIT_IMPL) /* a 3 stands, its reason already said */
+      cs_fail(CS_EXIT_USAGE, "stdout: %s", flushed && errno ? strerror(errno) : "write error");
+    c->report.output_error = true;
+  }
+  bool written[8] = {false}, failed = false;
+  for (size_t i = 0; i < nf; i++) {
     if (!c->o.report[i])
       continue;
-    FILE *out = fopen(c->o.report[i], "w");
     cs_err err = {{0}};
-    if (!out)
-      return cs_fail(CS_EXIT_USAGE, "%s: cannot write: %s", c->o.report[i], strerror(errno));
-    int rc = f[i].write(&c->report, out, &err);
-    if (fclose(out) && !rc) /* a full disk may show only here */
-      return cs_fail(CS_EXIT_USAGE, "%s: cannot write: %s", c->o.report[i], strerror(errno));
-    if (rc)
-      return cs_fail(CS_EXIT_USAGE, "%s: %s", c->o.report[i], err.msg[0] ? err.msg : "write error");
+    if (write_report(c, f, i, &err)) {
+      cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+      failed = true;
+    } else {
+      written[i] = true;
+    }
   }
-  return 0;
+  if (failed && !c->report.output_error) {
+    c->report.output_error = true;
+    for (size_t i = 0; i < nf; i++) {
+      cs_err err = {{0}};
+      if (written[i] && write_report(c, f, i, &err))
+        cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+    }
+  }
+  return failed || c->report.output_error ? -1 : 0;
 }
 
 static int print_stats(run_ctx *c) {

@@ -303,10 +303,11 @@ int cs_report_html(const cs_report *r, FILE *out, cs_err *err) {
   cs_buf_puts(&b, css);
   cs_buf_puts(&b, "</style>\n</head>\n<body>\n<h1>callsign report</h1>\n");
   cs_buf_printf(&b, "<p class=\"verdict %s\"><strong>%s</strong> (exit status %d): ", status == 0 ? "pass" : "fail",
-                status == 0   ? "Passed"
-                : status == 1 ? "Failed"
-                : status == 2 ? "An input could not be used"
-                              : "An implementation could not be run",
+                status == 0                      ? "Passed"
+                : status == 1                    ? "Failed"
+                : status == 2 && !r->input_error ? "An output could not be written"
+                : status == 2                    ? "An input could not be used"
+                                                 : "An implementation could not be run",
                 status);
   cs_tally_line(&b, &t);
   char origin[48];

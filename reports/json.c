@@ -209,6 +209,8 @@ int cs_report_json(const cs_report *r, FILE *out, cs_err *err) {
   else
     cs_buf_puts(&b, "null");
   cs_buf_puts(&b, ",\n");
+  key(&b, in, "output_error");
+  cs_buf_puts(&b, r->output_error ? "true,\n" : "false,\n");
   key(&b, in, "targets");
   cs_buf_putc(&b, '[');
   size_t ntargets = r->ntargets < 8 ? r->ntargets : 8;

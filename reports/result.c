@@ -61,7 +61,7 @@ int cs_report_exit_status(const cs_report *r) {
   for (size_t k = 0; k < r->nimpls; k++)
     if (r->impls[k].could_not_run)
       return 3;
-  if (r->input_error)
+  if (r->input_error || r->output_error)
     return 2; /* the run is incomplete: what it did check cannot pass for the whole */
   /* EXPECTED_FAIL never fails the run; FIXED does (cs_cell_fails_run), so a listed failure that
    * now holds gets the --expect list shortened. */

@@ -92,6 +92,9 @@ typedef struct {
   /* An input the run needed and could not use (the canonical v1 vectors), or NULL: exit status 2,
    * and the cells that needed it are not judged. */
   const char *input_error;
+  /* An output of this run could not be written (stdout, or another report): exit status 2 unless
+   * an implementation could not run. Set before the reports are written, so that they say so. */
+  bool output_error;
   const char *targets[8]; /* targets run, in table order */
   size_t ntargets;
 } cs_report;

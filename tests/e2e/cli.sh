@@ -281,7 +281,31 @@ if [ -w /dev/full ]; then
   done
   "$CS" run --no-corpus --cases 10 --impl-cmd -- "$T/no-such-program" >/dev/full 2>"$T/e"
   check "an implementation that cannot run, stdout full: exit 3 stands" "[ $? -eq 3 ] && ! grep -q 'stdout:' '$T/e'"
+  # Reports say so too, and a report that cannot be written keeps none of the others from being
+  # written: each says exit status 2, as the process does.
+  echo STALE >"$T/st.json" && echo STALE >"$T/st.md"
+  "$CS" run --impl reference --cases 10 --no-corpus --quiet --junit /dev/full --json "$T/st.json" \
+    --markdown "$T/st.md" >"$T/o" 2>"$T/e"
+  check "--junit /dev/full: exit 2, one line; the JSON and Markdown reports written, saying exit 2" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '/dev/full: cannot write: No space' '$T/e' &&
+     python3 -c \"import json,sys; d=json.load(open('$T/st.json')); sys.exit(not (d['exit_status']==2 and d['output_error']))\" &&
+     grep -q 'an output could not be written' '$T/st.md'"
+  "$CS" run --impl reference --cases 10 --no-corpus --json "$T/st.json" >/dev/full 2>"$T/e"
+  check "stdout full: the JSON report says exit status 2" \
+    "[ $? -eq 2 ] && grep -q '^callsign: stdout: ' '$T/e' && grep -q '\"exit_status\": 2' '$T/st.json'"
 fi
+# A report is written whole or not at all: a write cut off by a file size limit leaves the report
+# that was there before, and no temporary file beside it.
+mkdir -p "$T/whole" && echo '{"old": true}' >"$T/whole/r.json"
+(
+  trap '' XFSZ
+  ulimit -f 16
+  "$CS" run --impl prefix-swap --cases 20 --no-corpus --quiet --json "$T/whole/r.json" >/dev/null 2>"$T/e"
+  echo $? >"$T/whole.rc"
+)
+check "a report cut off by a size limit: exit 2, one line, the old report whole, no temporary file" \
+  "[ \$(cat '$T/whole.rc') -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'r.json: cannot write: File too large' '$T/e' &&
+   [ \"\$(cat '$T/whole/r.json')\" = '{\"old\": true}' ] && [ \$(ls -A '$T/whole' | wc -l) -eq 1 ]"
 # A command that takes no more arguments says so instead of ignoring the rest.
 for a in "list --markdown x" "help run extra" "--help run extra" "--version x"; do
   # shellcheck disable=SC2086

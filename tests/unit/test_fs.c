@@ -3,10 +3,13 @@
  * written; a whole-file write replaces the file or says why not; the line reader counts lines,
  * drops newlines, and refuses a line longer than its buffer. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -225,6 +228,71 @@ Test(fs, write_file_replaces_and_says_why_it_cannot) {
   cr_assert_eq(cs_write_file(below, "x", 1, &err), -1, "wrote below a file");
   cr_assert_not_null(strstr(err.msg, below), "%s", err.msg);
   cr_assert_not_null(strstr(err.msg, "Not a directory"), "%s", err.msg);
+  unlink(file);
+  rmdir(root);
+}
+
+/* Counts the entries of `dir` other than . and .. (a temporary file left behind would show). */
+static int entries(const char *dir) {
+  DIR *d = opendir(dir);
+  cr_assert_not_null(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
+}
+
+static void read_back(const char *path, char *got, size_t n) {
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f, "%s", path);
+  size_t k = fread(got, 1, n - 1, f);
+  got[k] = 0;
+  fclose(f);
+}
+
+/* A write that fails part-way (here a file size limit) leaves the old file whole, and no
+ * temporary file beside it. */
+Test(fs, write_file_is_whole_or_not_at_all) {
+  char root[] = "/tmp/cs-fs-XXXXXX", file[128], got[64];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(file, sizeof file, "%s/report.json", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file(file, "{\"old\":1}\n", 10, &err), 0, "%s", err.msg);
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = {4096, 4096};
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  static char big[20000];
+  memset(big, 'x', sizeof big);
+  cr_assert_eq(cs_write_file(file, big, sizeof big, &err), -1, "a cut-off write went unnoticed");
+  cr_assert_not_null(strstr(err.msg, "File too large"), "%s", err.msg);
+  read_back(file, got, sizeof got);
+  cr_assert_str_eq(got, "{\"old\":1}\n");
+  cr_assert_eq(entries(root), 1, "a temporary file was left behind");
+  unlink(file);
+  rmdir(root);
+}
+
+/* The replaced file keeps its permissions; a symlink stays a link and its file is replaced. */
+Test(fs, write_file_keeps_mode_and_links) {
+  char root[] = "/tmp/cs-fs-XXXXXX", file[128], link[128], got[64];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(file, sizeof file, "%s/real.txt", root);
+  snprintf(link, sizeof link, "%s/link.txt", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file(file, "one\n", 4, &err), 0, "%s", err.msg);
+  cr_assert_eq(chmod(file, 0640), 0);
+  cr_assert_eq(symlink("real.txt", link), 0);
+  cr_assert_eq(cs_write_file(link, "two\n", 4, &err), 0, "%s", err.msg);
+  struct stat st;
+  cr_assert_eq(lstat(link, &st), 0);
+  cr_assert(S_ISLNK(st.st_mode), "the link was replaced by a file");
+  cr_assert_eq(stat(file, &st), 0);
+  cr_assert_eq(st.st_mode & 07777, 0640, "mode %o", (unsigned)(st.st_mode & 07777));
+  read_back(file, got, sizeof got);
+  cr_assert_str_eq(got, "two\n");
+  cr_assert_eq(entries(root), 2);
+  unlink(link);
   unlink(file);
   rmdir(root);
 }

@@ -1137,3 +1137,33 @@ Test(output, an_input_error_is_exit_2_in_every_format) {
   free(doc);
   unlink(path);
 }
+
+/* An output of the run that could not be written (stdout, another report) is exit status 2 in the
+ * reports that were written, and they say which kind of failure it was. */
+Test(output, an_output_error_is_exit_2_and_named) {
+  cs_cell cells[1] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_PASS)};
+  cs_impl_result impl = {.name = "x", .cells = cells, .ncells = 1, .cases = 10};
+  cs_report r = {.impls = &impl, .nimpls = 1, .output_error = true};
+  cr_assert_eq(cs_report_exit_status(&r), 2);
+  impl.could_not_run = true;
+  cr_assert_eq(cs_report_exit_status(&r), 3, "an implementation that could not run still wins");
+  impl.could_not_run = false;
+  char path[64];
+  char *doc = write_tmp(&r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root, "%s", doc);
+  cr_assert_eq(cJSON_GetObjectItem(root, "exit_status")->valueint, 2);
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(root, "output_error")), "%s", doc);
+  cr_assert(cJSON_IsNull(cJSON_GetObjectItem(root, "input_error")), "%s", doc);
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+  doc = write_tmp(&r, cs_report_markdown, path, ".md");
+  cr_assert_not_null(strstr(doc, "## callsign: \xE2\x9B\x94 an output could not be written"), "%s", doc);
+  free(doc);
+  unlink(path);
+  doc = write_tmp(&r, cs_report_html, path, ".html");
+  cr_assert_not_null(strstr(doc, "<strong>An output could not be written</strong> (exit status 2)"), "%s", doc);
+  free(doc);
+  unlink(path);
+}
