@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 
 const char *cs_path_shown(const char *path, char out[CS_PATH_SHOWN]) {
   size_t n = strlen(path);
@@ -155,36 +156,77 @@ cleanup:
   return rc;
 }
 
-/* Where a path leads: the file when it exists, else its directory and last name. */
+/* Where a path leads: the file when it exists, else its directory and last name. A dangling
+ * symlink leads where it points (the file a write through it would make). */
 typedef struct {
   struct stat st;
-  const char *name; /* NULL: the file itself exists */
+  char *path;       /* heap: the path identified, after any dangling links */
+  const char *name; /* NULL: the file itself exists; else the last name of `path` */
   size_t name_len;
 } file_id;
+
+/* Heap: the path the symlink `path` points to, relative to the link's directory; NULL if none. */
+static char *link_target(const char *path) {
+  struct stat lst;
+  if (lstat(path, &lst) || !S_ISLNK(lst.st_mode))
+    return NULL;
+  size_t cap = 256;
+  for (;;) {
+    char *t = cs_xmalloc(cap);
+    ssize_t n = readlink(path, t, cap);
+    if (n < 0) {
+      free(t);
+      return NULL;
+    }
+    if ((size_t)n < cap) {
+      t[n] = 0;
+      if (t[0] == '/' || !strchr(path, '/'))
+        return t;
+      char *dir = dir_of(path);
+      cs_buf b = {0};
+      cs_buf_printf(&b, "%s/%s", dir, t);
+      free(dir);
+      free(t);
+      return b.data;
+    }
+    free(t);
+    cap *= 2;
+  }
+}
 
 static bool identify(const char *path, file_id *id) {
   id->name = NULL;
   id->name_len = 0;
-  if (stat(path, &id->st) == 0)
-    return true;
-  const char *slash = strrchr(path, '/');
-  id->name = slash ? slash + 1 : path;
-  id->name_len = strlen(id->name);
-  char *dir = dir_of(path); /* no length limit: a long path is compared, not given up on */
-  bool found = stat(dir, &id->st) == 0;
-  free(dir);
-  return found;
+  id->path = cs_xstrdup(path);
+  for (int hops = 0; stat(id->path, &id->st) != 0; hops++) {
+    char *t = hops < 16 ? link_target(id->path) : NULL;
+    if (!t) {
+      const char *slash = strrchr(id->path, '/');
+      id->name = slash ? slash + 1 : id->path;
+      id->name_len = strlen(id->name);
+      char *dir = dir_of(id->path); /* no length limit: a long path is compared, not given up on */
+      bool found = stat(dir, &id->st) == 0;
+      free(dir);
+      return found;
+    }
+    free(id->path);
+    id->path = t;
+  }
+  return true;
 }
 
 bool cs_same_file(const char *a, const char *b) {
   if (!strcmp(a, b))
     return true;
   file_id x, y;
-  if (!identify(a, &x) || !identify(b, &y))
-    return false;
-  if (x.st.st_dev != y.st.st_dev || x.st.st_ino != y.st.st_ino || !x.name != !y.name)
-    return false;
-  return !x.name || (x.name_len == y.name_len && !memcmp(x.name, y.name, x.name_len));
+  bool same = false;
+  bool known = identify(a, &x);
+  known = identify(b, &y) && known;
+  if (known && x.st.st_dev == y.st.st_dev && x.st.st_ino == y.st.st_ino && !x.name == !y.name)
+    same = !x.name || (x.name_len == y.name_len && !memcmp(x.name, y.name, x.name_len));
+  free(x.path);
+  free(y.path);
+  return same;
 }
 
 static int write_in_place(const char *path, const void *data, size_t len, cs_err *err) {

@@ -33,7 +33,7 @@ int cs_prepare_output(const char *path, cs_err *err);
 
 /* True when the paths `a` and `b` name the same file: the same string, the same file (device and
  * inode) when both exist, or the same name in the same directory when neither does yet
- * ("./r.json" and "r.json"). */
+ * ("./r.json" and "r.json"); a dangling symlink counts as the file it would make. */
 bool cs_same_file(const char *a, const char *b);
 
 /* Writes `len` bytes to `path`, replacing it whole or not at all: a regular file (a symlink's

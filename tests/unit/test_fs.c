@@ -207,6 +207,29 @@ Test(fs, same_file_sees_through_spellings) {
   rmdir(root);
 }
 
+/* A dangling symlink is the file a write through it would make: the link and its target's name are
+ * one file, while the link and another name in its directory are not. */
+Test(fs, same_file_follows_a_dangling_link) {
+  char root[] = "/tmp/cs-fs-XXXXXX", link_path[96], target[96], other[96], sub[96], deep[128];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(link_path, sizeof link_path, "%s/r.json", root);
+  snprintf(target, sizeof target, "%s/r.xml", root);
+  snprintf(other, sizeof other, "%s/s.xml", root);
+  cr_assert_eq(symlink("r.xml", link_path), 0);
+  cr_assert(cs_same_file(link_path, target), "a dangling link and the file it would make");
+  cr_assert(cs_same_file(target, link_path));
+  cr_assert_not(cs_same_file(link_path, other));
+  snprintf(sub, sizeof sub, "%s/d", root);
+  cr_assert_eq(mkdir(sub, 0777), 0);
+  snprintf(deep, sizeof deep, "%s/d/l.json", root);
+  cr_assert_eq(symlink("../r.json", deep), 0); /* a chain: d/l.json -> r.json -> r.xml */
+  cr_assert(cs_same_file(deep, target), "a chain of links, relative to each link's directory");
+  unlink(deep);
+  rmdir(sub);
+  unlink(link_path);
+  rmdir(root);
+}
+
 Test(fs, write_file_replaces_and_says_why_it_cannot) {
   char root[] = "/tmp/cs-fs-XXXXXX", file[128], below[160];
   cr_assert_not_null(mkdtemp(root));
