@@ -7,6 +7,7 @@
 #include "core/history.h"
 #include "generators/history_gen.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #define N(arr) ((uint32_t)(sizeof(arr) / sizeof((arr)[0])))
@@ -400,4 +401,80 @@ Test(history, pairing_agrees_with_the_rule_on_generated_histories) {
   cr_assert_gt(paired, 10000);
   cr_assert_gt(orphans, 1000);
   cr_assert_gt(positional, 1000);
+}
+
+/* Large histories pair through lookups by ID and by name instead of scans (a hostile file of 10^5
+ * calls must not take minutes): the same rule. Generated histories joined end to end give large
+ * ones with repeated IDs and names across turns, positional results and orphans. */
+Test(history, large_histories_pair_by_the_same_rule) {
+  cs_choices ch = {0};
+  cs_gen_config gc = {.max_id_len = 12};
+  uint32_t large = 0, positional = 0, orphans = 0;
+  for (uint64_t seed = 1; seed <= 400; seed++) {
+    cs_turn *turns = NULL;
+    uint32_t nturns = 0;
+    for (uint64_t k = 0; k < 24; k++) {
+      cs_choices_record(&ch, seed * 1000 + k);
+      cs_gen_case g;
+      cs_gen_history(&ch, &gc, &A, &g);
+      turns = realloc(turns, (nturns + g.h.nturns + 1) * sizeof *turns);
+      cr_assert_not_null(turns);
+      memcpy(turns + nturns, g.h.turns, g.h.nturns * sizeof *turns);
+      nturns += g.h.nturns;
+    }
+    cs_history h = {turns, nturns};
+    cs_history_index ix;
+    cs_history_index_build(&h, &A, &ix);
+    large += ix.ncalls > 64;
+    int32_t *want = calloc(ix.nresults + 1, sizeof *want);
+    pairing_by_the_rule(&h, want, ix.nresults, ix.ncalls);
+    uint32_t *count = calloc(ix.ncalls + 1, sizeof *count);
+    for (uint32_t r = 0; r < ix.nresults; r++) {
+      cr_assert_eq(ix.pair[r], want[r], "seed %llu, result %u: index pairs it with %d, the rule with %d",
+                   (unsigned long long)seed, r, ix.pair[r], want[r]);
+      positional += want[r] >= 0 && cs_str_is_blank(ix.results[r]->call_id);
+      orphans += want[r] < 0;
+      if (want[r] >= 0)
+        count[want[r]]++;
+    }
+    for (uint32_t c = 0; c < ix.ncalls; c++)
+      cr_assert_eq(ix.answers[c], count[c], "seed %llu, call %u", (unsigned long long)seed, c);
+    free(count);
+    free(want);
+    free(turns);
+    cs_arena_reset(&A);
+  }
+  cs_choices_free(&ch);
+  cr_assert_gt(large, 350, "only %u of the joined histories were large", large);
+  cr_assert_gt(positional, 1000);
+  cr_assert_gt(orphans, 1000);
+}
+
+/* 10^5 calls answered in reverse order, and 10^5 results of one ID: fast (seconds would be a
+ * regression to the quadratic scan, which took minutes; the bound is generous for sanitizers). */
+Test(history, large_histories_pair_in_near_linear_time, .timeout = 20) {
+  enum { NC = 100000 };
+  cs_call *calls = calloc(NC, sizeof *calls);
+  cs_result *results = calloc(NC, sizeof *results);
+  char(*ids)[16] = calloc(NC, sizeof *ids);
+  for (uint32_t i = 0; i < NC; i++) {
+    snprintf(ids[i], sizeof ids[i], "c%u", i);
+    calls[i] = (cs_call){S(ids[i]), S("x"), CS_NULL_STR, false};
+    results[NC - 1 - i] = (cs_result){S(ids[i]), S("x"), CS_NULL_STR};
+  }
+  cs_turn turns[2] = {{CS_ROLE_ASSISTANT, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, calls, NC, NULL, 0},
+                      {CS_ROLE_TOOL, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, NULL, 0, results, NC}};
+  cs_history_index ix = index_of(turns, 2);
+  for (uint32_t r = 0; r < NC; r++)
+    cr_assert_eq(ix.pair[r], (int32_t)(NC - 1 - r));
+  for (uint32_t i = 0; i < NC; i++) { /* one ID for all, then positional: earliest open first */
+    calls[i].id = S("same");
+    results[i] = (cs_result){i % 2 ? S("same") : CS_NULL_STR, S("x"), CS_NULL_STR};
+  }
+  ix = index_of(turns, 2);
+  for (uint32_t r = 0; r < NC; r++)
+    cr_assert_eq(ix.pair[r], (int32_t)r, "result %u pairs with %d", r, ix.pair[r]);
+  free(ids);
+  free(results);
+  free(calls);
 }
