@@ -710,9 +710,27 @@ static void add_header(probe_ctx *c, const char *name, const char *value, bool s
         (cs_http_header){cs_arena_strc(&c->a, name).ptr, cs_arena_strc(&c->a, value).ptr, secret};
 }
 
-/* The key from the environment into the headers (or SigV4). 0, or -1 when no key is set. */
+/* A key with a space or a control character (a line end pasted with it, most often) would end the
+ * header early or add one of its own: refused, not sent. */
+static bool unsendable(const char *v) {
+  for (const unsigned char *p = (const unsigned char *)v; v && *p; p++)
+    if (*p <= 0x20 || *p == 0x7f)
+      return true;
+  return false;
+}
+
+/* The key from the environment into the headers (or SigV4). 0; -1 when no key is set (`which`
+ * lists the variables); -2 when the one set cannot be sent (`which` names it). */
 static int authenticate(probe_ctx *c, cs_buf *which) {
   const cs_probe_spec *s = c->spec;
+  static const char *const aws[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"};
+  for (int i = 0; i < 6; i++) {
+    const char *name = i < 3 ? s->key_env[i] : s->auth == CS_PROBE_AUTH_AWS ? aws[i - 3] : NULL;
+    if (name && unsendable(env(name))) {
+      cs_buf_puts(which, name);
+      return -2;
+    }
+  }
   for (int i = 0; i < 3 && s->key_env[i]; i++) {
     const char *key = env(s->key_env[i]);
     if (!key)
@@ -778,6 +796,9 @@ static int parse_provider(probe_ctx *c, const char *arg) {
   return 0;
 }
 
+/* More generated cases than any budget sends would only fill memory. */
+#define PROBE_MAX_CASES 10000
+
 static int check_options(probe_ctx *c) {
   if (!c->o.provider)
     return cs_fail(CS_EXIT_USAGE, "probe: give --provider P (anthropic, openai_chat, openai_responses, mistral, kimi, "
@@ -799,9 +820,12 @@ static int check_options(probe_ctx *c) {
   for (size_t i = 0; i < nf && i < 8; i++)
     if (c->o.report[i] && strcmp(f[i].name, "json") && strcmp(f[i].name, "markdown"))
       return cs_fail(CS_EXIT_USAGE, "probe: --%s is not available for probes (use --json or --markdown)", f[i].name);
-  if (c->o.base_url && strncmp(c->o.base_url, "https://", 8) && strncmp(c->o.base_url, "http://", 7))
-    return cs_fail(CS_EXIT_USAGE, "probe: --base-url '%s' is not an http:// or https:// URL", c->o.base_url);
   cs_err err = {{0}};
+  if (c->o.base_url && cs_http_check_base_url(c->o.base_url, &err))
+    return cs_fail(CS_EXIT_USAGE, "probe: %s", err.msg);
+  if (c->o.cases > PROBE_MAX_CASES)
+    return cs_fail(CS_EXIT_USAGE, "probe: --cases %llu: at most %d (only --max-requests of them can be sent)",
+                   (unsigned long long)c->o.cases, PROBE_MAX_CASES);
   if (cs_options_prepare_reports(&c->o, &err))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   return 0;
@@ -874,8 +898,13 @@ int cs_cmd_probe(int argc, char **argv) {
     snprintf(name, sizeof name, "%.*s", (int)(colon - c.spec->headers[i]), c.spec->headers[i]);
     add_header(&c, name, colon + 2, false);
   }
-  if (authenticate(&c, &which) && !c.o.replay_dir && !c.o.dry_run) {
-    cs_fail(CS_EXIT_USAGE, "probe: set %s (or use --replay DIR)", which.data);
+  int auth = authenticate(&c, &which);
+  if (auth && !c.o.replay_dir && !c.o.dry_run) {
+    if (auth == -2)
+      cs_fail(CS_EXIT_USAGE, "probe: %s holds a space or a control character (a line end pasted with the key?)",
+              which.data);
+    else
+      cs_fail(CS_EXIT_USAGE, "probe: set %s (or use --replay DIR)", which.data);
     goto cleanup;
   }
 

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/clock.h"
@@ -85,6 +86,22 @@ cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err) {
   }
   if (h->cfg.record_dir && cs_mkdir_p(h->cfg.record_dir, err))
     goto fail;
+  if (h->cfg.record_dir) {
+    /* Only making a file shows that one can be made (root passes access() in /sys): checked
+     * before the first request, not after the budget is spent. */
+    cs_buf probe = {0};
+    cs_buf_printf(&probe, "%s/.callsign-XXXXXX", h->cfg.record_dir);
+    int fd = mkstemp(probe.data);
+    if (fd < 0) {
+      char shown[CS_PATH_SHOWN];
+      cs_err_set(err, "%s: cannot record there: %s", cs_path_shown(h->cfg.record_dir, shown), strerror(errno));
+      cs_buf_free(&probe);
+      goto fail;
+    }
+    close(fd);
+    unlink(probe.data);
+    cs_buf_free(&probe);
+  }
   /* A mistyped cassette directory would otherwise show as a transport failure of every case. */
   struct stat st;
   if (h->cfg.replay_dir && stat(h->cfg.replay_dir, &st)) {
@@ -123,6 +140,16 @@ void cs_http_add_secret(cs_http *h, const char *secret) {
     if (!strcmp(h->secrets[i], secret))
       return;
   h->secrets[h->nsecrets++] = cs_xstrdup(secret);
+  /* As a JSON string holds it (a report, a cassette, an echoing provider): '"' and '\\' escaped. */
+  cJSON *js = cJSON_CreateString(secret);
+  char *text = js ? cJSON_PrintUnformatted(js) : NULL;
+  if (text && strlen(text) >= 2) {
+    text[strlen(text) - 1] = 0;
+    if (strcmp(text + 1, secret))
+      cs_http_add_secret(h, text + 1);
+  }
+  free(text);
+  cJSON_Delete(js);
 }
 
 /* memmem is a GNU extension: this is the portable few lines. */
@@ -166,6 +193,31 @@ void cs_http_redact(const cs_http *h, cs_buf *b) {
     cs_buf_free(b);
     *b = out;
   }
+}
+
+int cs_http_check_base_url(const char *url, cs_err *err) {
+  if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7))
+    return cs_err_set(err, "--base-url '%.200s' is not an http:// or https:// URL", url);
+  CURLU *u = curl_url();
+  if (!u)
+    return cs_err_set(err, "libcurl cannot start");
+  int rc = 0;
+  char *host = NULL, *query = NULL, *fragment = NULL;
+  CURLUcode uc = curl_url_set(u, CURLUPART_URL, url, 0);
+  if (uc != CURLUE_OK) {
+    rc = cs_err_set(err, "--base-url '%.200s' is not a valid URL: %s", url, curl_url_strerror(uc));
+  } else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host || !*host) {
+    rc = cs_err_set(err, "--base-url '%.200s' has no host", url);
+  } else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
+             curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK) {
+    rc = cs_err_set(err, "--base-url '%.200s' has a %s: the API path is appended to the URL, so it takes none", url,
+                    query ? "query" : "fragment");
+  }
+  curl_free(host);
+  curl_free(query);
+  curl_free(fragment);
+  curl_url_cleanup(u);
+  return rc;
 }
 
 unsigned cs_http_sent(const cs_http *h) {
@@ -403,6 +455,9 @@ static cs_http_outcome send_live(cs_http *h, const cs_http_request *req, cs_http
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    /* A fresh connection per request: on a reused one that the server closed, libcurl sends the
+     * request again unasked, and the provider would see more requests than --max-requests. */
+    curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 #else

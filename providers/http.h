@@ -76,6 +76,9 @@ cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err);
 void cs_http_free(cs_http *h);
 /* Adds a value that must never appear in output (keys, tokens); empty or NULL is ignored. */
 void cs_http_add_secret(cs_http *h, const char *secret);
+/* Checks a base URL before any request: an http:// or https:// URL libcurl can parse, with a host,
+ * and without a query or fragment (the API path is appended to it). 0, or -1 with err saying why. */
+int cs_http_check_base_url(const char *url, cs_err *err);
 /* Replaces every known secret in `b` by "[redacted]"; a secret under 8 bytes only where it stands
  * as a whole token (not inside a longer run of letters, digits, '-' and '_'). */
 void cs_http_redact(const cs_http *h, cs_buf *b);

@@ -238,6 +238,36 @@ for pv in anthropic:ANTHROPIC_API_KEY openai_chat:OPENAI_API_KEY openai_response
   check "${pv%%:*} without a key: exit 2, names ${pv##*:}" \
     "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'probe: set ${pv##*:}' '$T/e' && [ ! -s '$T/o' ]"
 done
+# A --record directory no file can be made in is refused before the first request (/proc/self:
+# not even root can make one there).
+if [ -d /proc/self ]; then
+  before=$(stats "$PORT_main")
+  with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" --record /proc/self >"$T/o" 2>"$T/e"
+  rc=$?
+  check "--record where no file can be made: exit 2, one line, nothing sent" \
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '/proc/self: cannot record there' '$T/e' && [ \$(stats '$PORT_main') -eq $before ]"
+fi
+# A --base-url that is no URL, or one with a query or fragment the API path would land after, is a
+# usage error before anything is sent; so is a --cases no budget could send.
+for u in "http://" "http://127.0.0.1:99999/x" "http://[::1" "http://127.0.0.1:1/op enai" $'http://h/a\r\nX: 1' \
+  "http://127.0.0.1:$PORT_main/openai?api-version=1" "http://127.0.0.1:$PORT_main/openai#f"; do
+  before=$(stats "$PORT_main")
+  with_keys "$CS" probe --provider openai_chat --base-url "$u" >"$T/o" 2>"$T/e"
+  rc=$?
+  check "--base-url ${u//$'\r\n'/CRLF}: exit 2, one line, nothing sent" \
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'probe: --base-url' '$T/e' && [ \$(stats '$PORT_main') -eq $before ]"
+done
+"$CS" probe --provider openai_chat --cases 99999999999 --dry-run >"$T/o" 2>"$T/e"
+check "probe --cases beyond 10000: exit 2, one line" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'at most 10000' '$T/e'"
+# A key with a line end (pasted with it) or a space would end or split the header: refused, unsent.
+before=$(stats "$PORT_main")
+for k in $'sk-canary-line-end\n' $'sk-a\r\nX-Evil: 1' ' '; do
+  OPENAI_API_KEY="$k" "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" >"$T/o" 2>"$T/e"
+  rc=$?
+  check "a key with a control character or a space: exit 2, one line, nothing sent" \
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'OPENAI_API_KEY holds a space or a control character' '$T/e' && [ \$(stats '$PORT_main') -eq $before ]"
+done
 # A pattern PCRE2 gives up on (it backtracks too much) gives callsign no verdict to compare: that is
 # an input error naming the rule, never an agreement or disagreement with the provider.
 before=$(stats "$PORT_main")

@@ -740,3 +740,18 @@ Test(probe_http, redact_short_secret_only_as_a_token) {
   cs_buf_free(&b);
   cs_http_free(h);
 }
+
+/* A key as a JSON string holds it ('"' and '\' escaped) is a secret too: a report or a cassette
+ * writes it so. */
+Test(probe_http, redact_the_json_escaped_form_too) {
+  cs_err err;
+  cs_http_config cfg = {.dry_run = true};
+  cs_http *h = cs_http_new(&cfg, &err);
+  cs_http_add_secret(h, "sk-canary-\"q\\/x");
+  cs_buf b = {0};
+  cs_buf_puts(&b, "{\"echo\":\"sk-canary-\\\"q\\\\/x\"} sk-canary-\"q\\/x");
+  cs_http_redact(h, &b);
+  cr_assert_str_eq(b.data, "{\"echo\":\"[redacted]\"} [redacted]");
+  cs_buf_free(&b);
+  cs_http_free(h);
+}
