@@ -473,6 +473,7 @@ static int read_turn(reader *r, const cJSON *v, cs_turn *t) {
       if (read_call(r, c, &t->calls[i]))
         return -1;
     }
+    r->path[base] = 0; /* back to the turn's path, for what is read next */
   } else if (cJSON_GetObjectItemCaseSensitive(v, "calls")) {
     return cs_err_set(r->err, "%s.calls: only assistant turns carry calls", r->path);
   }
@@ -487,6 +488,7 @@ static int read_turn(reader *r, const cJSON *v, cs_turn *t) {
       if (read_result(r, c, &t->results[i]))
         return -1;
     }
+    r->path[base] = 0;
   } else if (cJSON_GetObjectItemCaseSensitive(v, "results")) {
     return cs_err_set(r->err, "%s.results: only tool turns carry results", r->path);
   }

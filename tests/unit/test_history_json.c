@@ -235,6 +235,9 @@ Test(history_json, calls_and_results_on_the_wrong_turn) {
   REJECTS("{\"turns\":[{\"role\":\"tool\",\"calls\":[]}]}", "history.turns[0].calls");
   REJECTS("{\"turns\":[{\"role\":\"assistant\",\"results\":[]}]}", "history.turns[0].results",
           "only tool turns carry results");
+  /* after calls were read, the path is the turn's again, not its last call's */
+  REJECTS("{\"turns\":[{\"role\":\"assistant\",\"calls\":[{\"id\":\"a\",\"name\":\"x\"}],\"results\":[]}]}",
+          "history.turns[0].results: only tool turns carry results");
 }
 
 Test(history_json, ten_mib_id_hits_the_limit) {
