@@ -71,10 +71,12 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
     out->shrunk_turns = oc->shrunk_turns;
     out->shrunk_calls = oc->shrunk_calls;
     out->shrink_steps = oc->shrink_steps;
-    if (oc->choices) {
+    if (oc->choices || oc->literal_path) {
       cs_buf tok = {0}, cmd = {0};
-      cs_choices_token(oc->choices, oc->nchoices, &tok);
-      out->token = dup_s(&c->a, tok.data);
+      if (oc->choices) {
+        cs_choices_token(oc->choices, oc->nchoices, &tok);
+        out->token = dup_s(&c->a, tok.data);
+      }
       cs_replay_command(&c->o, ir->name, external, oc, tname, &cmd);
       out->replay = dup_s(&c->a, cmd.data);
       cs_buf_free(&tok);
@@ -365,6 +367,18 @@ static void add_name(const char **names, size_t *nn, size_t cap, const char *nam
     names[(*nn)++] = name;
 }
 
+/* True when every implementation ran and not one cell of the run applied to it. */
+static bool nothing_to_check(const cs_report *r) {
+  for (size_t k = 0; k < r->nimpls; k++) {
+    if (r->impls[k].could_not_run)
+      return false;
+    for (size_t i = 0; i < r->impls[k].ncells; i++)
+      if (r->impls[k].cells[i].verdict != CS_VERDICT_NOT_APPLICABLE)
+        return false;
+  }
+  return r->nimpls > 0;
+}
+
 int cs_cmd_run(int argc, char **argv) {
   run_ctx c;
   memset(&c, 0, sizeof c);
@@ -428,6 +442,13 @@ int cs_cmd_run(int argc, char **argv) {
   cs_note_corpus_off(&c.o);
   for (size_t i = 0; i < nn; i++)
     run_one(&c, names[i], &c.report.impls[c.report.nimpls++], NULL, 0);
+  /* Targets and properties that no implementation run has anything for would pass a gate that
+   * checked nothing: an input error instead, in the reports too. */
+  if (!c.report.input_error && nothing_to_check(&c.report)) {
+    c.report.input_error = "nothing to check: no implementation has an operation for the selected targets and "
+                           "properties (see callsign list, and each implementation's hello)";
+    cs_fail(CS_EXIT_USAGE, "%s", c.report.input_error);
+  }
   int status = 0;
   /* Generation statistics: the runner counted the labels of every generated case. */
   c.report.stats = CS_ARENA_NEW(&c.a, cs_stat, CS_LABEL_COUNT);

@@ -197,6 +197,7 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   out->len = cs_xcalloc(nn + 1, sizeof *out->len);
   out->lit = cs_xcalloc(nn + 1, sizeof *out->lit);
   out->lit_twin = cs_xcalloc(nn + 1, sizeof *out->lit_twin);
+  out->lit_path = cs_xcalloc(nn + 1, sizeof *out->lit_path);
   /* A bad file is skipped and the rest still load: one hand-edited or truncated case must not
    * silently take every case sorted after it out of the replay. The first bad file is named. */
   size_t nbad = 0;
@@ -214,8 +215,10 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
       cs_history *h = cs_arena_alloc(&out->arena, sizeof *h);
       ok = history_of(root, file.data, &out->arena, h, &bad) == 0 &&
            twin_of(root, h, file.data, &out->lit_twin[out->nlit], &bad) == 0;
-      if (ok)
+      if (ok) {
+        out->lit_path[out->nlit] = cs_arena_strc(&out->arena, file.data).ptr;
         out->lit[out->nlit++] = h;
+      }
     } else if (kind == 0 && (ok = token_of(root, file.data, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
       out->n++;
     }
@@ -242,6 +245,7 @@ void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc) {
   rc->nreplay = c->n;
   rc->literal = c->lit;
   rc->literal_twins = c->lit_twin;
+  rc->literal_paths = c->lit_path;
   rc->nliteral = c->nlit;
 }
 
@@ -252,6 +256,7 @@ void cs_corpus_free(cs_corpus *c) {
   free(c->len);
   free(c->lit);
   free(c->lit_twin);
+  free(c->lit_path);
   cs_arena_free(&c->arena);
   memset(c, 0, sizeof *c);
 }

@@ -20,6 +20,7 @@ typedef struct {
   size_t n;
   const cs_history **lit;    /* literal history cases (heap array; histories in `arena`) */
   cs_literal_twin *lit_twin; /* each one's planted twin (heap array) */
+  const char **lit_path;     /* each one's file (heap array; paths in `arena`), for its replay */
   size_t nlit;
   cs_arena arena;
 } cs_corpus;

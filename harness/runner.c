@@ -70,6 +70,7 @@ typedef struct {
   bool campaign;                  /* cfg->on_failure: failed cells stay armed */
   const cs_history *literal_case; /* while building a literal case: its history */
   cs_literal_twin literal_twin;   /* and its planted twin */
+  const char *literal_path;       /* and its file, or NULL */
   bool batch_literal;             /* the batch being checked is one literal case */
   pending_failure *pending;
   size_t npending, cappending;
@@ -1082,6 +1083,19 @@ static void make_cells(runner *r) {
       c->applicable = supports(r, p->op, t);
     }
   }
+  /* protocol.answer judges the answers to the other cells' requests: when none of them applies,
+   * no request is sent and there is nothing for it to judge (a replay of one case asks for every
+   * request of the case: replay_needs). */
+  cs_outcome *answer = NULL;
+  bool any = false;
+  for (size_t i = 0; i < r->ncells; i++) {
+    if (!strcmp(r->cells[i].prop->name, CS_PROPERTY_ANSWER))
+      answer = &r->cells[i];
+    else
+      any = any || r->cells[i].applicable;
+  }
+  if (answer && !any && !r->cfg->replay_one)
+    answer->applicable = false;
 }
 
 /* The replies read by every property of an op the implementation has, whether checked or not. */
@@ -1207,6 +1221,7 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
       cell->case_index = run->case_index;
       cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
       cell->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
+      cell->literal_path = r->batch_literal ? r->literal_path : NULL;
       record_case(cell, run, &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
     }
   }
@@ -1389,6 +1404,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     idx[0] = UINT64_MAX;
     r.literal_case = cfg->literal[i];
     r.literal_twin = cfg->literal_twins ? cfg->literal_twins[i] : (cs_literal_twin){0};
+    r.literal_path = cfg->literal_paths ? cfg->literal_paths[i] : NULL;
     int bad = run_batch(&r, 1, plans, cfg->replay_one ? replay_needs(&r, cfg) : r.needs, false, idx);
     r.literal_case = NULL;
     r.batch_literal = true;
@@ -1411,7 +1427,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
       .next = 0,
       .max_cases = cfg->corpus_only ? 0
                    : cfg->cases     ? cfg->cases
-                                    : 2000,
+                                    : CS_RUN_DEFAULT_CASES,
       .batch = batch,
       .restart_every = restart_every,
       .sn = cfg->shard_n ? cfg->shard_n : 1,

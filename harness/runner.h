@@ -24,9 +24,11 @@ typedef struct {
   uint32_t from, to; /* from < to */
 } cs_literal_twin;
 
+#define CS_RUN_DEFAULT_CASES 2000
+
 typedef struct {
   uint64_t seed;
-  uint64_t cases;            /* 0: 2000 (upper bound when time_s is set) */
+  uint64_t cases;            /* 0: CS_RUN_DEFAULT_CASES (upper bound when time_s is set) */
   double time_s;             /* 0: no time limit */
   unsigned targets;          /* bit per target; 0: all */
   uint32_t shard_i, shard_n; /* run only cases with index % shard_n == shard_i; shard_n 0: no sharding */
@@ -64,6 +66,7 @@ typedef struct {
    * literal_twins (NULL: none) says per case which call was planted as a twin of which. */
   const cs_history *const *literal;
   const cs_literal_twin *literal_twins;
+  const char *const *literal_paths; /* NULL, or each literal case's file (its replay command) */
   size_t nliteral;
   bool corpus_only; /* run the literal and replay cases only, no generated case */
   /* A replay of one case (replay FILE; cs_run_replay sets it itself): request kinds are given up
@@ -89,6 +92,7 @@ typedef struct cs_outcome {
   uint64_t *choices; /* heap */
   size_t nchoices;
   cs_literal_twin literal_twin; /* a literal case's (choices NULL): its planted twin */
+  const char *literal_path;     /* and its file when it came from one (cs_run_config.literal_paths) */
   uint64_t case_index;          /* UINT64_MAX: from the corpus */
   char message[600];
   char *history_json; /* heap */

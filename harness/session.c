@@ -55,7 +55,10 @@ void cs_shell_arg(cs_buf *b, const char *s) {
 void cs_replay_command(const cs_options *o, const char *impl_name, bool external, const cs_outcome *cell,
                        const char *tname, cs_buf *b) {
   cs_buf tok = {0};
-  cs_choices_token(cell->choices, cell->nchoices, &tok);
+  if (cell->choices)
+    cs_choices_token(cell->choices, cell->nchoices, &tok);
+  else if (cell->literal_path) /* a literal case (a planted pair) replays from its file */
+    cs_shell_arg(&tok, cell->literal_path);
   cs_buf_puts(b, "callsign replay");
   if (!external) {
     cs_buf_puts(b, " --impl ");

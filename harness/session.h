@@ -20,7 +20,7 @@ void cs_shell_arg(cs_buf *b, const char *s);
 
 /* Appends the `callsign replay` command line that re-runs `cell`'s shrunk case: the implementation
  * (`impl_name`, or the --impl-cmd argv when `external`), property, target (`tname`), the rule
- * options of `o`, and the token. */
+ * options of `o`, and the token, or for a literal case its corpus file (cell->literal_path). */
 void cs_replay_command(const cs_options *o, const char *impl_name, bool external, const cs_outcome *cell,
                        const char *tname, cs_buf *b);
 

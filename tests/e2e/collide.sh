@@ -43,6 +43,12 @@ check "the reference handles the planted pair" "[ $? -eq 0 ] && grep -q 'emit.un
 a_id=$(python3 -c "import json;print(json.load(open('$planted'))['history']['turns'][1]['calls'][0]['id'])")
 "$CS" run --impl anthropic-sanitize --target anthropic --property emit.unique --cases 1 --corpus "$T/c" >"$T/run.txt" 2>"$T/run.err"
 check "run replays the planted pair first" "[ $? -eq 1 ] && grep -qF '$a_id' '$T/run.txt'"
+# Its failure names the corpus file in the replay command, which reproduces it.
+replay_cmd=$(grep -m1 '^    replay: ' "$T/run.txt" | sed 's/^    replay: *//')
+check "a planted pair's failure has a replay command naming its file" \
+  "[[ '$replay_cmd' == 'callsign replay --impl anthropic-sanitize --property emit.unique --target anthropic $T/c/anthropic-sanitize/'*.json ]]"
+eval "\"$CS\" ${replay_cmd#callsign }" >"$T/o" 2>"$T/e"
+check "and that command fails the same way (exit 1)" "[ $? -eq 1 ] && grep -q 'FAIL emit.unique on anthropic' '$T/o'"
 
 # Distinguished points on the same space.
 "$CS" collide --impl anthropic-sanitize --target anthropic --dp-bits 6 --no-corpus --seed 5 >"$T/dp.txt" 2>"$T/dp.err"
