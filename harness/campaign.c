@@ -413,7 +413,9 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   cJSON_AddRawToObject(root, "cases", seed);
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->cases_cut);
   cJSON_AddRawToObject(root, "cases_cut", seed);
-  cJSON_AddNumberToObject(root, "seconds", f->seconds);
+  char secs[48]; /* three decimals, as the reports write durations */
+  snprintf(secs, sizeof secs, "%.3f", f->seconds >= 0 && f->seconds < 1e15 ? f->seconds : 0);
+  cJSON_AddRawToObject(root, "seconds", secs);
   cJSON_AddBoolToObject(root, "interrupted", f->interrupted);
   cJSON *gu = cJSON_AddArrayToObject(root, "given_up");
   for (unsigned k = 0; k < CS_KIND_COUNT; k++)

@@ -15,6 +15,7 @@
 #include "core/fs.h"
 #include "core/history_json.h"
 #include "harness/property.h"
+#include "harness/runner.h"
 #include "providers/http.h"
 #include "reports/result.h"
 
@@ -34,7 +35,8 @@ typedef struct {
 static const option_row rows[] = {
     {"impl", ARG_STR, GEN, "NAME  a built-in implementation (repeatable; 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
-    {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT, "T  restrict to a target (repeatable)"},
+    {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT,
+     "T  restrict to a target (repeatable; emit takes exactly one)"},
     {"property", ARG_STR, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
@@ -42,7 +44,7 @@ static const option_row rows[] = {
     {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY,
      "D  time limit, per implementation (30s, 5m, 2h; at most 8760h)"},
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
-     "N  parallel workers, each with its own instance of the implementation"},
+     "N  parallel workers, 1 to 256, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
     {"rule", ARG_STR, RULES, "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern)"},
     {"profile", ARG_STR, RULES, "FILE  rule overrides, one per line"},
@@ -156,15 +158,51 @@ int cs_parse_duration(const char *s, double *out) {
   return 0;
 }
 
+/* 0; -1 when not a whole number; -2 when one too large for 64 bits. */
 static int parse_u64(const char *s, uint64_t *out) {
   char *end;
   errno = 0;
   if (*s < '0' || *s > '9')
     return -1;                                  /* strtoull would skip spaces and take a sign */
   unsigned long long v = strtoull(s, &end, 10); /* decimal: "010" is ten, not eight */
-  if (*end || errno)
+  if (*end)
+    return -1;
+  if (errno == ERANGE)
+    return -2;
+  if (errno)
     return -1;
   *out = v;
+  return 0;
+}
+
+/* A share written as a plain decimal ("0.123", ".5", "12.3%"; a bare number above 1 is a
+ * percentage): the double nearest the decimal it states, so that 12.3% and 0.123 are the same
+ * threshold (12.3 / 100 would not be). 0 with *out (-1 for a bare 1, which could be either); -1
+ * when not such a number, or a nonzero one too small for a double. */
+static int parse_share(const char *s, double *out) {
+  size_t n = strspn(s, "0123456789"), digits = n;
+  if (s[n] == '.') {
+    size_t f = strspn(s + n + 1, "0123456789");
+    digits += f;
+    n += 1 + f;
+  }
+  bool percent = s[n] == '%';
+  if (!digits || (s[n] && !(percent && !s[n + 1])) || n > 300)
+    return -1;
+  char text[320];
+  snprintf(text, sizeof text, "%.*s", (int)n, s);
+  double d = strtod(text, NULL);
+  if (!percent && d == 1) {
+    *out = -1;
+    return 0;
+  }
+  if (percent || d > 1) { /* the decimal point moved two places, then rounded once */
+    snprintf(text, sizeof text, "%.*se-2", (int)n, s);
+    d = strtod(text, NULL);
+  }
+  if (d == 0 && strpbrk(text, "123456789") && strpbrk(text, "123456789") < text + n)
+    return -1; /* underflowed: not the zero it would pass for */
+  *out = d;
   return 0;
 }
 
@@ -196,34 +234,34 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     return cs_err_set(err, "--%s: the value is empty", n);
   switch (row->kind) {
   case ARG_U64:
-  case ARG_U32:
-    if (parse_u64(v, &u))
-      return cs_err_set(err, "--%s: '%s' is not a whole number", n, cs_err_excerpt(v).s);
-    if (row->kind == ARG_U32 && u > UINT32_MAX)
+  case ARG_U32: {
+    int bad = parse_u64(v, &u);
+    if ((bad == -2 || bad == 0) && row->kind == ARG_U32 && (bad || u > UINT32_MAX))
       return cs_err_set(err, "--%s: '%s' is more than %u", n, cs_err_excerpt(v).s, (unsigned)UINT32_MAX);
+    if (bad == -2)
+      return cs_err_set(err, "--%s: '%s' is more than %llu", n, cs_err_excerpt(v).s, (unsigned long long)UINT64_MAX);
+    if (bad)
+      return cs_err_set(err, "--%s: '%s' is not a whole number", n, cs_err_excerpt(v).s);
     break;
+  }
   case ARG_DURATION:
     if (cs_parse_duration(v, &d))
       return cs_err_set(err, "--%s: '%s' is not a duration (30s, 5m, 2h)", n, cs_err_excerpt(v).s);
     break;
-  case ARG_SHARE: {
-    char *end;
-    d = strtod(v, &end);
-    if (end == v || (*end && strcmp(end, "%") != 0) || !isfinite(d) || d < 0)
+  case ARG_SHARE:
+    if (parse_share(v, &d))
       return cs_err_set(err, "--%s: '%s' is not a share (0.02 or 2%%)", n, cs_err_excerpt(v).s);
-    /* A bare number up to 1 is a fraction and above 1 a percentage: a bare 1 could be either. */
-    if (!*end && d == 1)
+    if (d < 0) /* a bare number up to 1 is a fraction and above 1 a percentage: a bare 1 is either */
       return cs_err_set(err, "--%s: '%s' could mean 1%% or 100%%: write 1%% or 100%%", n, cs_err_excerpt(v).s);
-    if (*end == '%' || d > 1)
-      d /= 100;
     if (d > 1)
       return cs_err_set(err, "--%s: '%s' is more than 100%%", n, cs_err_excerpt(v).s);
     break;
-  }
   case ARG_DOUBLE: {
     char *end;
     d = strtod(v, &end);
-    if (end == v || *end || !isfinite(d) || d <= 0)
+    /* a plain decimal: strtod would also skip spaces and read hex ("0x10") */
+    bool plain = (v[0] >= '0' && v[0] <= '9') || v[0] == '.';
+    if (!plain || strpbrk(v, "xXpP") || end == v || *end || !isfinite(d) || d <= 0)
       return cs_err_set(err, "--%s: '%s' is not a positive number", n, cs_err_excerpt(v).s);
     break;
   }
@@ -376,9 +414,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     const cs_report_format *f = cs_report_formats(&nf);
     for (size_t i = 0; i < nf && i < 8; i++)
       if (!strcmp(n, f[i].name)) {
-        if (o->report[i]) /* the last one would win, and the first file never be written */
-          return cs_err_set(err, "--%s given twice", n);
-        o->report[i] = v;
+        o->report[i] = v; /* given twice: refused by cs_options_parse */
         return 0;
       }
     return cs_err_set(err, "--%s: not handled", n);
@@ -403,9 +439,16 @@ static int set_flag(cs_options *o, const char *n) {
   return 0;
 }
 
+/* Options that add to a list; every other option takes one value. */
+static bool repeatable(const option_row *row) {
+  return !strcmp(row->name, "impl") || !strcmp(row->name, "target") || !strcmp(row->name, "property") ||
+         !strcmp(row->name, "rule");
+}
+
 int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit cmd, cs_err *err) {
   memset(o, 0, sizeof *o);
   o->seed = 1;
+  uint64_t seen[(sizeof rows / sizeof rows[0] + 63) / 64] = {0};
   for (int i = first; i < argc; i++) {
     const char *a = argv[i];
     if (a[0] != '-' || a[1] != '-' || a[2] == 0) {
@@ -453,6 +496,11 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
     if (!v)
       return cs_err_set(err, "--%s needs a value", name);
+    /* A value given twice would silently keep the last (--shard 0/2 --shard 1/2 runs shard 1). */
+    size_t k = (size_t)(row - rows);
+    if (!repeatable(row) && (seen[k / 64] >> (k % 64) & 1u))
+      return cs_err_set(err, "--%s given twice", name);
+    seen[k / 64] |= 1ull << (k % 64);
     if (apply(o, row, v, err))
       return -1;
   }
@@ -480,6 +528,12 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     o->no_corpus = true;
     o->corpus_off_for_bound = true;
   }
+  /* A shard past the last case would run none and pass: a CI gate split into more shards than
+   * cases would check nothing. */
+  uint64_t total = o->cases ? o->cases : cmd == CS_CMD_RUN ? CS_RUN_DEFAULT_CASES : 0;
+  if ((cmd & (CS_CMD_RUN | CS_CMD_FUZZ)) && o->shard_n && total && o->shard_i >= total)
+    return cs_err_set(err, "--shard %u/%u: of %llu cases, shard %u holds none (shards 0 to %llu do)", o->shard_i,
+                      o->shard_n, (unsigned long long)total, o->shard_i, (unsigned long long)total - 1);
   /* Each of J workers runs shard I + N*j of N*J, which must still be a 32-bit shard. */
   if (o->shard_n && o->jobs > 1 && (uint64_t)o->shard_n * o->jobs > UINT32_MAX)
     return cs_err_set(err, "--shard %u/%u with --jobs %u: the workers' %llu shards are more than %u", o->shard_i,
@@ -579,7 +633,17 @@ int cs_write_json(const char *path, const cJSON *root, cs_err *err) {
   if (!text)
     return cs_err_set(err, "%s: out of memory", path);
   cs_buf body = {0};
-  cs_buf_puts(&body, text);
+  /* U+2028 and U+2029 escaped, as in the reports (docs/report-schema.md): JSON allows them raw in
+   * a string, JavaScript source before ES2019 did not. In JSON text their bytes occur only inside
+   * strings, so the bytes can be replaced as they are. */
+  for (const char *p = text; *p; p++) {
+    if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 && ((unsigned char)p[2] & 0xFE) == 0xA8) {
+      cs_buf_puts(&body, (unsigned char)p[2] == 0xA8 ? "\\u2028" : "\\u2029");
+      p += 2;
+    } else {
+      cs_buf_putc(&body, *p);
+    }
+  }
   cs_buf_putc(&body, '\n');
   cJSON_free(text);
   int rc = cs_write_file(path, body.data, body.len, err);

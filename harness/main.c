@@ -35,7 +35,8 @@ static const command commands[] = {
      "time-bounded campaign; distinct shrunk failures go to --out and the corpus (--merge OUT DIR... merges)"},
     {"collide", cs_cmd_collide, CS_CMD_COLLIDE, "--impl NAME | --impl-cmd -- ARGV... --target T",
      "search for two different IDs an implementation maps to the same ID; plant the pair as a regression case"},
-    {"list", cs_cmd_list, CS_CMD_LIST, "", "list targets, properties, implementations and pathology classes"},
+    {"list", cs_cmd_list, CS_CMD_LIST, "[--markdown]",
+     "list targets, properties, implementations and pathology classes (--markdown: as the README's tables)"},
     {"help", cmd_help, 0, "[COMMAND]", "show this help or a command's options"},
 };
 

@@ -306,6 +306,19 @@ mkdir -p "$T/whole" && echo '{"old": true}' >"$T/whole/r.json"
 check "a report cut off by a size limit: exit 2, one line, the old report whole, no temporary file" \
   "[ \$(cat '$T/whole.rc') -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'r.json: cannot write: File too large' '$T/e' &&
    [ \"\$(cat '$T/whole/r.json')\" = '{\"old\": true}' ] && [ \$(ls -A '$T/whole' | wc -l) -eq 1 ]"
+# A selection that leaves nothing to check is an input error, not a pass: no implementation has an
+# operation for the targets (anthropic-sanitize emits for anthropic only), or the shard holds no case.
+"$CS" run --impl anthropic-sanitize --no-corpus --cases 50 --target kimi --target mistral --json "$T/none.json" >"$T/o" 2>"$T/e"
+check "targets no implementation serves: exit 2, one line; protocol.answer not applicable either" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'nothing to check' '$T/e' &&
+   python3 -c \"import json,sys; d=json.load(open('$T/none.json')); c=d['implementations'][0]['cells']; sys.exit(not (d['exit_status']==2 and 'nothing to check' in d['input_error'] and all(x['verdict']=='not_applicable' for x in c)))\""
+"$CS" run --impl all --no-corpus --cases 50 --target kimi --quiet >"$T/o" 2>"$T/e"
+check "with one implementation that has something to check, the run is judged as usual" "[ $? -eq 1 ] && ! grep -q 'nothing to check' '$T/e'"
+"$CS" run --impl reference --no-corpus --cases 2 --shard 2/3 >"$T/o" 2>"$T/e"
+check "--shard past the last case: exit 2, one line" "one_line_2 $? 'shard 2 holds none (shards 0 to 1 do)'"
+"$CS" run --impl reference --no-corpus --shard 1999/2000 --quiet >"$T/o" 2>"$T/e"
+check "--shard 1999/2000 of the default 2000 cases runs its one case" "[ $? -eq 0 ] && grep -q 'cases 1,' '$T/o'"
+
 # A command that takes no more arguments says so instead of ignoring the rest.
 for a in "list --markdown x" "help run extra" "--help run extra" "--version x"; do
   # shellcheck disable=SC2086

@@ -124,7 +124,7 @@ for p in $PROVIDERS; do
 done
 check "replay prints the same table" "diff <(grep -v '^requests:' '$T/out.anthropic') <(grep -v '^requests:' '$T/rout.anthropic') >/dev/null"
 before=$(stats "$PORT_main")
-"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" "${RUN[@]}" --seed 8 \
+"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" --rate 1000 --seed 8 \
   --replay "$T/cassette" --json "$T/rep.miss.json" >"$T/out.miss" 2>&1
 rc=$?
 check "replay of requests not in the cassette: transport, exit 1, nothing sent" \

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "harness/cli.h"
 
 Test(cli, durations_in_every_unit) {
@@ -340,4 +342,88 @@ Test(cli, each_report_gets_its_own_file) {
   cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), 0, "%s", err.msg);
   cr_assert_eq(cs_options_prepare_reports(&o, &err), 0, "%s", err.msg);
   cr_assert_eq(rmdir(root), 0, "a report file was left behind");
+}
+
+/* 64-bit values past 2^64 - 1 are named as too large. */
+Test(cli, too_large_u64_is_named) {
+  cs_options o;
+  cs_err err;
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--seed", "18446744073709551616", &o, &err), -1);
+  cr_assert_str_eq(err.msg, "--seed: '18446744073709551616' is more than 18446744073709551615");
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--seed", "18446744073709551615", &o, &err), 0, "%s", err.msg);
+}
+
+/* A share is the decimal it states: 12.3% is 0.123 exactly as the double nearest it, not
+ * 12.3 / 100 (0.12300000000000001), which would put a class at 123 of 1000 cases below it. */
+Test(cli, share_is_the_decimal_it_states) {
+  cs_options o;
+  cs_err err;
+  const char *same[][2] = {{"12.3%", "0.123"}, {"12.3", "0.123"}, {"33.3%", "0.333"}, {"0.9%", "0.009"},
+                           {"5.", "0.05"},     {".5", "0.5"},     {"100%", "1.0"},    {"0", "0%"}};
+  for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+    cr_assert_eq(parse_one(CS_CMD_RUN, "--min-coverage", same[i][0], &o, &err), 0, "%s", err.msg);
+    cr_assert_eq(o.min_coverage, strtod(same[i][1][strlen(same[i][1]) - 1] == '%' ? "0" : same[i][1], NULL),
+                 "%s read as %.17g", same[i][0], o.min_coverage);
+  }
+  cr_assert_eq(parse_one(CS_CMD_RUN, "--min-coverage", "12.3%", &o, &err), 0);
+  cr_assert_eq(o.min_coverage, 123.0 / 1000.0, "a class at 123 of 1000 cases is at the threshold, not below");
+  for (const char *const *v =
+           (const char *const[]){"0x10", " 1%", "5 ", "1e-2", "1e-400", "nan", "-1", "%", ".", "", "1%%", NULL};
+       *v; v++) {
+    cr_assert_eq(parse_one(CS_CMD_RUN, "--min-coverage", *v, &o, &err), -1, "'%s' was taken", *v);
+    cr_assert(strstr(err.msg, "is not a share"), "%s", err.msg);
+  }
+}
+
+/* An option that takes one value, given twice, is refused: the last would silently win. Lists
+ * (--impl, --target, --property, --rule) add up. */
+Test(cli, one_value_options_given_twice_are_refused) {
+  cs_options o;
+  cs_err err;
+  char *twice[] = {"callsign", "run", "--shard", "0/2", "--cases", "5", "--shard", "1/2"};
+  cr_assert_eq(cs_options_parse(&o, 8, twice, 2, CS_CMD_RUN, &err), -1);
+  cr_assert_str_eq(err.msg, "--shard given twice");
+  char *eq[] = {"callsign", "run", "--seed=1", "--seed", "2"};
+  cr_assert_eq(cs_options_parse(&o, 5, eq, 2, CS_CMD_RUN, &err), -1);
+  cr_assert_str_eq(err.msg, "--seed given twice");
+  char *lists[] = {"callsign",   "run",   "--impl",   "reference",      "--impl",     "prefix-swap",
+                   "--target",   "kimi",  "--target", "mistral",        "--property", "emit",
+                   "--property", "canon", "--rule",   "kimi.min_len=2", "--rule",     "mistral.min_len=9"};
+  cr_assert_eq(cs_options_parse(&o, 18, lists, 2, CS_CMD_RUN, &err), 0, "%s", err.msg);
+  cr_assert_eq(o.nimpls, 2);
+  cr_assert_eq(o.nrules, 2);
+}
+
+/* JSON files callsign writes (fuzz's summary.json, the vectors) escape U+2028 and U+2029 as the
+ * reports do; every other character is written as cJSON prints it. */
+Test(cli, written_json_escapes_line_separators) {
+  char dir[] = "/tmp/cs-cli-XXXXXX", path[64];
+  cr_assert_not_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/s.json", dir);
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "m",
+                          "a\xE2\x80\xA8"
+                          "b\xE2\x80\xA9"
+                          "c\xE2\x80\xA7"
+                          "d");
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_json(path, root, &err), 0, "%s", err.msg);
+  cJSON_Delete(root);
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f);
+  char text[256] = "";
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  cr_assert_not_null(strstr(text, "\"a\\u2028b\\u2029c\xE2\x80\xA7"
+                                  "d\""),
+                     "%s", text);
+  cJSON *back = cJSON_Parse(text);
+  cr_assert_str_eq(cJSON_GetObjectItem(back, "m")->valuestring, "a\xE2\x80\xA8"
+                                                                "b\xE2\x80\xA9"
+                                                                "c\xE2\x80\xA7"
+                                                                "d");
+  cJSON_Delete(back);
+  unlink(path);
+  rmdir(dir);
 }
