@@ -183,7 +183,9 @@ static void sb_fill(sb *b, size_t n, const char *alpha, unsigned alen, uint64_t 
 }
 
 static cs_str sb_done(cs_id_ctx *x, sb *b) {
+  size_t was = b->len;
   b->len = cs_utf8_clamp(b->p, b->len, x->max_id_len);
+  x->cut = x->cut || b->len < was;
   b->p[b->len] = 0;
   return (cs_str){b->p, b->len};
 }
@@ -198,6 +200,7 @@ static cs_str finish(cs_id_ctx *x, cs_str s) {
     sb b = sb_new(x->a, x->max_id_len);
     sb_put(&b, s.ptr, s.len);
     s = sb_done(x, &b);
+    x->cut = true;
   }
   cs_id_content_labels(s, x->labels);
   return s;
@@ -421,12 +424,12 @@ static int provider_format(cs_id_ctx *x, cs_provider p) {
   }
 }
 
-cs_str cs_id_native(cs_id_ctx *x, cs_provider provider) {
+static cs_str native_id(cs_id_ctx *x, cs_provider provider) {
   int fmt = provider_format(x, provider);
   return finish(x, fmt == NF_NULL ? CS_NULL_STR : format_id(x, fmt));
 }
 
-cs_str cs_id_server(cs_id_ctx *x) {
+static cs_str server_id(cs_id_ctx *x) {
   sb b = sb_new(x->a, 11 + 22);
   sb_puts(&b, "srvtoolu_01");
   sb_fill(&b, 22, B62, ALEN(B62), draw_seed(x->c));
@@ -769,7 +772,7 @@ bool cs_id_twins(cs_str x, cs_str y) {
 
 /* ---- the class draw ---- */
 
-cs_str cs_id_draw(cs_id_ctx *x) {
+static cs_str draw_id(cs_id_ctx *x) {
   cs_str s = CS_NULL_STR;
   size_t k = cs_draw_weighted(x->c, class_weights, K_COUNT);
   bool ok = true;
@@ -777,9 +780,9 @@ cs_str cs_id_draw(cs_id_ctx *x) {
   case K_PLAIN:
     return finish(x, plain_id(x, x->per_turn_numbering ? x->turn_pos : x->global_index));
   case K_NATIVE_TURN:
-    return cs_id_native(x, x->provider);
+    return native_id(x, x->provider);
   case K_NATIVE_ANY:
-    return cs_id_native(x, CS_PROV_UNKNOWN);
+    return native_id(x, CS_PROV_UNKNOWN);
   case K_NULL:
     return finish(x, x->never_null ? cs_str_n("", 0) : CS_NULL_STR);
   case K_EMPTY:
@@ -818,5 +821,33 @@ cs_str cs_id_draw(cs_id_ctx *x) {
     break;
   }
   /* No earlier ID to twin: a fresh native ID (which later calls can twin). */
-  return ok ? finish(x, s) : cs_id_native(x, CS_PROV_UNKNOWN);
+  return ok ? finish(x, s) : native_id(x, CS_PROV_UNKNOWN);
+}
+
+/* A class label claims what the ID is: when the bound cut the ID short, the labels its making
+ * added are taken back and only its content's are given (cs_id_ctx.cut). */
+static cs_str labelled(cs_id_ctx *x, cs_labelset before, cs_str s) {
+  if (x->cut) {
+    *x->labels = before;
+    cs_id_content_labels(s, x->labels);
+  }
+  return s;
+}
+
+cs_str cs_id_draw(cs_id_ctx *x) {
+  cs_labelset before = *x->labels;
+  x->cut = false;
+  return labelled(x, before, draw_id(x));
+}
+
+cs_str cs_id_native(cs_id_ctx *x, cs_provider provider) {
+  cs_labelset before = *x->labels;
+  x->cut = false;
+  return labelled(x, before, native_id(x, provider));
+}
+
+cs_str cs_id_server(cs_id_ctx *x) {
+  cs_labelset before = *x->labels;
+  x->cut = false;
+  return labelled(x, before, server_id(x));
 }

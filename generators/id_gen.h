@@ -28,9 +28,13 @@ typedef struct {
   uint32_t turn_pos;       /* the call's position in its turn */
   bool per_turn_numbering; /* plain IDs restart at call_0 in every turn */
   bool never_null;         /* normalize batches: the null class gives "" instead */
+  bool cut;                /* set by the generator: the bound cut the ID being made short */
 } cs_id_ctx;
 
-/* One raw ID of any class (may be null unless never_null). */
+/* One raw ID of any class (may be null unless never_null). The label of its class is added only
+ * when the ID is still of that class: one that max_id_len cut short (a "native Mistral" ID of 1
+ * byte, a look-alike of 5) gets its content labels alone, so that --stats and --min-coverage count
+ * what was generated, not what was attempted. The same holds for cs_id_native and cs_id_server. */
 cs_str cs_id_draw(cs_id_ctx *x);
 /* A native ID of the format `provider` produces (unknown: any native format); may be null for
  * Gemini unless never_null. */

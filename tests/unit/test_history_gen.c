@@ -669,6 +669,44 @@ Test(history_gen, gen_id_never_null_and_labelled) {
   cs_choices_free(&c);
 }
 
+/* A class label says what an ID is: under a bound that cuts the class's IDs short (1 byte), no ID
+ * is native, a look-alike or a prefix or truncation twin, and none is counted as one; content
+ * labels still are. Under a bound of 9 a native Mistral ID (9 letters or digits) fits whole. */
+Test(history_gen, a_cut_id_is_not_labelled_by_its_class) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  cs_labelset seen1 = 0, seen9 = 0;
+  cs_str pool[32];
+  for (uint32_t bound = 1; bound <= 9; bound += 8) {
+    cs_gen_config cfg = {.max_id_len = bound};
+    for (uint64_t s = 0; s < 3000; s++) {
+      cs_arena_reset(&a);
+      cs_choices_record(&c, cs_seed_mix(s));
+      uint32_t n = 0;
+      for (int k = 0; k < 32; k++) {
+        cs_labelset l = 0;
+        cs_str id = cs_gen_id(&c, &cfg, pool, n, &a, &l);
+        cr_assert_leq(id.len, bound);
+        if (l & CS_LABEL_BIT(CS_LABEL_NATIVE_MISTRAL))
+          cr_assert_eq(id.len, 9, "a 'native Mistral' ID of %zu bytes", id.len);
+        pool[n++] = id;
+        *(bound == 1 ? &seen1 : &seen9) |= l;
+      }
+    }
+  }
+  const cs_label cut[] = {CS_LABEL_NATIVE_OPENAI,    CS_LABEL_NATIVE_ANTHROPIC, CS_LABEL_NATIVE_KIMI,
+                          CS_LABEL_NATIVE_MISTRAL,   CS_LABEL_NATIVE_ADK,       CS_LABEL_NATIVE_BEDROCK,
+                          CS_LABEL_NATIVE_RESPONSES, CS_LABEL_LOOKALIKE,        CS_LABEL_TWIN_PREFIX,
+                          CS_LABEL_TWIN_TRUNCATE};
+  for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++)
+    cr_assert_not(seen1 & CS_LABEL_BIT(cut[i]), "%s counted under a 1-byte bound", cs_label_name(cut[i]));
+  cr_assert(seen1 & CS_LABEL_BIT(CS_LABEL_ID_ILLEGAL), "content labels are still counted");
+  cr_assert(seen1 & CS_LABEL_BIT(CS_LABEL_TWIN_CASE), "a case twin of one letter is still one");
+  cr_assert(seen9 & CS_LABEL_BIT(CS_LABEL_NATIVE_MISTRAL), "a native Mistral ID fits a 9-byte bound");
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
 Test(history_gen, gen_id_twins_derive_from_pool) {
   cs_arena a = {0};
   cs_choices c = {0};
