@@ -73,6 +73,7 @@ typedef struct {
   const char *impl_note; /* why generated cases were not run, or NULL */
   uint32_t control_len;
   char bad_cassette[700]; /* the first broken cassette entry met in a replay: the probe ends with exit 2 */
+  char stopped[800];      /* why no request is sent any more (cs_probe_outcome.setup): exit 2 */
   /* The first case on which callsign's rule gave no verdict (PCRE2 gave up): not sent, and the
    * probe ends with an input error, as the rule is at fault, not the provider. */
   char undecided[CS_RULE_WHY_MAX + 80];
@@ -155,6 +156,11 @@ static void run_case(probe_ctx *c, probe_case *pc) {
     pc->agree = AGREE_NOT_SENT;
     return;
   }
+  if (c->stopped[0]) { /* every request would get the same answer: the budget is kept */
+    pc->agree = AGREE_NOT_SENT;
+    snprintf(pc->message, sizeof pc->message, "not sent: an earlier request showed the set-up is wrong");
+    return;
+  }
   cs_buf body = {0};
   c->spec->build(&req, &body);
   cs_http_request hr = {c->url.data,        c->headers,   c->nheaders,
@@ -178,6 +184,10 @@ static void run_case(probe_ctx *c, probe_case *pc) {
     break;
   }
   pc->status = resp.status;
+  if (out.setup && pc->answered)
+    snprintf(c->stopped, sizeof c->stopped,
+             "probe: case %s was answered %.600s: check the key, --model and --base-url (no further request sent)",
+             pc->name, out.message);
   if (out.or_pairing && out.verdict == CS_PROBE_REJECTED_RULE && pc->offline == CS_PROBE_REJECTED_PAIRING)
     out.verdict = CS_PROBE_REJECTED_PAIRING; /* the text fits both; this request breaks pairing, not the rule */
   pc->provider = out.verdict;
@@ -951,6 +961,13 @@ int cs_cmd_probe(int argc, char **argv) {
     status = CS_EXIT_USAGE;
   if (c.undecided[0]) /* a case the rule could not judge was not sent: the probe is incomplete */
     status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
+  else if (c.stopped[0]) {
+    cs_buf why = {0};
+    cs_buf_puts(&why, c.stopped);
+    cs_http_redact(c.http, &why);
+    status = cs_fail(CS_EXIT_USAGE, "%s", why.data);
+    cs_buf_free(&why);
+  }
 cleanup:
   cs_http_free(c.http);
   if (curl_ready)

@@ -402,7 +402,8 @@ static void print_request(cs_http *h, const cs_http_request *req) {
 }
 
 static bool retryable(long status) {
-  return status == 429 || status == 408 || status >= 500;
+  /* 501 and 505: the server does not do this request at all; asking again changes nothing */
+  return status == 429 || status == 408 || (status >= 500 && status != 501 && status != 505);
 }
 
 static void pace(cs_http *h) {

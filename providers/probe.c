@@ -238,6 +238,7 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
                             cs_probe_outcome *out) {
   cs_buf msg = {0}, code = {0};
   out->or_pairing = false;
+  out->setup = false;
   if (status == 0) {
     out->verdict = CS_PROBE_TRANSPORT;
     snprintf(out->message, sizeof out->message, "%.*s", (int)(body.len < 500 ? body.len : 500),
@@ -245,11 +246,26 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
     return;
   }
   if (status >= 200 && status < 300) {
-    out->verdict = CS_PROBE_ACCEPTED;
-    out->message[0] = 0;
+    /* An API answers JSON: a page (a wrong --base-url, a captive portal) accepted nothing. */
+    cJSON *root = body.ptr ? cJSON_ParseWithLength(body.ptr, body.len) : NULL;
+    bool api = cJSON_IsObject(root);
+    cJSON_Delete(root);
+    out->verdict = api ? CS_PROBE_ACCEPTED : CS_PROBE_TRANSPORT;
+    out->setup = !api;
+    snprintf(out->message, sizeof out->message, "%s",
+             api        ? ""
+             : body.len ? "HTTP 2xx with a body that is not a JSON object"
+                        : "HTTP 2xx with an empty body");
     return;
   }
   cs_probe_error_text(body, &msg, &code);
+  if ((status >= 300 && status < 400) || status == 401 || status == 403 || status == 404 || status == 405 ||
+      status == 501 || status == 505) {
+    out->verdict = CS_PROBE_TRANSPORT;
+    out->setup = true;
+    snprintf(out->message, sizeof out->message, "HTTP %ld: %.500s", status, msg.data ? msg.data : "");
+    goto cleanup;
+  }
   if (status == 408 || status == 429 || status >= 500) {
     out->verdict = CS_PROBE_TRANSPORT;
     snprintf(out->message, sizeof out->message, "HTTP %ld: %.500s", status, msg.data ? msg.data : "");

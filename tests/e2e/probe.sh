@@ -238,6 +238,21 @@ for pv in anthropic:ANTHROPIC_API_KEY openai_chat:OPENAI_API_KEY openai_response
   check "${pv%%:*} without a key: exit 2, names ${pv##*:}" \
     "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'probe: set ${pv##*:}' '$T/e' && [ ! -s '$T/o' ]"
 done
+# A wrong key or a wrong path is no verdict on IDs: the first answer (401, 404) stops the probe with
+# exit 2 naming it, and the rest of the budget is kept.
+before=$(stats "$PORT_main")
+OPENAI_API_KEY=sk-wrong-key-0123 "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" \
+  --rate 1000 --quiet >"$T/o" 2>"$T/e"
+rc=$?
+check "a wrong key: exit 2, one line naming HTTP 401, one request sent" \
+  "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'HTTP 401' '$T/e' && [ \$((\$(stats '$PORT_main') - $before)) -eq 1 ]"
+before=$(stats "$PORT_main")
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/nothere" --rate 1000 --quiet \
+  --json "$T/404.json" >"$T/o" 2>"$T/e"
+rc=$?
+check "a wrong path: exit 2 naming HTTP 404, one request sent, the report says transport and not sent" \
+  "[ $rc -eq 2 ] && grep -q 'HTTP 404' '$T/e' && [ \$((\$(stats '$PORT_main') - $before)) -eq 1 ] &&
+   python3 -c \"import json,sys; d=json.load(open('$T/404.json')); s=d['summary']; sys.exit(not (s['transport']==1 and s['not sent']>10 and s['STRICTER']==0))\""
 # A --record directory no file can be made in is refused before the first request (/proc/self:
 # not even root can make one there).
 if [ -d /proc/self ]; then

@@ -225,7 +225,7 @@ Test(probe_classify, anthropic_documented_texts) {
        CS_PROBE_REJECTED_OTHER},
       {&cs_probe_anthropic, 401,
        "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}",
-       CS_PROBE_REJECTED_OTHER},
+       CS_PROBE_TRANSPORT} /* a wrong key: no verdict on IDs */,
       {&cs_probe_anthropic, 529, "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"x\"}}",
        CS_PROBE_TRANSPORT},
       {&cs_probe_anthropic, 0, "Failed to connect", CS_PROBE_TRANSPORT},
@@ -308,7 +308,7 @@ Test(probe_classify, openai_chat_and_compatible_texts) {
        CS_PROBE_REJECTED_RULE},
       {&cs_probe_openai_chat, 401,
        "{\"error\":{\"message\":\"Incorrect API key provided.\",\"code\":\"invalid_api_key\"}}",
-       CS_PROBE_REJECTED_OTHER},
+       CS_PROBE_TRANSPORT} /* a wrong key: no verdict on IDs */,
       {&cs_probe_openai_chat, 429, "{\"error\":{\"message\":\"Rate limit reached\"}}", CS_PROBE_TRANSPORT},
       /* Kimi: its own texts, then OpenAI's */
       {&cs_probe_kimi, 400, "{\"error\":{\"message\":\"Invalid request: tool call id feishu_doc:35 is duplicated\"}}",
@@ -439,7 +439,7 @@ Test(probe_classify, responses_mistral_gemini_bedrock_texts) {
        "{\"message\":\"The toolConfig field must be defined when using toolUse and toolResult content blocks.\"}",
        CS_PROBE_REJECTED_OTHER},
       {&cs_probe_bedrock, 403, "{\"message\":\"The security token included in the request is invalid.\"}",
-       CS_PROBE_REJECTED_OTHER},
+       CS_PROBE_TRANSPORT} /* a wrong key: no verdict on IDs */,
   };
   check_classify(c, sizeof c / sizeof *c);
 }
@@ -754,4 +754,35 @@ Test(probe_http, redact_the_json_escaped_form_too) {
   cr_assert_str_eq(b.data, "{\"echo\":\"[redacted]\"} [redacted]");
   cs_buf_free(&b);
   cs_http_free(h);
+}
+
+/* Answers that show the request never reached validation (a wrong key, model or base URL) are no
+ * verdict on the IDs: transport, flagged as set-up, whatever the text says. So is a success whose
+ * body is not the JSON an API answers. */
+Test(probe_classify, set_up_errors_are_no_verdict) {
+  const struct {
+    long status;
+    const char *body;
+    bool setup;
+    cs_probe_verdict want;
+  } c[] = {
+      {401, "{\"error\":{\"message\":\"Incorrect API key provided.\"}}", true, CS_PROBE_TRANSPORT},
+      {403, "{\"error\":{\"message\":\"tool_calls id must be unique\"}}", true, CS_PROBE_TRANSPORT},
+      {404, "Not Found", true, CS_PROBE_TRANSPORT},
+      {405, "", true, CS_PROBE_TRANSPORT},
+      {301, "", true, CS_PROBE_TRANSPORT},
+      {501, "Unsupported method ('POST')", true, CS_PROBE_TRANSPORT},
+      {200, "<html><body>welcome</body></html>", true, CS_PROBE_TRANSPORT},
+      {200, "", true, CS_PROBE_TRANSPORT},
+      {200, "[1]", true, CS_PROBE_TRANSPORT},
+      {200, "{\"id\":\"chatcmpl-1\"}", false, CS_PROBE_ACCEPTED},
+      {503, "busy", false, CS_PROBE_TRANSPORT},
+      {400, "{\"error\":{\"message\":\"something else\"}}", false, CS_PROBE_REJECTED_OTHER},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    cs_probe_outcome out;
+    cs_probe_openai_chat.classify(c[i].status, cs_str_c(c[i].body), &out);
+    cr_expect_eq(out.verdict, c[i].want, "case %zu (HTTP %ld): %s", i, c[i].status, cs_probe_verdict_name(out.verdict));
+    cr_expect_eq(out.setup, c[i].setup, "case %zu (HTTP %ld): setup %d", i, c[i].status, out.setup);
+  }
 }
