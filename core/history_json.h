@@ -13,11 +13,14 @@
 
 typedef struct {
   size_t max_input_bytes; /* 0: 64 MiB */
-  size_t max_id_bytes;    /* 0: 65536 (IDs and call_ids) */
+  size_t max_id_bytes;    /* 0: CS_DEFAULT_MAX_ID_BYTES (IDs and call_ids) */
   size_t max_turns;       /* 0: 100000 */
 } cs_history_limits;
 
-#define CS_DEFAULT_MAX_ID_BYTES 65536u
+/* 1 MiB: the longest ID the generators may make (--max-id-len at most this), so that every history
+ * callsign writes (a report's shrunk case, a saved case file) can be read back by canon, emit and
+ * replay. */
+#define CS_DEFAULT_MAX_ID_BYTES (1u << 20)
 
 /* Parses `json` (one history object) into `out`, memory in `a`. Returns 0, or -1 with `err` set. */
 int cs_history_parse(cs_str json, const cs_history_limits *lim, cs_arena *a, cs_history *out, cs_err *err);

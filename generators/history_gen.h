@@ -8,6 +8,7 @@
 
 #include "core/arena.h"
 #include "core/history.h"
+#include "core/history_json.h"
 #include "generators/choices.h"
 #include "generators/labels.h"
 
@@ -22,7 +23,7 @@ typedef struct {
 /* The longest max_id_len the command line accepts (--max-id-len). A generated ID is built whole in
  * the case's arena, next to its copies in the requests and answers: 1 MiB keeps a case within tens
  * of megabytes, while a length near 4 GiB made every huge ID exhaust memory. */
-#define CS_GEN_MAX_ID_LEN_LIMIT (1u << 20)
+#define CS_GEN_MAX_ID_LEN_LIMIT CS_DEFAULT_MAX_ID_BYTES
 
 /* An implementation-aware twin, planted by the runner: ask the implementation for the wire ID of
  * call `from_call` (emit to `target`, or normalize when `via_normalize`), then make it the raw ID of

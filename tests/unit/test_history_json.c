@@ -250,13 +250,20 @@ Test(history_json, ten_mib_id_hits_the_limit) {
   memcpy(json, head, hl);
   memset(json + hl, 'x', n);
   memcpy(json + hl + n, tail, tl + 1);
-  REJECTS(json, "history.turns[0].calls[0].id", "10485760 bytes", "limit is 65536");
+  REJECTS(json, "history.turns[0].calls[0].id", "10485760 bytes", "limit is 1048576");
   /* The same shape within a raised limit is read. */
   cs_history_limits lim = {.max_id_bytes = 11u << 20};
   cs_history h;
   cs_err err;
   cr_assert_eq(cs_history_parse(cs_str_c(json), &lim, &A, &h, &err), 0, "%s", err.msg);
   cr_assert_eq(h.turns[0].calls[0].id.len, n);
+  /* By default an ID as long as the generators may make (--max-id-len at most 1 MiB) is read, so
+   * every history callsign writes can be read back; one byte more is not. */
+  for (size_t len = CS_DEFAULT_MAX_ID_BYTES; len <= CS_DEFAULT_MAX_ID_BYTES + 1; len++) {
+    memcpy(json + hl + len, tail, tl + 1);
+    int rc = cs_history_parse(cs_str_c(json), NULL, &A, &h, &err);
+    cr_assert_eq(rc, len == CS_DEFAULT_MAX_ID_BYTES ? 0 : -1, "%zu bytes: %s", len, err.msg);
+  }
   free(json);
 }
 
