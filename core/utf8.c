@@ -69,3 +69,11 @@ bool cs_utf8_valid_count(const char *s, size_t n, size_t *chars) {
   *chars = count;
   return true;
 }
+
+void cs_utf8_scrub(char *s, size_t n) {
+  size_t at = 0, bad;
+  while (at < n && !cs_utf8_valid(s + at, n - at, &bad)) {
+    s[at + bad] = '?';
+    at += bad + 1;
+  }
+}

@@ -21,6 +21,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/history_json.h"
+#include "core/utf8.h"
 
 #define MAX_SECRETS 16
 #define SHORT_SECRET 8             /* bytes; shorter secrets are redacted only as whole tokens */
@@ -540,6 +541,10 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
     if (resp->outcome == CS_HTTP_BUDGET)
       h->exchanges--;
   }
+  /* Bytes that are not UTF-8 (or are NUL) become '?': live, recorded and replayed answers read the
+   * same, and a report or cassette holding them stays valid JSON. */
+  if (resp->body.data)
+    cs_utf8_scrub(resp->body.data, resp->body.len);
   cs_http_redact(h, &resp->body);
   if (h->cfg.record_dir && resp->outcome == CS_HTTP_ANSWERED) {
     cs_err err = {{0}};

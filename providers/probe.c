@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/utf8.h"
+
 const char *cs_probe_verdict_name(cs_probe_verdict v) {
   static const char *const names[CS_PROBE_VERDICT_COUNT] = {"accepted",       "rejected-rule", "rejected-pairing",
                                                             "rejected-other", "transport",     "undecided"};
@@ -243,6 +245,7 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
     out->verdict = CS_PROBE_TRANSPORT;
     snprintf(out->message, sizeof out->message, "%.*s", (int)(body.len < 500 ? body.len : 500),
              body.ptr ? body.ptr : "");
+    cs_utf8_scrub(out->message, strlen(out->message));
     return;
   }
   if (status >= 200 && status < 300) {
@@ -283,6 +286,8 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
 cleanup:
   cs_buf_free(&msg);
   cs_buf_free(&code);
+  /* a message cut at its buffer's end may have split a character */
+  cs_utf8_scrub(out->message, strlen(out->message));
 }
 
 /* ---- offline verdict ---- */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/hash.h"
+#include "core/utf8.h"
 #include "providers/http.h"
 #include "providers/probe.h"
 #include "providers/rule.h"
@@ -785,4 +786,20 @@ Test(probe_classify, set_up_errors_are_no_verdict) {
     cr_expect_eq(out.verdict, c[i].want, "case %zu (HTTP %ld): %s", i, c[i].status, cs_probe_verdict_name(out.verdict));
     cr_expect_eq(out.setup, c[i].setup, "case %zu (HTTP %ld): setup %d", i, c[i].status, out.setup);
   }
+}
+
+/* A provider message cut at the message buffer in the middle of a character, or holding bytes that
+ * are not UTF-8, is valid UTF-8 once classified: it goes into JSON reports. */
+Test(probe_classify, messages_are_valid_utf8) {
+  cs_buf body = {0};
+  cs_buf_puts(&body, "{\"error\":{\"message\":\"");
+  for (int i = 0; i < 5000; i++)
+    cs_buf_puts(&body, "\xC3\xA9");
+  cs_buf_puts(&body, "\"}}");
+  cs_probe_outcome out;
+  cs_probe_openai_chat.classify(400, cs_buf_view(&body), &out);
+  cr_assert(cs_utf8_valid(out.message, strlen(out.message), NULL), "cut inside a character");
+  cs_buf_free(&body);
+  cs_probe_openai_chat.classify(0, cs_str_c("transport \xFF\xFE failed"), &out);
+  cr_assert_str_eq(out.message, "transport ?? failed");
 }

@@ -143,3 +143,18 @@ Test(utf8, clamp_cuts_on_a_character_boundary) {
   cr_assert_eq(cs_utf8_clamp(s, len, 3), 2, "inside é: cut before it");
   cr_assert_eq(cs_utf8_clamp(s, len, 0), 0);
 }
+
+/* Text from outside is made valid in place: each byte outside a well-formed character becomes
+ * '?', and well-formed characters are kept as they are. */
+Test(utf8, scrub_replaces_only_the_bad_bytes) {
+  char s[] = "ok \xC3\xA9 \xFF cut \xE2\x82 nul \0 overlong \xC0\xAF surrogate \xED\xA0\x80 end \xF0\x9F\x98";
+  size_t n = sizeof s - 1;
+  cs_utf8_scrub(s, n);
+  cr_assert(cs_utf8_valid(s, n, NULL));
+  const char want[] = "ok \xC3\xA9 ? cut ?? nul ? overlong ?? surrogate ??? end ???";
+  cr_assert_eq(n, sizeof want - 1);
+  cr_assert(memcmp(s, want, n) == 0, "%.*s", (int)n, s);
+  char fine[] = "plain \xE2\x82\xAC";
+  cs_utf8_scrub(fine, sizeof fine - 1);
+  cr_assert_str_eq(fine, "plain \xE2\x82\xAC");
+}
