@@ -271,8 +271,15 @@ static int cassette_write(cs_http *h, const cs_http_request *req, const cs_http_
   cs_http_redact(h, &body);
   cJSON_AddStringToObject(rq, "body", body.data);
   cJSON *rs = cJSON_AddObjectToObject(root, "response");
-  cJSON_AddNumberToObject(rs, "status", (double)resp->status);
-  cJSON_AddStringToObject(rs, "body", resp->body.data ? resp->body.data : "");
+  if (resp->outcome == CS_HTTP_FAILED) { /* nothing received: what failed, so a replay says it too */
+    cJSON_AddNumberToObject(rs, "status", 0);
+    cJSON_AddStringToObject(rs, "error", resp->body.data ? resp->body.data : "");
+  } else {
+    cJSON_AddNumberToObject(rs, "status", (double)resp->status);
+    cJSON_AddStringToObject(rs, "body", resp->body.data ? resp->body.data : "");
+  }
+  /* Retries spend the budget: a replay spends as much, so the same cases go unsent. */
+  cJSON_AddNumberToObject(root, "attempts", resp->attempts ? resp->attempts : 1);
   char *s = cJSON_Print(root);
   cs_buf_puts(&text, s ? s : "");
   cJSON_free(s);
@@ -295,8 +302,14 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   cJSON *root = NULL;
   cs_err err = {{0}};
   cassette_name(h, req, h->cfg.replay_dir, &name);
-  FILE *f = fopen(name.data, "rb");
   resp->outcome = CS_HTTP_BAD_CASSETTE;
+  resp->attempts = 1;
+  struct stat st_file;
+  if (stat(name.data, &st_file) == 0 && !S_ISREG(st_file.st_mode)) { /* a FIFO would block the read */
+    cs_buf_printf(&resp->body, "%s: not a regular file: not a cassette entry", name.data);
+    goto cleanup;
+  }
+  FILE *f = fopen(name.data, "rb");
   if (!f) {
     /* Only a missing entry is "not recorded"; one that is there and cannot be read is broken. */
     if (errno == ENOENT) {
@@ -329,16 +342,26 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   const cJSON *rs = cJSON_GetObjectItemCaseSensitive(root, "response");
   const cJSON *st = cJSON_GetObjectItemCaseSensitive(rs, "status");
   const cJSON *bd = cJSON_GetObjectItemCaseSensitive(rs, "body");
-  /* A status is a whole number from 0 (nothing received) to 999 (and a huge one would not fit the
-   * long it is read into). */
-  if (!cJSON_IsNumber(st) || !(st->valuedouble >= 0 && st->valuedouble <= 999) ||
-      st->valuedouble != (double)(long)st->valuedouble || !cJSON_IsString(bd)) {
-    cs_buf_printf(&resp->body, "%s: not a cassette entry (response.status, response.body)", name.data);
+  const cJSON *fe = cJSON_GetObjectItemCaseSensitive(rs, "error");
+  const cJSON *at = cJSON_GetObjectItemCaseSensitive(root, "attempts");
+  /* An answer: an HTTP status (100 to 599) and a body. A failed exchange: status 0 and what
+   * failed. Attempts: 1 to 100 (entries written before it was recorded: 1). */
+  bool whole = cJSON_IsNumber(st) && st->valuedouble == (double)(long)st->valuedouble;
+  bool answer = whole && st->valuedouble >= 100 && st->valuedouble <= 599 && cJSON_IsString(bd) && !fe;
+  bool failure = whole && st->valuedouble == 0 && cJSON_IsString(fe) && !bd;
+  bool tries = !at || (cJSON_IsNumber(at) && at->valuedouble >= 1 && at->valuedouble <= 100 &&
+                       at->valuedouble == (double)(unsigned)at->valuedouble);
+  if (!(answer || failure) || !tries) {
+    cs_buf_printf(&resp->body,
+                  "%s: not a cassette entry (response.status 100 to 599 with response.body, or 0 with "
+                  "response.error; attempts 1 to 100)",
+                  name.data);
     goto cleanup;
   }
-  resp->outcome = CS_HTTP_ANSWERED;
-  resp->status = (long)st->valuedouble;
-  cs_buf_puts(&resp->body, bd->valuestring);
+  resp->attempts = at ? (unsigned)at->valuedouble : 1;
+  resp->outcome = answer ? CS_HTTP_ANSWERED : CS_HTTP_FAILED;
+  resp->status = answer ? (long)st->valuedouble : 0;
+  cs_buf_puts(&resp->body, answer ? bd->valuestring : fe->valuestring);
 cleanup:
   cJSON_Delete(root);
   cs_buf_free(&name);
@@ -524,7 +547,10 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
     }
     cs_http_add_secret(h, tmp);
   }
-  if ((h->cfg.replay_dir || h->cfg.dry_run) && h->exchanges >= h->cfg.max_requests) {
+  /* A replay spends the budget as its recording did (each entry's attempts); a dry run, one per
+   * request. */
+  unsigned spent = h->cfg.replay_dir ? h->sent : h->exchanges;
+  if ((h->cfg.replay_dir || h->cfg.dry_run) && spent >= h->cfg.max_requests) {
     resp->outcome = CS_HTTP_BUDGET;
     cs_buf_printf(&resp->body, "not sent: the request budget (--max-requests %u) is spent", h->cfg.max_requests);
     return resp->outcome;
@@ -532,6 +558,7 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
   h->exchanges++;
   if (h->cfg.replay_dir) {
     cassette_read(h, req, resp);
+    h->sent += resp->attempts ? resp->attempts : 1;
   } else if (h->cfg.dry_run) {
     print_request(h, req);
     resp->outcome = CS_HTTP_DRY_RUN;
@@ -546,7 +573,7 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
   if (resp->body.data)
     cs_utf8_scrub(resp->body.data, resp->body.len);
   cs_http_redact(h, &resp->body);
-  if (h->cfg.record_dir && resp->outcome == CS_HTTP_ANSWERED) {
+  if (h->cfg.record_dir && (resp->outcome == CS_HTTP_ANSWERED || resp->outcome == CS_HTTP_FAILED)) {
     cs_err err = {{0}};
     if (cassette_write(h, req, resp, &err))
       fprintf(stderr, "callsign: warning: %s\n", err.msg);

@@ -197,6 +197,18 @@ check "bedrock with SigV4: signed requests accepted, documented verdicts" \
 n=$(python3 -c "import json; print(sum(c['provider']!='-' for c in json.load(open('$T/sig.json'))['cases']))")
 check "429 (Retry-After) and 503 retried: 2 extra requests, no transport error" \
   "[ $(stats "$PORT_sig") -eq $((n + 2)) ] && python3 -c \"import json,sys; sys.exit(json.load(open('$T/sig.json'))['summary']['transport'])\""
+# Retries spend the budget, and a replay spends as much: recorded with retries under a budget they
+# exhaust, the cassette replays to the same report, its unsent cases included.
+start_fake flaky --flaky 4
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_flaky/openai" --rate 1000 \
+  --max-requests 10 --record "$T/cassette-flaky" --json "$T/flaky.rec.json" >"$T/o" 2>"$T/e"
+rc1=$?
+"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_flaky/openai" --rate 1000 \
+  --max-requests 10 --replay "$T/cassette-flaky" --json "$T/flaky.rep.json" >"$T/o" 2>"$T/e"
+rc2=$?
+check "a cassette recorded through retries replays to the same report and exit status" \
+  "[ $rc1 -eq $rc2 ] && python3 -c \"import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); [x.pop('requests',None) for x in (a,b)]; sys.exit(a!=b)\" '$T/flaky.rec.json' '$T/flaky.rep.json' &&
+   python3 -c \"import json,sys; sys.exit(json.load(open('$T/flaky.rec.json'))['summary']['not sent']==0)\""
 start_fake slow --flaky 1 --retry-after 2
 t0=$(date +%s.%N)
 with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_slow/openai" "${RUN[@]}" --max-requests 2 \
