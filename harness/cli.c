@@ -33,7 +33,7 @@ typedef struct {
 #define RULES (GEN | CS_CMD_CANON | CS_CMD_EMIT)
 #define REPORTING (CS_CMD_RUN | CS_CMD_REPLAY | CS_CMD_PROBE)
 static const option_row rows[] = {
-    {"impl", ARG_STR, GEN, "NAME  a built-in implementation (repeatable; 'all' for every built-in)"},
+    {"impl", ARG_STR, GEN, "NAME  a built-in implementation (run: repeatable, 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
     {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT,
      "T  restrict to a target (repeatable; emit takes exactly one)"},

@@ -821,6 +821,10 @@ static int check_options(probe_ctx *c) {
     return cs_fail(CS_EXIT_USAGE, "probe: give one implementation (--impl NAME)");
   if (c->o.targets || c->o.nonly || c->o.time_s)
     return cs_fail(CS_EXIT_USAGE, "probe: --target, --property and --time do not apply (the provider is --provider)");
+  /* --discover measures the provider alone: what it would ignore is refused, not dropped unseen. */
+  if (c->o.discover && (c->o.impl_cmd || c->o.nimpls || c->o.cases || c->o.seed != 1))
+    return cs_fail(CS_EXIT_USAGE, "probe: --discover measures the provider alone: --impl, --impl-cmd, --cases and "
+                                  "--seed do not apply");
   if (c->o.record_dir && c->o.replay_dir)
     return cs_fail(CS_EXIT_USAGE, "probe: give --record or --replay, not both");
   if (c->o.dry_run && (c->o.record_dir || c->o.replay_dir))

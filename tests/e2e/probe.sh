@@ -287,6 +287,12 @@ done
 "$CS" probe --provider openai_chat --cases 99999999999 --dry-run >"$T/o" 2>"$T/e"
 check "probe --cases beyond 10000: exit 2, one line" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'at most 10000' '$T/e'"
+# --discover measures the provider alone: options it would ignore are refused.
+for a in "--impl reference" "--cases 5" "--seed 9"; do
+  # shellcheck disable=SC2086
+  "$CS" probe --provider openai_chat --discover --dry-run $a >"$T/o" 2>"$T/e"
+  check "--discover with $a: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'measures the provider alone' '$T/e'"
+done
 # A key with a line end (pasted with it) or a space would end or split the header: refused, unsent.
 before=$(stats "$PORT_main")
 for k in $'sk-canary-line-end\n' $'sk-a\r\nX-Evil: 1' ' '; do
