@@ -74,6 +74,7 @@ typedef struct {
   uint32_t control_len;
   char bad_cassette[700]; /* the first broken cassette entry met in a replay: the probe ends with exit 2 */
   char stopped[800];      /* why no request is sent any more (cs_probe_outcome.setup): exit 2 */
+  char impl_fault[720];   /* the first generated case the implementation did not answer: exit 3 */
   /* The first case on which callsign's rule gave no verdict (PCRE2 gave up): not sent, and the
    * probe ends with an input error, as the rule is at fault, not the provider. */
   char undecided[CS_RULE_WHY_MAX + 80];
@@ -355,6 +356,9 @@ static int generated_cases(probe_ctx *c) {
       snprintf(pc->message, sizeof pc->message, "implementation %s: %.*s", cs_reply_status_name(rep.status),
                (int)(rep.message.len < 400 ? rep.message.len : 400), rep.message.ptr ? rep.message.ptr : "");
       pc->agree = AGREE_NOT_SENT;
+      if (!c->impl_fault[0])
+        snprintf(c->impl_fault, sizeof c->impl_fault, "probe: the implementation did not answer case %.40s: %.600s",
+                 name, pc->message);
       continue;
     }
     cs_history_index ix;
@@ -972,6 +976,8 @@ int cs_cmd_probe(int argc, char **argv) {
     status = cs_fail(CS_EXIT_USAGE, "%s", why.data);
     cs_buf_free(&why);
   }
+  if (c.impl_fault[0]) /* as in run: an implementation that could not answer is exit 3 */
+    status = cs_fail(CS_EXIT_IMPL, "%s", c.impl_fault);
 cleanup:
   cs_http_free(c.http);
   if (curl_ready)

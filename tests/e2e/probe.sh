@@ -287,6 +287,11 @@ done
 "$CS" probe --provider openai_chat --cases 99999999999 --dry-run >"$T/o" 2>"$T/e"
 check "probe --cases beyond 10000: exit 2, one line" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'at most 10000' '$T/e'"
+# An implementation that cannot answer its generated cases is exit 3, as in run, not a pass.
+"$CS" probe --provider openai_chat --dry-run --quiet --impl-cmd -- python3 tests/fixtures/proto_echo.py --crash-op emit \
+  >"$T/o" 2>"$T/e"
+check "probe with an implementation that crashes on emit: exit 3, naming the case" \
+  "[ $? -eq 3 ] && grep -q 'the implementation did not answer case gen.0' '$T/e'"
 # --discover measures the provider alone: options it would ignore are refused.
 for a in "--impl reference" "--cases 5" "--seed 9"; do
   # shellcheck disable=SC2086
