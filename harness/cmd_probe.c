@@ -209,9 +209,11 @@ static void run_case(probe_ctx *c, probe_case *pc) {
   cs_buf_free(&body);
 }
 
-/* 1 accepted, 0 rejected (for any reason), -1 no verdict (transport, not sent). */
+/* 1 accepted, 0 rejected for the ID rule or pairing, -1 no verdict: transport, not sent, or a
+ * rejection for another reason (a malformed request, a model error), which says nothing about the
+ * ID and must not steer a bisection. */
 static int accepted(const probe_case *pc) {
-  if (!pc->answered || pc->provider == CS_PROBE_TRANSPORT)
+  if (!pc->answered || pc->provider == CS_PROBE_TRANSPORT || pc->provider == CS_PROBE_REJECTED_OTHER)
     return -1;
   return pc->provider == CS_PROBE_ACCEPTED;
 }

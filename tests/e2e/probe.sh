@@ -197,6 +197,19 @@ check "bedrock with SigV4: signed requests accepted, documented verdicts" \
 n=$(python3 -c "import json; print(sum(c['provider']!='-' for c in json.load(open('$T/sig.json'))['cases']))")
 check "429 (Retry-After) and 503 retried: 2 extra requests, no transport error" \
   "[ $(stats "$PORT_sig") -eq $((n + 2)) ] && python3 -c \"import json,sys; sys.exit(json.load(open('$T/sig.json'))['summary']['transport'])\""
+# A rejection that says nothing about IDs (a 400 with another text, every third request) is no
+# measurement: the properties it answered are inconclusive, never measured from it.
+start_fake unrelated --unrelated-every 3
+with_keys "$CS" probe --discover --provider openai_chat --base-url "http://127.0.0.1:$PORT_unrelated/openai" \
+  --rate 1000 --max-requests 200 --json "$T/unrel.json" >"$T/o" 2>"$T/e"
+check "discover with unrelated 400s: nothing measured wrong (each property true or inconclusive)" \
+  "python3 -c \"
+import json,sys
+d=json.load(open('$T/unrel.json'))['discovered']
+ok=d['max_len'] in (40,'inconclusive') and d['min_len'] in (1,'inconclusive')
+ok=ok and all(v in ('accepted','inconclusive') for v in d['chars'].values())
+ok=ok and 'inconclusive' in (d['max_len'], d['min_len'], *d['chars'].values())
+sys.exit(not ok)\""
 # Retries spend the budget, and a replay spends as much: recorded with retries under a budget they
 # exhaust, the cassette replays to the same report, its unsent cases included.
 start_fake flaky --flaky 4

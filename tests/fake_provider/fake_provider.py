@@ -483,6 +483,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.answer(429, {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}},
                                    {"retry-after": str(OPTS.retry_after)})
             return self.answer(503, {"error": {"message": "Service Unavailable", "type": "overloaded_error"}})
+        if OPTS.unrelated_every and n % OPTS.unrelated_every == 0:  # a 400 that says nothing about IDs
+            return self.answer(400, {"error": {"message": "Something unrelated went wrong",
+                                               "type": "invalid_request_error"}})
         path = unquote(self.path)
         provider = path.split("/")[1] if path.count("/") > 1 else ""
         try:
@@ -535,6 +538,8 @@ def main():
     ap.add_argument("--wrap", choices=["none", "openrouter", "vertex"], default="none")
     ap.add_argument("--flaky", type=int, default=0, help="answer the first N requests with 429 / 503")
     ap.add_argument("--retry-after", type=int, default=0, help="seconds in the 429 answers' Retry-After")
+    ap.add_argument("--unrelated-every", type=int, default=0,
+                    help="answer every Nth request with a 400 that is not about IDs")
     OPTS = ap.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", OPTS.port), Handler)
     print(server.server_address[1], flush=True)
