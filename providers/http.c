@@ -374,13 +374,16 @@ cleanup:
 typedef struct {
   cs_buf *body;
   double retry_after; /* seconds; <0 when absent */
+  bool too_big;       /* the body passed MAX_BODY and the transfer was ended */
 } sink;
 
 static size_t on_body(char *p, size_t size, size_t n, void *user) {
   sink *s = user;
   size_t len = size * n;
-  if (s->body->len + len > MAX_BODY)
+  if (s->body->len + len > MAX_BODY) {
+    s->too_big = true;
     return 0; /* aborts the transfer: CURLE_WRITE_ERROR */
+  }
   cs_buf_put(s->body, p, len);
   return len;
 }
@@ -460,7 +463,7 @@ static cs_http_outcome send_live(cs_http *h, const cs_http_request *req, cs_http
     }
     pace(h);
     curl_easy_reset(c);
-    sink s = {&resp->body, -1};
+    sink s = {&resp->body, -1, false};
     cs_buf_clear(&resp->body);
     errbuf[0] = 0;
     curl_easy_setopt(c, CURLOPT_URL, req->url);
@@ -504,7 +507,10 @@ static cs_http_outcome send_live(cs_http *h, const cs_http_request *req, cs_http
     CURLcode rc = curl_easy_perform(c);
     if (rc != CURLE_OK) {
       cs_buf_clear(&resp->body);
-      cs_buf_printf(&resp->body, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+      if (s.too_big) /* curl would say "Failure writing output to destination" */
+        cs_buf_printf(&resp->body, "the answer was larger than %zu MiB: not read", MAX_BODY >> 20);
+      else
+        cs_buf_printf(&resp->body, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
       while (resp->body.len && resp->body.data[resp->body.len - 1] == '\n')
         resp->body.data[--resp->body.len] = 0;
       resp->outcome = CS_HTTP_FAILED;
