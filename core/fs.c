@@ -76,8 +76,8 @@ int cs_mkdir_p(const char *path, cs_err *err) {
     fail(err, tmp, "create", errno);
   else if (stat(tmp, &st))
     fail(err, tmp, "create", errno);
-  else if (!S_ISDIR(st.st_mode)) /* mkdir's EEXIST says only that the name is taken */
-    fail(err, tmp, "create", EEXIST);
+  else if (!S_ISDIR(st.st_mode)) /* taken by a file: what open() below it would say */
+    fail(err, tmp, "create", ENOTDIR);
   else
     rc = 0;
 cleanup:

@@ -15,7 +15,8 @@
 const char *cs_path_shown(const char *path, char out[CS_PATH_SHOWN]);
 
 /* Creates `path` and its missing parents (like mkdir -p). 0, or -1 with err naming the directory
- * that could not be made (a file of that name counts: "File exists"). */
+ * that could not be made (a file of that name counts: "Not a directory", as opening a path below
+ * it would say). */
 int cs_mkdir_p(const char *path, cs_err *err);
 
 /* Checks, making nothing, that the directory `path` could be written in once made: its nearest

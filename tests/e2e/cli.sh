@@ -175,7 +175,7 @@ check "--profile naming a directory: exit 2, the reason" "one_line_2 $? \"$T/a-d
 check "--json naming a directory: refused before the run, one line" "one_line_2 $? \"$T/a-dir: cannot write: Is a directory\""
 # Report paths are checked before the run: a long run must not end in a report that cannot be written.
 "$CS" run --impl reference --cases 10 --no-corpus --quiet --junit "$T/a-file/r.xml" >"$T/o" 2>"$T/e"
-check "--junit below a file: refused before the run, one line" "one_line_2 $? \"$T/a-file: cannot create: File exists\""
+check "--junit below a file: refused before the run, one line" "one_line_2 $? \"$T/a-file: cannot create: Not a directory\""
 # access() says yes to root anywhere: the file itself is opened, and a new one removed again.
 for opt in junit json markdown html failures; do
   "$CS" run --impl reference --cases 10 --no-corpus --quiet --$opt /proc/callsign-r.out >"$T/o" 2>"$T/e"
@@ -195,7 +195,7 @@ check "probe --json and --markdown naming one file: refused before any request" 
 "$CS" replay --impl reference --html "$T/a-dir" cs1.AAAA >"$T/o" 2>"$T/e"
 check "replay --html naming a directory: refused before the replay" "one_line_2 $? \"$T/a-dir: cannot write: Is a directory\""
 "$CS" probe --provider mistral --dry-run --markdown "$T/a-file/p.md" >"$T/o" 2>"$T/e"
-check "probe --markdown below a file: refused before any request" "one_line_2 $? \"$T/a-file: cannot create: File exists\""
+check "probe --markdown below a file: refused before any request" "one_line_2 $? \"$T/a-file: cannot create: Not a directory\""
 "$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/made/for/it/r.json" >"$T/o" 2>"$T/e"
 check "a report's missing directories are made" "[ $? -eq 0 ] && python3 -m json.tool '$T/made/for/it/r.json' >/dev/null"
 "$CS" probe --provider anthropic --replay "$T/a-file" >"$T/o" 2>"$T/e"
