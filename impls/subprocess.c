@@ -1234,7 +1234,13 @@ static int sp_restart(cs_impl *self, cs_err *err) {
 }
 
 static cs_str sp_stderr_tail(cs_impl *self) {
-  return tail_view((cs_subproc *)self);
+  const cs_subproc *s = (const cs_subproc *)self;
+  cs_str t = tail_view(s);
+  /* The last lines: when more was written than is kept, the kept bytes start inside a line. */
+  const char *nl = s->err_total > t.len ? memchr(t.ptr, '\n', t.len) : NULL;
+  if (nl && nl + 1 < t.ptr + t.len)
+    t = (cs_str){nl + 1, (size_t)(t.ptr + t.len - (nl + 1))};
+  return t;
 }
 
 static void sp_destroy(cs_impl *self) {

@@ -726,3 +726,19 @@ Test(subprocess, no_fd_leaks_and_no_zombies) {
   cs_impl_destroy(im);
   cr_assert_eq(count_fds(), before);
 }
+
+/* The tail of a long stderr holds whole lines: the kept bytes start after a line end. */
+Test(subprocess, stderr_tail_starts_at_a_line) {
+  cs_subprocess_config cfg = {.deadline_ms = 5000, .stderr_tail = 1000};
+  cs_impl *im = OPEN_ECHO(&cfg, "--stderr-lines", "200");
+  cs_request rq[1] = {norm1("a")};
+  cs_reply rep[1];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 1, &A, &err), 0, "%s", err.msg);
+  cs_str tail = im->vt->stderr_tail(im);
+  cr_assert_gt(tail.len, 900);
+  cr_assert(tail.len >= 9 && memcmp(tail.ptr, "log line ", 9) == 0, "starts with '%.20s'", tail.ptr);
+  static const char last[] = "0199 of the fixture's stderr\n";
+  cr_assert(memcmp(tail.ptr + tail.len - (sizeof last - 1), last, sizeof last - 1) == 0);
+  cs_impl_destroy(im);
+}
