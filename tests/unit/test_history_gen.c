@@ -601,6 +601,23 @@ Test(history_gen, labels_match_content) {
       cr_assert(any_pair(calls, prefix_eq), "seed %llu: twin.prefix without a twin", (unsigned long long)s);
     if (HAS(TWIN_TRUNCATE))
       cr_assert(any_pair(calls, truncate_eq), "seed %llu: twin.truncate without a twin", (unsigned long long)s);
+    /* Null and empty IDs (a call's, or a result's call_id): labelled exactly when the final history
+     * has them (a join twin rewrites a call's ID after it was drawn). */
+    bool null_id = false, empty_id = false;
+    for (uint32_t t = 0; t < g.h.nturns; t++) {
+      for (uint32_t k = 0; k < g.h.turns[t].ncalls; k++) {
+        null_id = null_id || !g.h.turns[t].calls[k].id.ptr;
+        empty_id = empty_id || (g.h.turns[t].calls[k].id.ptr && !g.h.turns[t].calls[k].id.len);
+      }
+      for (uint32_t k = 0; k < g.h.turns[t].nresults; k++) {
+        null_id = null_id || !g.h.turns[t].results[k].call_id.ptr;
+        empty_id = empty_id || (g.h.turns[t].results[k].call_id.ptr && !g.h.turns[t].results[k].call_id.len);
+      }
+    }
+    if (HAS(ID_MISSING))
+      cr_assert(null_id, "seed %llu: id.missing without a null ID", (unsigned long long)s);
+    if (HAS(ID_EMPTY))
+      cr_assert(empty_id, "seed %llu: id.empty without an empty ID", (unsigned long long)s);
 #undef HAS
     /* Kimi's N is sometimes the global index and sometimes not. */
     uint32_t gi = 0;
