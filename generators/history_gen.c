@@ -434,18 +434,13 @@ static void late_positional_result(gen *g, cs_gen_case *out) {
  * turn's first (both have callIndex 0): only an encoding that keeps its fields apart tells them
  * apart. A later call still gives an ID with a '|' after a server call's twin in one round.
  * Histories merged from two sessions, or stored without turn IDs, repeat turn keys. */
-/* id.missing and id.empty as the history's call IDs and results' call_ids have them now. */
+/* id.missing and id.empty as the history's call IDs have them now. */
 static cs_labelset blank_id_labels(const gen *g) {
   cs_labelset l = 0;
-  for (uint32_t t = 0; t < g->nturns; t++) {
-    const cs_turn *turn = &g->turns[t];
-    for (uint32_t k = 0; k < turn->ncalls; k++)
-      if (cs_str_is_blank(turn->calls[k].id))
-        l |= CS_LABEL_BIT(turn->calls[k].id.ptr ? CS_LABEL_ID_EMPTY : CS_LABEL_ID_MISSING);
-    for (uint32_t k = 0; k < turn->nresults; k++)
-      if (cs_str_is_blank(turn->results[k].call_id))
-        l |= CS_LABEL_BIT(turn->results[k].call_id.ptr ? CS_LABEL_ID_EMPTY : CS_LABEL_ID_MISSING);
-  }
+  for (uint32_t t = 0; t < g->nturns; t++)
+    for (uint32_t k = 0; k < g->turns[t].ncalls; k++)
+      if (cs_str_is_blank(g->turns[t].calls[k].id))
+        l |= CS_LABEL_BIT(g->turns[t].calls[k].id.ptr ? CS_LABEL_ID_EMPTY : CS_LABEL_ID_MISSING);
   return l;
 }
 
@@ -484,11 +479,13 @@ static void join_twins(gen *g, cs_gen_case *out) {
     res->results = CS_ARENA_NEW(g->a, cs_result, 1);
     res->results[0] = (cs_result){raw, name, cs_str_c("(twin)")};
     res->nresults = 1;
-    /* A null or empty ID it replaced may have been the history's only one: whether one is left
-     * (a call's, or a result's call_id) is read off the history again. R|x holds a '|'. */
+    /* A null or empty ID it replaced may have been the history's only one: when no call has one
+     * left, its label goes (a positional result's null call_id is no null ID). R|x holds a '|'. */
     if (replaced_blank)
-      out->labels =
-          (out->labels & ~(CS_LABEL_BIT(CS_LABEL_ID_MISSING) | CS_LABEL_BIT(CS_LABEL_ID_EMPTY))) | blank_id_labels(g);
+      out->labels &= ~(CS_LABEL_BIT(CS_LABEL_ID_MISSING) | CS_LABEL_BIT(CS_LABEL_ID_EMPTY)) | blank_id_labels(g);
+    /* R may have repeated another call's ID in its turn; now R|x does not, and the new round's R
+     * repeats it across turns: refinish reads which repeats there are off the calls. */
+    out->labels &= ~(CS_LABEL_BIT(CS_LABEL_ID_DUP_TURN) | CS_LABEL_BIT(CS_LABEL_ID_DUP_ACROSS));
     cs_id_content_labels(joined, &out->labels);
     refinish(g, out);
     out->labels |= CS_LABEL_BIT(CS_LABEL_TWIN_JOIN);

@@ -618,6 +618,13 @@ Test(history_gen, labels_match_content) {
       cr_assert(null_id, "seed %llu: id.missing without a null ID", (unsigned long long)s);
     if (HAS(ID_EMPTY))
       cr_assert(empty_id, "seed %llu: id.empty without an empty ID", (unsigned long long)s);
+    bool dup_turn = false, dup_across = false;
+    for (uint32_t i = 0; i < g.ix.ncalls; i++)
+      for (uint32_t j = i + 1; g.ix.calls[i]->id.len && j < g.ix.ncalls; j++)
+        if (cs_str_eq(g.ix.calls[i]->id, g.ix.calls[j]->id))
+          *(g.ix.call_turn[i] == g.ix.call_turn[j] ? &dup_turn : &dup_across) = true;
+    cr_assert_eq(!!HAS(ID_DUP_TURN), dup_turn, "seed %llu: id.dup_in_turn", (unsigned long long)s);
+    cr_assert_eq(!!HAS(ID_DUP_ACROSS), dup_across, "seed %llu: id.dup_across_turns", (unsigned long long)s);
 #undef HAS
     /* Kimi's N is sometimes the global index and sometimes not. */
     uint32_t gi = 0;
