@@ -203,10 +203,13 @@ int cs_http_check_base_url(const char *url, cs_err *err) {
   if (!u)
     return cs_err_set(err, "libcurl cannot start");
   int rc = 0;
-  char *host = NULL, *query = NULL, *fragment = NULL;
+  char *host = NULL, *query = NULL, *fragment = NULL, *user = NULL;
   CURLUcode uc = curl_url_set(u, CURLUPART_URL, url, 0);
   if (uc != CURLUE_OK) {
     rc = cs_err_set(err, "--base-url '%.200s' is not a valid URL: %s", url, curl_url_strerror(uc));
+  } else if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK) {
+    /* it would be printed and recorded with the URL: a key goes in its variable */
+    rc = cs_err_set(err, "--base-url holds credentials (user@ or user:password@): give the key in its variable");
   } else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host || !*host) {
     rc = cs_err_set(err, "--base-url '%.200s' has no host", url);
   } else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
@@ -217,6 +220,7 @@ int cs_http_check_base_url(const char *url, cs_err *err) {
   curl_free(host);
   curl_free(query);
   curl_free(fragment);
+  curl_free(user);
   curl_url_cleanup(u);
   return rc;
 }

@@ -77,7 +77,9 @@ void cs_http_free(cs_http *h);
 /* Adds a value that must never appear in output (keys, tokens); empty or NULL is ignored. */
 void cs_http_add_secret(cs_http *h, const char *secret);
 /* Checks a base URL before any request: an http:// or https:// URL libcurl can parse, with a host,
- * and without a query or fragment (the API path is appended to it). 0, or -1 with err saying why. */
+ * without credentials (they would be printed and recorded with it), and without a query or
+ * fragment (the API path is appended to it). 0, or -1 with err saying why (not echoing the URL
+ * when it holds credentials). */
 int cs_http_check_base_url(const char *url, cs_err *err);
 /* Replaces every known secret in `b` by "[redacted]"; a secret under 8 bytes only where it stands
  * as a whole token (not inside a longer run of letters, digits, '-' and '_'). */

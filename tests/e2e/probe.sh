@@ -290,12 +290,13 @@ fi
 # A --base-url that is no URL, or one with a query or fragment the API path would land after, is a
 # usage error before anything is sent; so is a --cases no budget could send.
 for u in "http://" "http://127.0.0.1:99999/x" "http://[::1" "http://127.0.0.1:1/op enai" $'http://h/a\r\nX: 1' \
-  "http://127.0.0.1:$PORT_main/openai?api-version=1" "http://127.0.0.1:$PORT_main/openai#f"; do
+  "http://127.0.0.1:$PORT_main/openai?api-version=1" "http://127.0.0.1:$PORT_main/openai#f" \
+  "http://user:pw-secret-1@127.0.0.1:$PORT_main/openai"; do
   before=$(stats "$PORT_main")
   with_keys "$CS" probe --provider openai_chat --base-url "$u" >"$T/o" 2>"$T/e"
   rc=$?
   check "--base-url ${u//$'\r\n'/CRLF}: exit 2, one line, nothing sent" \
-    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'probe: --base-url' '$T/e' && [ \$(stats '$PORT_main') -eq $before ]"
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'probe: --base-url' '$T/e' && [ \$(stats '$PORT_main') -eq $before ] && ! grep -q pw-secret '$T/e'"
 done
 "$CS" probe --provider openai_chat --cases 99999999999 --dry-run >"$T/o" 2>"$T/e"
 check "probe --cases beyond 10000: exit 2, one line" \
