@@ -229,7 +229,23 @@ bool cs_same_file(const char *a, const char *b) {
   return same;
 }
 
+/* stdout or stderr named by a path: written to the stream itself, after what it holds already
+ * (opening /dev/stdout anew would truncate the file it was redirected to). */
+static FILE *std_stream(const char *path) {
+  if (!strcmp(path, "/dev/stdout") || !strcmp(path, "/dev/fd/1") || !strcmp(path, "/proc/self/fd/1"))
+    return stdout;
+  if (!strcmp(path, "/dev/stderr") || !strcmp(path, "/dev/fd/2") || !strcmp(path, "/proc/self/fd/2"))
+    return stderr;
+  return NULL;
+}
+
 static int write_in_place(const char *path, const void *data, size_t len, cs_err *err) {
+  FILE *std = std_stream(path);
+  if (std) {
+    if ((len && fwrite(data, 1, len, std) != len) || fflush(std))
+      return fail(err, path, "write", errno ? errno : EIO);
+    return 0;
+  }
   FILE *f = fopen(path, "wb");
   if (!f)
     return fail(err, path, "write", errno);
@@ -264,26 +280,20 @@ static int open_beside(const char *target, char **tmp) {
 }
 
 int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
-  /* A link is followed to its file, which is the one replaced; a dangling link, a FIFO or a device
-   * is written in place, as is a file in a directory where no temporary file can be made. */
-  char *real = NULL;
+  /* A symlink is written through, in place: /dev/stdout leads to whatever stdout was redirected to,
+   * which a rename would replace whole. So are a FIFO or a device, a file in a directory where no
+   * temporary file can be made, and one the directory does not let callsign replace (sticky). */
   const char *target = path;
   struct stat st;
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-    if (!(real = realpath(path, NULL)))
-      return write_in_place(path, data, len, err);
-    target = real;
-  }
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+    return write_in_place(path, data, len, err);
   bool exists = stat(target, &st) == 0;
   char *tmp = NULL;
   int fd = -1;
   if (!exists || S_ISREG(st.st_mode))
     fd = open_beside(target, &tmp);
-  if (fd < 0) {
-    int rc = write_in_place(path, data, len, err);
-    free(real);
-    return rc;
-  }
+  if (fd < 0)
+    return write_in_place(path, data, len, err);
   int rc = 0;
   if (exists && fchmod(fd, st.st_mode & 07777)) /* a replaced file keeps its permissions */
     rc = fail(err, path, "write", errno);
@@ -298,12 +308,12 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   }
   if (close(fd) && rc == 0)
     rc = fail(err, path, "write", errno);
-  if (rc == 0 && rename(tmp, target))
-    rc = fail(err, path, "write", errno);
-  if (rc)
+  bool renamed = rc == 0 && rename(tmp, target) == 0;
+  if (!renamed)
     unlink(tmp); /* the file at `path` is left as it was */
   free(tmp);
-  free(real);
+  if (rc == 0 && !renamed) /* not allowed to replace it (a sticky directory): written over instead */
+    rc = write_in_place(path, data, len, err);
   return rc;
 }
 

@@ -37,11 +37,13 @@ int cs_prepare_output(const char *path, cs_err *err);
  * ("./r.json" and "r.json"); a dangling symlink counts as the file it would make. */
 bool cs_same_file(const char *a, const char *b);
 
-/* Writes `len` bytes to `path`, replacing it whole or not at all: a regular file (a symlink's
- * included) is written to a temporary file beside it, then renamed over it, so a failed write (a
- * full disk, a size limit) leaves the old file as it was and no half-written one; the file keeps
- * its permissions. A FIFO, a device, a dangling symlink, or a file in a directory where no
- * temporary file can be made, is written in place. 0, or -1 with err "PATH: cannot write: REASON" (a
+/* Writes `len` bytes to `path`, replacing it whole or not at all: a regular file is written to a
+ * temporary file beside it, then renamed over it, so a failed write (a full disk, a size limit)
+ * leaves the old file as it was and no half-written one; the file keeps its permissions. A
+ * symlink (/dev/stdout leads to a redirected file), a FIFO, a device, a file in a directory where
+ * no temporary file can be made, or one the directory does not let callsign replace, is written in
+ * place; /dev/stdout and /dev/stderr (or /dev/fd/1, 2) are written to the stream itself, after what
+ * it holds. 0, or -1 with err "PATH: cannot write: REASON" (a
  * failed write or close counts: a full disk shows only there). */
 int cs_write_file(const char *path, const void *data, size_t len, cs_err *err);
 

@@ -100,6 +100,7 @@ void cs_run_result_encode(const cs_run_result *r, cs_str stderr_tail, cs_buf *ou
     put_u64(out, c->undecided);
     put_u64(out, c->undecided_case);
     put_text(out, c->undecided_why);
+    put_text(out, c->literal_path);
   }
   put_u64(out, r->cases);
   put_u64(out, r->cases_cut);
@@ -161,6 +162,7 @@ int cs_run_result_decode(const char *data, size_t len, cs_run_result *out, cs_st
     msg = get_text(&r);
     snprintf(c->undecided_why, sizeof c->undecided_why, "%s", msg ? msg : "");
     free(msg);
+    c->literal_path = get_text(&r);
     if (!c->prop || c->target == -2)
       r.bad = true;
   }
@@ -207,6 +209,7 @@ static void swap_failure(cs_outcome *a, cs_outcome *b) {
   memcpy(a->message, b->message, sizeof a->message);
   memcpy(b->message, t.message, sizeof b->message);
   a->history_json = b->history_json, b->history_json = t.history_json;
+  a->literal_path = b->literal_path, b->literal_path = t.literal_path;
   a->answer_json = b->answer_json, b->answer_json = t.answer_json;
   a->shrink_steps = b->shrink_steps, b->shrink_steps = t.shrink_steps;
   a->shrunk_turns = b->shrunk_turns, b->shrunk_turns = t.shrunk_turns;

@@ -1221,7 +1221,7 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
       cell->case_index = run->case_index;
       cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
       cell->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
-      cell->literal_path = r->batch_literal ? r->literal_path : NULL;
+      cell->literal_path = r->batch_literal && r->literal_path ? cs_xstrdup(r->literal_path) : NULL;
       record_case(cell, run, &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
     }
   }
@@ -1570,6 +1570,7 @@ void cs_run_result_free(cs_run_result *r) {
     free(r->cells[i].choices);
     free(r->cells[i].history_json);
     free(r->cells[i].answer_json);
+    free(r->cells[i].literal_path);
   }
   free(r->cells);
   r->cells = NULL;

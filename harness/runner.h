@@ -92,7 +92,7 @@ typedef struct cs_outcome {
   uint64_t *choices; /* heap */
   size_t nchoices;
   cs_literal_twin literal_twin; /* a literal case's (choices NULL): its planted twin */
-  const char *literal_path;     /* and its file when it came from one (cs_run_config.literal_paths) */
+  char *literal_path;           /* and its file when it came from one (cs_run_config.literal_paths; heap) */
   uint64_t case_index;          /* UINT64_MAX: from the corpus */
   char message[600];
   char *history_json; /* heap */

@@ -294,6 +294,20 @@ if [ -w /dev/full ]; then
   check "stdout full: the JSON report says exit status 2" \
     "[ $? -eq 2 ] && grep -q '^callsign: stdout: ' '$T/e' && grep -q '\"exit_status\": 2' '$T/st.json'"
 fi
+# A report another user owns in a sticky directory (/tmp) can be written but not replaced: it is
+# written over in place (as root, run as nobody).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  mkdir -p "$T/sticky" && chmod 1777 "$T/sticky" "$T" && echo old >"$T/sticky/r.json" && chmod 666 "$T/sticky/r.json"
+  abs_cs="$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")"
+  (cd "$T/sticky" && setpriv --reuid=65534 --regid=65534 --clear-groups "$abs_cs" run --impl reference --no-corpus \
+    --cases 5 --quiet --json r.json >/dev/null 2>"$T/e")
+  check "a report in a sticky directory owned by another user: written over, exit 0" \
+    "[ $? -eq 0 ] && grep -q '\"exit_status\": 0' '$T/sticky/r.json' && [ \$(ls -A '$T/sticky' | wc -l) -eq 1 ]"
+fi
+# /dev/stdout (a link to what stdout was redirected to) is written through, not replaced.
+"$CS" run --impl reference --no-corpus --cases 5 --quiet --json /dev/stdout >"$T/through.txt" 2>"$T/e"
+check "--json /dev/stdout: the report follows the terminal output in the redirected file" \
+  "[ $? -eq 0 ] && grep -q 'callsign: 1 implementation' '$T/through.txt' && grep -q '\"schema\": \"callsign-report/1\"' '$T/through.txt'"
 # A report is written whole or not at all: a write cut off by a file size limit leaves the report
 # that was there before, and no temporary file beside it.
 mkdir -p "$T/whole" && echo '{"old": true}' >"$T/whole/r.json"

@@ -669,7 +669,9 @@ Test(probe_http, replay_reads_an_entry_and_refuses_a_status_out_of_range) {
   const struct {
     const char *status;
     long want; /* -1: not a cassette entry */
-  } rows[] = {{"400", 400}, {"200", 200}, {"1e999", -1}, {"-1", -1}, {"200.5", -1}, {"1000", -1}, {"\"200\"", -1}};
+  } rows[] = {{"400", 400},    {"200", 200},  {"1e999", -1},
+              {"-1", -1},      {"200.5", -1}, {"1000", -1},
+              {"\"200\"", -1}, {"999", -1},   {"0", -1 /* 0 is a failed exchange: error */}};
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
     FILE *f = fopen(path, "w");
     cr_assert_not_null(f);
@@ -688,6 +690,17 @@ Test(probe_http, replay_reads_an_entry_and_refuses_a_status_out_of_range) {
     }
     cs_http_response_free(&r);
   }
+  /* A failed exchange replays as one, with what failed; its attempts are spent from the budget. */
+  FILE *ff = fopen(path, "w");
+  cr_assert_not_null(ff);
+  fputs("{\"response\": {\"status\": 0, \"error\": \"Connection refused\"}, \"attempts\": 3}\n", ff);
+  fclose(ff);
+  unsigned before = cs_http_sent(h);
+  cs_http_response fr;
+  cr_assert_eq(cs_http_send(h, &req, &fr), CS_HTTP_FAILED);
+  cr_assert_str_eq(fr.body.data, "Connection refused");
+  cr_assert_eq(cs_http_sent(h) - before, 3, "attempts spent: %u", cs_http_sent(h) - before);
+  cs_http_response_free(&fr);
   /* Text that is no JSON object, or not strict JSON, or no file at all: broken, named, with why. */
   const struct {
     const char *text, *why;
@@ -708,7 +721,7 @@ Test(probe_http, replay_reads_an_entry_and_refuses_a_status_out_of_range) {
   cr_assert_eq(mkdir(path, 0700), 0);
   cs_http_response r;
   cr_assert_eq(cs_http_send(h, &req, &r), CS_HTTP_BAD_CASSETTE, "a directory in the entry's place");
-  cr_assert(strstr(r.body.data, "cannot read") != NULL, "%s", r.body.data);
+  cr_assert(strstr(r.body.data, "not a regular file") != NULL, "%s", r.body.data);
   cs_http_response_free(&r);
   rmdir(path);
   cs_http_free(h);
