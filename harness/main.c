@@ -110,8 +110,11 @@ int main(int argc, char **argv) {
   /* Every signal whose default action ends the process, but those of a fault in callsign itself
    * (SIGSEGV and kin, left to the sanitizers and the core dump). `fuzz` puts its own graceful
    * handlers over SIGINT and SIGTERM. */
-  const int fatal[] = {SIGINT,  SIGTERM, SIGHUP,    SIGQUIT, SIGUSR1, SIGUSR2,
-                       SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF, SIGXFSZ};
+  const int fatal[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF};
   cs_catch_signals(fatal, sizeof fatal / sizeof *fatal, on_fatal_signal, 0);
+  /* A closed stdout pipe or a file size limit is an output error like a full disk: the write fails
+   * (EPIPE, EFBIG), the reports are still written, and the exit status is 2. */
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGXFSZ, SIG_IGN);
   return check_stdout(dispatch(argc, argv));
 }

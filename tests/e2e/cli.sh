@@ -294,16 +294,26 @@ if [ -w /dev/full ]; then
   check "stdout full: the JSON report says exit status 2" \
     "[ $? -eq 2 ] && grep -q '^callsign: stdout: ' '$T/e' && grep -q '\"exit_status\": 2' '$T/st.json'"
 fi
+abs_cs="$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")"
 # A report another user owns in a sticky directory (/tmp) can be written but not replaced: it is
 # written over in place (as root, run as nobody).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   mkdir -p "$T/sticky" && chmod 1777 "$T/sticky" "$T" && echo old >"$T/sticky/r.json" && chmod 666 "$T/sticky/r.json"
-  abs_cs="$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")"
   (cd "$T/sticky" && setpriv --reuid=65534 --regid=65534 --clear-groups "$abs_cs" run --impl reference --no-corpus \
     --cases 5 --quiet --json r.json >/dev/null 2>"$T/e")
   check "a report in a sticky directory owned by another user: written over, exit 0" \
     "[ $? -eq 0 ] && grep -q '\"exit_status\": 0' '$T/sticky/r.json' && [ \$(ls -A '$T/sticky' | wc -l) -eq 1 ]"
 fi
+# A closed stdout pipe and a file size limit are output errors like a full disk, not a death by
+# signal: the reports are written (each whole or not at all) and the exit status is 2.
+("$CS" run --impl reference --no-corpus --cases 50 --json "$T/pipe.json" 2>"$T/e"; echo $? >"$T/pipe.rc") | true
+check "stdout a closed pipe: exit 2, the report written saying 2" \
+  "[ \$(cat '$T/pipe.rc') -eq 2 ] && grep -q '\"exit_status\": 2' '$T/pipe.json'"
+mkdir -p "$T/fsz"
+(cd "$T/fsz" && ulimit -f 20 && "$abs_cs" run --impl reference --no-corpus --cases 50 --quiet --json r.json \
+  --markdown r.md >/dev/null 2>"$T/e"; echo $? >"$T/fsz.rc")
+check "a file size limit: exit 2, the JSON not written (no temporary file), the Markdown written" \
+  "[ \$(cat '$T/fsz.rc') -eq 2 ] && grep -q 'r.json: cannot write: File too large' '$T/e' && [ \"\$(ls -A '$T/fsz')\" = r.md ]"
 # /dev/stdout (a link to what stdout was redirected to) is written through, not replaced.
 "$CS" run --impl reference --no-corpus --cases 5 --quiet --json /dev/stdout >"$T/through.txt" 2>"$T/e"
 check "--json /dev/stdout: the report follows the terminal output in the redirected file" \
