@@ -31,6 +31,7 @@ typedef struct {
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */
   cs_literal_twin literal_twin;                      /* and its planted twin */
+  const char *literal_path;                          /* and its file (NULL for stdin) */
   cs_arena literal_arena;
 } run_ctx;
 
@@ -167,6 +168,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   if (c->literal) {
     rc.literal = &c->literal;
     rc.literal_twins = &c->literal_twin;
+    rc.literal_paths = &c->literal_path;
     rc.nliteral = 1;
     rc.corpus_only = true;
     rc.replay_one = true;
@@ -367,13 +369,20 @@ static void add_name(const char **names, size_t *nn, size_t cap, const char *nam
     names[(*nn)++] = name;
 }
 
-/* True when every implementation ran and not one cell of the run applied to it. */
-static bool nothing_to_check(const cs_report *r) {
+/* True when every implementation ran and not one cell of the run applied to it. protocol.answer
+ * counts only when named: it judges the answers to the other cells' requests (a replay asks for
+ * every request of its case, so there it may apply alone). */
+static bool nothing_to_check(const run_ctx *c) {
+  const cs_report *r = &c->report;
+  bool answer_named = false;
+  for (size_t k = 0; k < c->o.nonly; k++)
+    answer_named = answer_named || !strncmp(CS_PROPERTY_ANSWER, c->o.only[k], strlen(c->o.only[k]));
   for (size_t k = 0; k < r->nimpls; k++) {
     if (r->impls[k].could_not_run)
       return false;
     for (size_t i = 0; i < r->impls[k].ncells; i++)
-      if (r->impls[k].cells[i].verdict != CS_VERDICT_NOT_APPLICABLE)
+      if (r->impls[k].cells[i].verdict != CS_VERDICT_NOT_APPLICABLE &&
+          (answer_named || strcmp(r->impls[k].cells[i].property, CS_PROPERTY_ANSWER)))
         return false;
   }
   return r->nimpls > 0;
@@ -444,7 +453,7 @@ int cs_cmd_run(int argc, char **argv) {
     run_one(&c, names[i], &c.report.impls[c.report.nimpls++], NULL, 0);
   /* Targets and properties that no implementation run has anything for would pass a gate that
    * checked nothing: an input error instead, in the reports too. */
-  if (!c.report.input_error && nothing_to_check(&c.report)) {
+  if (!c.report.input_error && nothing_to_check(&c)) {
     c.report.input_error = "nothing to check: no implementation has an operation for the selected targets and "
                            "properties (see callsign list, and each implementation's hello)";
     cs_fail(CS_EXIT_USAGE, "%s", c.report.input_error);
@@ -521,6 +530,7 @@ int cs_cmd_replay(int argc, char **argv) {
     }
     if (kind == 1)
       c.literal = lit; /* a planted history: run as it is */
+    c.literal_path = strcmp(arg, "-") ? arg : NULL;
     /* A saved case names its property and target: check those unless told otherwise. */
     if (!c.o.nonly && prop[0] && cs_property_find(prop))
       c.o.only[c.o.nonly++] = cs_property_find(prop)->name;
@@ -548,8 +558,14 @@ int cs_cmd_replay(int argc, char **argv) {
   free(v);
   const char *color = c.o.color ? c.o.color : "auto";
   bool use_color = !strcmp(color, "always") || (!strcmp(color, "auto") && isatty(1) && getenv("NO_COLOR") == NULL);
+  if (!c.report.input_error && nothing_to_check(&c)) {
+    c.report.input_error = "nothing to check: the implementation has no operation for the selected targets and "
+                           "properties";
+    cs_fail(CS_EXIT_USAGE, "%s", c.report.input_error);
+  }
   cs_report_terminal(&c.report, stdout, use_color, &err);
-  int status = write_reports(&c) ? CS_EXIT_USAGE : cs_report_exit_status(&c.report);
+  write_reports(&c); /* a report that cannot be written sets output_error: 2, unless a 3 stands */
+  int status = cs_report_exit_status(&c.report);
   cJSON_Delete(c.vectors); /* loaded by run_one when the replayed case reached the vectors */
   cs_ruleset_free(c.rs);
   cs_arena_free(&c.a);

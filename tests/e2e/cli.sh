@@ -343,6 +343,21 @@ check "--shard past the last case: exit 2, one line" "one_line_2 $? 'shard 2 hol
 "$CS" run --impl reference --no-corpus --shard 1999/2000 --quiet >"$T/o" 2>"$T/e"
 check "--shard 1999/2000 of the default 2000 cases runs its one case" "[ $? -eq 0 ] && grep -q 'cases 1,' '$T/o'"
 
+# replay: a saved literal case's failure names its file to replay it by; a selection with nothing
+# to check is exit 2 as in run; an implementation that could not run stays exit 3 when a report
+# cannot be written, as its reports say.
+lit=$(ls corpus/regressions/mistral-hash9/emit.unique@mistral-*.json | head -n 1)
+"$CS" replay --impl mistral-hash9 "$lit" --quiet >"$T/o" 2>"$T/e"
+check "replay of a literal case file: exit 1, its replay line names the file" \
+  "[ $? -eq 1 ] && grep -qF 'replay:  callsign replay --impl mistral-hash9 --property emit.unique --target mistral $lit' '$T/o'"
+"$CS" replay --impl reference --target kimi --property normalize cs1. --quiet >"$T/o" 2>"$T/e"
+check "replay with nothing to check: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'nothing to check' '$T/e'"
+if [ -w /dev/full ]; then
+  "$CS" replay --json "$T/r3.json" --junit /dev/full cs1. --impl-cmd -- "$T/no-such-program" >"$T/o" 2>"$T/e"
+  check "replay: cannot start, a report unwritable: exit 3, as the JSON says" \
+    "[ $? -eq 3 ] && grep -q '\"exit_status\": 3' '$T/r3.json'"
+fi
+
 # A command that takes no more arguments says so instead of ignoring the rest.
 for a in "list --markdown x" "help run extra" "--help run extra" "--version x"; do
   # shellcheck disable=SC2086
