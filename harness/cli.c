@@ -36,7 +36,7 @@ static const option_row rows[] = {
     {"impl", ARG_STR, GEN, "NAME  a built-in implementation (run: repeatable, 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
     {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT,
-     "T  restrict to a target (repeatable; emit takes exactly one)"},
+     "T  restrict to a target (repeatable); emit: the one target to emit for"},
     {"property", ARG_STR, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
@@ -139,11 +139,20 @@ int cs_fail(int status, const char *fmt, ...) {
   return status;
 }
 
+/* A number written in decimal, as strtod reads it: strtod would also skip leading spaces and read
+ * hexadecimal ("0x10", "0x1p1"), "inf" and "nan", none of which a user writing a time or a size
+ * means. */
+static bool decimal_text(const char *s) {
+  return ((s[0] >= '0' && s[0] <= '9') || s[0] == '.') && !strpbrk(s, "xXpP");
+}
+
 int cs_parse_duration(const char *s, double *out) {
   char *end;
   errno = 0;
+  if (!decimal_text(s))
+    return -1;
   double v = strtod(s, &end);
-  if (end == s || errno || !isfinite(v) || v < 0) /* strtod also reads "nan", "inf" */
+  if (end == s || errno || !isfinite(v) || v < 0)
     return -1;
   if (*end == 0 || strcmp(end, "s") == 0)
     *out = v;
@@ -259,9 +268,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   case ARG_DOUBLE: {
     char *end;
     d = strtod(v, &end);
-    /* a plain decimal: strtod would also skip spaces and read hex ("0x10") */
-    bool plain = (v[0] >= '0' && v[0] <= '9') || v[0] == '.';
-    if (!plain || strpbrk(v, "xXpP") || end == v || *end || !isfinite(d) || d <= 0)
+    if (!decimal_text(v) || end == v || *end || !isfinite(d) || d <= 0)
       return cs_err_set(err, "--%s: '%s' is not a positive number", n, cs_err_excerpt(v).s);
     break;
   }
@@ -366,7 +373,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
                   : !strcmp(end, "M") ? 1048576.0
                   : !strcmp(end, "G") ? 1073741824.0
                                       : 0;
-    if (end == v || errno || !isfinite(m) || m <= 0 || unit == 0 || m * unit < 65536 || m * unit > 1e15)
+    if (!decimal_text(v) || end == v || errno || !isfinite(m) || m <= 0 || unit == 0 || m * unit < 65536 ||
+        m * unit > 1e15)
       return cs_err_set(err, "--memory: '%s' is not a size from 64K (512M, 2G)", cs_err_excerpt(v).s);
     /* A table the machine cannot hold fails to allocate (or swaps for hours): say so before any
      * work, as a bad option, not later as if the implementation had failed. */
@@ -496,6 +504,11 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
     if (!v)
       return cs_err_set(err, "--%s needs a value", name);
+    /* "--json --quiet" wrote the report to a file named --quiet: a value that is an option is
+     * taken as a missing value (a name that starts with "--" can still be given as --json=--x). */
+    if (!eq && v[0] == '-' && v[1] == '-' && v[2])
+      return cs_err_set(err, "--%s needs a value (got the option '%s'; write --%s=VALUE for a value starting with --)",
+                        name, cs_err_excerpt(v).s, name);
     /* A value given twice would silently keep the last (--shard 0/2 --shard 1/2 runs shard 1). */
     size_t k = (size_t)(row - rows);
     if (!repeatable(row) && (seen[k / 64] >> (k % 64) & 1u))

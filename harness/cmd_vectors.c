@@ -380,7 +380,12 @@ int cs_cmd_vectors(int argc, char **argv) {
     return cs_fail(CS_EXIT_USAGE, "vectors: --check or --generate, not both");
   if (o.npositional > 1)
     return cs_fail(CS_EXIT_USAGE, "vectors: at most one file");
-  const char *path = o.npositional ? o.positional[0] : CS_VECTORS_DEFAULT;
+  /* --check finds the vectors as run does (here, else by the binary); --generate writes only the
+   * file it is given, or the one here. */
+  char located[4200];
+  const char *path = o.npositional ? o.positional[0]
+                     : o.generate  ? CS_VECTORS_DEFAULT
+                                   : cs_vectors_locate(located, sizeof located);
   cs_ruleset *rs = cs_ruleset_new(&err);
   cs_hasher *hs = cs_hasher_new();
   if (!rs || !hs) {

@@ -48,6 +48,11 @@ static int cmd_help(int argc, char **argv) {
     if (strcmp(commands[i].name, which) == 0) {
       printf("usage: callsign %s %s\n%s\n\noptions:\n", commands[i].name, commands[i].args, commands[i].summary);
       cs_options_usage(stdout, commands[i].bit);
+      /* list and help parse their one option themselves; the table holds the shared ones */
+      if (commands[i].run == cs_cmd_list)
+        printf("  --markdown   print the tables as Markdown, as the README holds them\n");
+      else if (commands[i].run == cmd_help)
+        printf("  (none: the argument is a command's name)\n");
       return CS_EXIT_OK;
     }
   }
@@ -77,9 +82,15 @@ static int dispatch(int argc, char **argv) {
     /* `callsign` alone, or options alone: the default command is run. */
     return cs_cmd_run(argc, argv);
   }
-  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    if (strcmp(commands[i].name, argv[1]) == 0)
-      return commands[i].run(argc, argv);
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+    if (strcmp(commands[i].name, argv[1]) != 0)
+      continue;
+    /* `run --help` is `help run` (before --impl-cmd --, where the rest is the implementation's). */
+    for (int k = 2; k < argc && strcmp(argv[k], "--impl-cmd"); k++)
+      if (!strcmp(argv[k], "--help") || !strcmp(argv[k], "-h"))
+        return cmd_help(3, (char *[]){argv[0], "help", argv[1], NULL});
+    return commands[i].run(argc, argv);
+  }
   return cs_fail(CS_EXIT_USAGE, "unknown command '%s' (see callsign help)", argv[1]);
 }
 

@@ -185,8 +185,8 @@ int cs_report_junit(const cs_report *r, FILE *out, cs_err *err) {
   cs_buf_printf(&b,
                 "<testsuites name=\"callsign\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" "
                 "time=\"%.3f\">\n",
-                t.cells + t.could_not_run + (below > 0) + (r->input_error != NULL), t.fails_run + (below > 0),
-                t.could_not_run + (r->input_error != NULL),
+                t.cells + t.could_not_run + (below > 0) + (r->input_error != NULL) + r->output_error,
+                t.fails_run + (below > 0), t.could_not_run + (r->input_error != NULL) + r->output_error,
                 t.expected_failures + t.not_applicable + t.unchecked + t.soft_failed, t.seconds);
   for (size_t k = 0; k < r->nimpls; k++)
     suite(&b, r, &r->impls[k]);
@@ -211,6 +211,11 @@ int cs_report_junit(const cs_report *r, FILE *out, cs_err *err) {
     cs_esc_markup(&b, r->input_error, strlen(r->input_error), CS_ESC_ATTR);
     cs_buf_puts(&b, "\"/>\n    </testcase>\n  </testsuite>\n");
   }
+  if (r->output_error) /* exit 2 as well: stdout or another report of the run could not be written */
+    cs_buf_puts(&b, "  <testsuite name=\"output\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n"
+                    "    <testcase classname=\"output\" name=\"output\">\n      <error message=\"stdout or another "
+                    "report of this run could not be written (the reason is on stderr)\"/>\n    </testcase>\n"
+                    "  </testsuite>\n");
   cs_buf_puts(&b, "</testsuites>\n");
   int rc = cs_report_output(&b, out, "junit", err);
   cs_buf_free(&b);

@@ -358,6 +358,21 @@ if [ -w /dev/full ]; then
     "[ $? -eq 3 ] && grep -q '\"exit_status\": 3' '$T/r3.json'"
 fi
 
+# Option parsing: a value that is an option is a missing value; times and sizes are decimal;
+# `COMMAND --help` is `help COMMAND`; vectors --check finds the vectors from anywhere, as run does.
+"$CS" run --impl reference --no-corpus --cases 3 --json --quiet >"$T/o" 2>"$T/e"
+check "--json --quiet: exit 2, --json needs a value" "one_line_2 $? \"--json needs a value (got the option '--quiet'\""
+for v in 0x2m ' 2s' inf; do
+  "$CS" run --impl reference --no-corpus --cases 3 --time "$v" >"$T/o" 2>"$T/e"
+  check "--time '$v': exit 2" "one_line_2 $? 'is not a duration'"
+done
+"$CS" run --help >"$T/o" 2>"$T/e"
+check "run --help is help run" "[ $? -eq 0 ] && grep -q '^usage: callsign run' '$T/o'"
+"$CS" help list >"$T/o" 2>"$T/e"
+check "help list names --markdown" "[ $? -eq 0 ] && grep -q -- '--markdown' '$T/o'"
+(cd "$T" && "$abs_cs" vectors >"$T/o" 2>"$T/e")
+check "vectors from another directory finds them by the binary" "[ $? -eq 0 ] && grep -q '242 tests' '$T/o'"
+
 # A command that takes no more arguments says so instead of ignoring the rest.
 for a in "list --markdown x" "help run extra" "--help run extra" "--version x"; do
   # shellcheck disable=SC2086

@@ -1166,4 +1166,10 @@ Test(output, an_output_error_is_exit_2_and_named) {
   cr_assert_not_null(strstr(doc, "<strong>An output could not be written</strong> (exit status 2)"), "%s", doc);
   free(doc);
   unlink(path);
+  doc = write_tmp(&r, cs_report_junit, path, ".xml");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s", doc);
+  cr_assert_not_null(strstr(doc, "<testsuites name=\"callsign\" tests=\"2\" failures=\"0\" errors=\"1\""), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<testcase classname=\"output\" name=\"output\">"), "%s", doc);
+  free(doc);
+  unlink(path);
 }
