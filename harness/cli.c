@@ -65,7 +65,8 @@ static const option_row rows[] = {
      "SHARE  fail when a class occurs in fewer cases (0.01 or 1%; a number above 1 is a percentage, 1 is refused)"},
     {"deadline", ARG_U32, GEN, "MS  per-request deadline for --impl-cmd, 1 to 3600000 (default 5000)"},
     /* collide's inputs are its own fixed families, not generated IDs. */
-    {"max-id-len", ARG_U32, GEN & ~CS_CMD_COLLIDE, "N  longest generated ID in bytes, 1 to 1048576 (default 65536)"},
+    {"max-id-len", ARG_U32, GEN & ~CS_CMD_COLLIDE,
+     "N  longest generated ID in bytes, 1 to 1048576 (default 65536; probe's generated cases: 256)"},
     {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
     {"generate", ARG_NONE, CS_CMD_VECTORS, "  rewrite the vectors, keeping existing tcIds"},
     {"color", ARG_STR, CS_CMD_RUN | CS_CMD_REPLAY, "WHEN  auto, always or never"},

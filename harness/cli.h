@@ -39,7 +39,7 @@ typedef struct {
   const char *only[CS_MAX_LIST]; /* --property P (prefix; repeatable) */
   size_t nonly;
   uint64_t seed;
-  bool seed_set;
+  bool seed_set; /* --seed was on the command line (seed is 1 without it) */
   uint64_t cases;
   double time_s;
   unsigned jobs;

@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/fs.h"
+#include "core/utf8.h"
 #include "generators/choices.h"
 #include "generators/history_gen.h"
 #include "harness/cli.h"
@@ -74,7 +75,8 @@ typedef struct {
   uint32_t control_len;
   char bad_cassette[700]; /* the first broken cassette entry met in a replay: the probe ends with exit 2 */
   char stopped[800];      /* why no request is sent any more (cs_probe_outcome.setup): exit 2 */
-  char impl_fault[720];   /* the first generated case the implementation did not answer: exit 3 */
+  char impl_fault[720];   /* the first generated case the implementation did not answer */
+  int impl_fault_status;  /* and the exit status it gives: 1 (an error answer) or 3 */
   /* The first case on which callsign's rule gave no verdict (PCRE2 gave up): not sent, and the
    * probe ends with an input error, as the rule is at fault, not the provider. */
   char undecided[CS_RULE_WHY_MAX + 80];
@@ -325,13 +327,27 @@ static uint32_t pairs_from_answer(const cs_history *h, const cs_history_index *i
   return n;
 }
 
+/* cs_fail with the keys redacted: an implementation inherits them, and its stderr, quoted in its
+ * faults, may print them. */
+static int probe_fail(probe_ctx *c, int status, const char *msg) {
+  cs_buf why = {0};
+  cs_buf_puts(&why, msg);
+  if (c->http)
+    cs_http_redact(c->http, &why);
+  status = cs_fail(status, "%s", why.data);
+  cs_buf_free(&why);
+  return status;
+}
+
 /* Returns 0, or CS_EXIT_IMPL when the implementation cannot be run at all. */
 static int generated_cases(probe_ctx *c) {
   uint64_t ncases = c->o.cases ? c->o.cases : 4;
   cs_err err = {{0}};
   cs_impl *impl = cs_session_open(&c->o, c->rs, c->o.impl_cmd ? NULL : c->impl_name, &err);
-  if (!impl)
-    return cs_fail(CS_EXIT_IMPL, "probe: %s", err.msg);
+  if (!impl) {
+    cs_err_prefix(&err, "probe");
+    return probe_fail(c, CS_EXIT_IMPL, err.msg);
+  }
   if (!(impl->info.ops & CS_OP_EMIT) || !(impl->info.emit_targets >> c->target->id & 1u)) {
     c->impl_note = "the implementation does not emit for this target: no generated cases";
     cs_impl_destroy(impl);
@@ -351,16 +367,20 @@ static int generated_cases(probe_ctx *c) {
     if (cs_impl_exec(impl, &rq, &rep, 1, &c->a, &err)) {
       cs_choices_free(&ch);
       cs_impl_destroy(impl);
-      return cs_fail(CS_EXIT_IMPL, "probe: %s", err.msg);
+      cs_err_prefix(&err, "probe");
+      return probe_fail(c, CS_EXIT_IMPL, err.msg);
     }
     if (rep.status != CS_REPLY_OK) {
       probe_case *pc = new_case(c, name, 0);
       snprintf(pc->message, sizeof pc->message, "implementation %s: %.*s", cs_reply_status_name(rep.status),
                (int)(rep.message.len < 400 ? rep.message.len : 400), rep.message.ptr ? rep.message.ptr : "");
       pc->agree = AGREE_NOT_SENT;
-      if (!c->impl_fault[0])
+      if (!c->impl_fault[0]) {
         snprintf(c->impl_fault, sizeof c->impl_fault, "probe: the implementation did not answer case %.40s: %.600s",
                  name, pc->message);
+        /* as in run: an error answer is a failed case (1); a crash, a hang or garbage, exit 3 */
+        c->impl_fault_status = rep.status == CS_REPLY_REJECTED ? CS_EXIT_FAIL : CS_EXIT_IMPL;
+      }
       continue;
     }
     cs_history_index ix;
@@ -542,9 +562,10 @@ static void print_table(probe_ctx *c, cs_buf *b) {
   cs_buf_printf(b, "\n  %-30s %-17s %-17s %-12s %s\n", "case", "callsign", "provider", "agree", "provider message");
   for (size_t i = 0; i < c->ncases; i++) {
     const probe_case *pc = &c->cases[i];
-    cs_buf_printf(b, "  %-30s %-17s %-17s %-12s %.160s\n", pc->name,
-                  pc->npairs ? cs_probe_verdict_name(pc->offline) : "-",
-                  pc->answered ? cs_probe_verdict_name(pc->provider) : "-", agreement_names[pc->agree], pc->message);
+    int shown = (int)cs_utf8_clamp(pc->message, strlen(pc->message), 160); /* whole characters */
+    cs_buf_printf(
+        b, "  %-30s %-17s %-17s %-12s %.*s\n", pc->name, pc->npairs ? cs_probe_verdict_name(pc->offline) : "-",
+        pc->answered ? cs_probe_verdict_name(pc->provider) : "-", agreement_names[pc->agree], shown, pc->message);
   }
 }
 
@@ -674,7 +695,8 @@ static void markdown(probe_ctx *c, cs_buf *b) {
     const probe_case *pc = &c->cases[i];
     cs_buf_printf(b, "| %s | %s | %s | %s | ", pc->name, pc->npairs ? cs_probe_verdict_name(pc->offline) : "-",
                   pc->answered ? cs_probe_verdict_name(pc->provider) : "-", agreement_names[pc->agree]);
-    for (const char *p = pc->message; *p && p < pc->message + 200; p++) /* keep the table a table */
+    const char *cut = pc->message + cs_utf8_clamp(pc->message, strlen(pc->message), 200); /* whole characters */
+    for (const char *p = pc->message; p < cut; p++)                                       /* keep the table a table */
       cs_buf_puts(b, *p == '|' ? "\\|" : *p == '`' ? "'" : (char[2]){*p, 0});
     cs_buf_puts(b, " |\n");
   }
@@ -726,31 +748,42 @@ static void add_header(probe_ctx *c, const char *name, const char *value, bool s
         (cs_http_header){cs_arena_strc(&c->a, name).ptr, cs_arena_strc(&c->a, value).ptr, secret};
 }
 
-/* A key with a space or a control character (a line end pasted with it, most often) would end the
- * header early or add one of its own: refused, not sent. */
+/* A key with a space, a control character (a line end pasted with it, most often) or a byte past
+ * ASCII would end the header early, add one of its own, or be altered on its way into a report,
+ * where its redaction would then miss it: refused, not sent. No provider issues such keys. */
 static bool unsendable(const char *v) {
   for (const unsigned char *p = (const unsigned char *)v; v && *p; p++)
-    if (*p <= 0x20 || *p == 0x7f)
+    if (*p <= 0x20 || *p >= 0x7f)
       return true;
   return false;
 }
 
+/* The key variable `name` as it will be used: NULL when unset; its name in `which` and -2 in *bad
+ * when it cannot be sent. */
+static const char *key_of(const char *name, cs_buf *which, int *bad) {
+  const char *v = env(name);
+  if (v && unsendable(v) && !*bad) {
+    cs_buf_puts(which, name);
+    *bad = -2;
+  }
+  return v;
+}
+
 /* The key from the environment into the headers (or SigV4). 0; -1 when no key is set (`which`
- * lists the variables); -2 when the one set cannot be sent (`which` names it). */
+ * lists the variables); -2 when the one that would be used cannot be sent (`which` names it). Only
+ * the variables used are checked: the first key set, or the AWS pair and its session token. */
 static int authenticate(probe_ctx *c, cs_buf *which) {
   const cs_probe_spec *s = c->spec;
-  static const char *const aws[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"};
-  for (int i = 0; i < 6; i++) {
-    const char *name = i < 3 ? s->key_env[i] : s->auth == CS_PROBE_AUTH_AWS ? aws[i - 3] : NULL;
-    if (name && unsendable(env(name))) {
-      cs_buf_puts(which, name);
-      return -2;
-    }
-  }
+  int bad = 0;
   for (int i = 0; i < 3 && s->key_env[i]; i++) {
-    const char *key = env(s->key_env[i]);
+    const char *key = key_of(s->key_env[i], which, &bad);
     if (!key)
       continue;
+    if (bad)
+      return bad;
+    if (strlen(key) < 8) /* cs_http_add_secret takes it for a placeholder */
+      fprintf(stderr, "callsign: note: %s is shorter than 8 bytes: taken for a placeholder, not redacted\n",
+              s->key_env[i]);
     if (s->auth == CS_PROBE_AUTH_HEADER) {
       add_header(c, s->auth_header, key, true);
     } else {
@@ -762,6 +795,11 @@ static int authenticate(probe_ctx *c, cs_buf *which) {
     return 0;
   }
   if (s->auth == CS_PROBE_AUTH_AWS && env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) {
+    key_of("AWS_ACCESS_KEY_ID", which, &bad);
+    key_of("AWS_SECRET_ACCESS_KEY", which, &bad);
+    key_of("AWS_SESSION_TOKEN", which, &bad);
+    if (bad)
+      return bad;
     snprintf(c->aws_sigv4_buf, sizeof c->aws_sigv4_buf, "aws:amz:%s:bedrock", c->region);
     c->aws_sigv4 = c->aws_sigv4_buf;
     snprintf(c->aws_userpwd, sizeof c->aws_userpwd, "%s:%s", env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"));
@@ -828,9 +866,10 @@ static int check_options(probe_ctx *c) {
   if (c->o.targets || c->o.nonly || c->o.time_s)
     return cs_fail(CS_EXIT_USAGE, "probe: --target, --property and --time do not apply (the provider is --provider)");
   /* --discover measures the provider alone: what it would ignore is refused, not dropped unseen. */
-  if (c->o.discover && (c->o.impl_cmd || c->o.nimpls || c->o.cases || c->o.seed != 1))
-    return cs_fail(CS_EXIT_USAGE, "probe: --discover measures the provider alone: --impl, --impl-cmd, --cases and "
-                                  "--seed do not apply");
+  if (c->o.discover &&
+      (c->o.impl_cmd || c->o.nimpls || c->o.cases || c->o.seed_set || c->o.max_id_len || c->o.deadline_ms))
+    return cs_fail(CS_EXIT_USAGE, "probe: --discover measures the provider alone: --impl, --impl-cmd, --cases, "
+                                  "--seed, --max-id-len and --deadline do not apply");
   if (c->o.record_dir && c->o.replay_dir)
     return cs_fail(CS_EXIT_USAGE, "probe: give --record or --replay, not both");
   if (c->o.dry_run && (c->o.record_dir || c->o.replay_dir))
@@ -881,6 +920,15 @@ int cs_cmd_probe(int argc, char **argv) {
   c.region = env("AWS_REGION")           ? env("AWS_REGION")
              : env("AWS_DEFAULT_REGION") ? env("AWS_DEFAULT_REGION")
                                          : "us-east-1";
+  /* The region becomes part of the host name (bedrock-runtime.REGION.amazonaws.com): one that is
+   * not a region name would send the request, and the key, elsewhere. */
+  if (c.target->id == CS_PROV_BEDROCK &&
+      (!*c.region || strlen(c.region) > 32 ||
+       strspn(c.region, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(c.region))) {
+    cs_fail(CS_EXIT_USAGE, "probe: AWS_REGION '%.40s' is not a region name (letters, digits and '-', as eu-west-1)",
+            c.region);
+    goto cleanup;
+  }
   cs_probe_url(c.spec, c.o.base_url ? c.o.base_url : c.spec->base_url, c.region, c.endpoint, c.model, &c.url);
   /* The control ID: 24 characters, within the configured length limits. */
   const cs_rule *rule = cs_ruleset_rule(c.rs, c.target->id);
@@ -919,9 +967,11 @@ int cs_cmd_probe(int argc, char **argv) {
     add_header(&c, name, colon + 2, false);
   }
   int auth = authenticate(&c, &which);
-  if (auth && !c.o.replay_dir && !c.o.dry_run) {
+  /* a dry run shows the requests a run would send: one with a key that cannot be sent is refused */
+  if ((auth == -2 && !c.o.replay_dir) || (auth && !c.o.replay_dir && !c.o.dry_run)) {
     if (auth == -2)
-      cs_fail(CS_EXIT_USAGE, "probe: %s holds a space or a control character (a line end pasted with the key?)",
+      cs_fail(CS_EXIT_USAGE,
+              "probe: %s holds a space, a control character or a byte past ASCII (a line end pasted with the key?)",
               which.data);
     else
       cs_fail(CS_EXIT_USAGE, "probe: set %s (or use --replay DIR)", which.data);
@@ -969,17 +1019,17 @@ int cs_cmd_probe(int argc, char **argv) {
     status = CS_EXIT_FAIL;
   if (write_reports(&c, &d))
     status = CS_EXIT_USAGE;
-  if (c.undecided[0]) /* a case the rule could not judge was not sent: the probe is incomplete */
+  /* One reason, the first of: a case the rule could not judge (the probe is incomplete), a set-up
+   * answer that stopped it, an implementation that did not answer, an incomplete recording. */
+  if (c.undecided[0])
     status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
-  else if (c.stopped[0]) {
-    cs_buf why = {0};
-    cs_buf_puts(&why, c.stopped);
-    cs_http_redact(c.http, &why);
-    status = cs_fail(CS_EXIT_USAGE, "%s", why.data);
-    cs_buf_free(&why);
-  }
-  if (c.impl_fault[0]) /* as in run: an implementation that could not answer is exit 3 */
-    status = cs_fail(CS_EXIT_IMPL, "%s", c.impl_fault);
+  else if (c.stopped[0])
+    status = probe_fail(&c, CS_EXIT_USAGE, c.stopped);
+  else if (c.impl_fault[0] && probe_fail(&c, c.impl_fault_status, c.impl_fault))
+    status = c.impl_fault_status == CS_EXIT_IMPL || status == CS_EXIT_OK ? c.impl_fault_status : status;
+  else if (cs_http_cassette_incomplete(c.http))
+    status = cs_fail(CS_EXIT_USAGE, "probe: the cassette in %s is incomplete (an entry could not be written)",
+                     c.o.record_dir);
 cleanup:
   cs_http_free(c.http);
   if (curl_ready)

@@ -37,6 +37,15 @@ struct cs_http {
   unsigned sent, exchanges;
   double last; /* cs_now_s() at the start of the last request on the wire */
   bool have_last;
+  /* Cassette entries are named by the request; a request sent again gets an entry of its own,
+   * numbered by its occurrence (its first: NAME.json, then NAME.2.json, ...). */
+  struct {
+    char hex[33];
+    unsigned n;
+  } * seen;
+  size_t nseen, capseen;
+  unsigned occurrence;      /* of the exchange under way */
+  bool cassette_unwritable; /* an entry could not be written: the recording is incomplete */
 };
 
 /* No wait of callsign's is longer than this (a rate's interval is at most 100 s, a backoff at most
@@ -131,23 +140,39 @@ void cs_http_free(cs_http *h) {
   cs_hasher_free(h->hasher);
   for (size_t i = 0; i < h->nsecrets; i++)
     free(h->secrets[i]);
+  free(h->seen);
   free(h);
 }
 
-void cs_http_add_secret(cs_http *h, const char *secret) {
-  if (!secret || !*secret || h->nsecrets >= MAX_SECRETS)
+/* Adds `text` as a secret unless it is one already. */
+static void add_one_secret(cs_http *h, const char *text) {
+  if (!*text || h->nsecrets >= MAX_SECRETS)
     return;
   for (size_t i = 0; i < h->nsecrets; i++)
-    if (!strcmp(h->secrets[i], secret))
+    if (!strcmp(h->secrets[i], text))
       return;
-  h->secrets[h->nsecrets++] = cs_xstrdup(secret);
-  /* As a JSON string holds it (a report, a cassette, an echoing provider): '"' and '\\' escaped. */
+  h->secrets[h->nsecrets++] = cs_xstrdup(text);
+}
+
+void cs_http_add_secret(cs_http *h, const char *secret) {
+  /* A key shorter than SHORT_SECRET is a placeholder (for a local fake): no provider issues one,
+   * and replacing every "1" or "x" would leave reports and cassettes that no longer parse. */
+  if (!secret || strlen(secret) < SHORT_SECRET)
+    return;
+  add_one_secret(h, secret);
+  /* As a JSON string holds it (a report, a cassette, an echoing provider): '"' and '\\' escaped,
+   * and, as some encoders write it, '/' as '\\/'. */
   cJSON *js = cJSON_CreateString(secret);
   char *text = js ? cJSON_PrintUnformatted(js) : NULL;
   if (text && strlen(text) >= 2) {
     text[strlen(text) - 1] = 0;
-    if (strcmp(text + 1, secret))
-      cs_http_add_secret(h, text + 1);
+    add_one_secret(h, text + 1);
+    cs_buf slashed = {0};
+    for (const char *p = text + 1; *p; p++)
+      cs_buf_puts(&slashed, *p == '/' ? "\\/" : (char[2]){*p, 0});
+    if (slashed.data)
+      add_one_secret(h, slashed.data);
+    cs_buf_free(&slashed);
   }
   free(text);
   cJSON_Delete(js);
@@ -161,32 +186,15 @@ static const char *find(const char *hay, size_t n, const char *needle, size_t m)
   return NULL;
 }
 
-static bool key_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-}
-
-/* The next occurrence of `sec` in [p, end) that counts as the secret. A short secret (a placeholder
- * such as "x" for a local fake: no provider issues keys that short) counts only as a whole token,
- * else every "x" of the output would be redacted and the output unreadable. */
-static const char *find_secret(const char *start, const char *p, const char *end, const char *sec, size_t sl) {
-  for (const char *hit; (hit = find(p, (size_t)(end - p), sec, sl)); p = hit + 1) {
-    if (sl >= SHORT_SECRET)
-      return hit;
-    if ((hit == start || !key_char(hit[-1])) && (hit + sl == end || !key_char(hit[sl])))
-      return hit;
-  }
-  return NULL;
-}
-
 void cs_http_redact(const cs_http *h, cs_buf *b) {
   for (size_t s = 0; s < h->nsecrets && b->data; s++) {
     const char *sec = h->secrets[s];
     size_t sl = strlen(sec);
-    const char *p = b->data, *end = b->data + b->len;
-    if (!find_secret(b->data, p, end, sec, sl))
+    if (!find(b->data, b->len, sec, sl))
       continue;
     cs_buf out = {0};
-    for (const char *hit; (hit = find_secret(b->data, p, end, sec, sl)); p = hit + sl) {
+    const char *p = b->data, *end = b->data + b->len;
+    for (const char *hit; (hit = find(p, (size_t)(end - p), sec, sl)); p = hit + sl) {
       cs_buf_put(&out, p, (size_t)(hit - p));
       cs_buf_puts(&out, redacted);
     }
@@ -199,6 +207,15 @@ void cs_http_redact(const cs_http *h, cs_buf *b) {
 int cs_http_check_base_url(const char *url, cs_err *err) {
   if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7))
     return cs_err_set(err, "--base-url '%.200s' is not an http:// or https:// URL", url);
+  /* Credentials first, so that no message below echoes them. */
+  const char *auth = strstr(url, "://") + 3;
+  size_t alen = strcspn(auth, "/?#");
+  if (memchr(auth, '@', alen))
+    return cs_err_set(err, "--base-url holds credentials (user@ or user:password@): give the key in its variable");
+  const char *mark = strpbrk(url, "?#"); /* even empty: the API path would land after it */
+  if (mark)
+    return cs_err_set(err, "--base-url '%.200s' has a %s: the API path is appended to the URL, so it takes none", url,
+                      *mark == '?' ? "query" : "fragment");
   CURLU *u = curl_url();
   if (!u)
     return cs_err_set(err, "libcurl cannot start");
@@ -225,6 +242,10 @@ int cs_http_check_base_url(const char *url, cs_err *err) {
   return rc;
 }
 
+bool cs_http_cassette_incomplete(const cs_http *h) {
+  return h->cassette_unwritable;
+}
+
 unsigned cs_http_sent(const cs_http *h) {
   return h->sent;
 }
@@ -245,10 +266,9 @@ static const char *url_path(const char *url) {
   return p ? p : "/";
 }
 
-static void cassette_name(cs_http *h, const cs_http_request *req, const char *dir, cs_buf *out) {
+static void request_hex(cs_http *h, const cs_http_request *req, char hex[65]) {
   const char *path = url_path(req->url);
   uint8_t d[32];
-  char hex[65];
   cs_hasher_begin(h->hasher);
   cs_hasher_add(h->hasher, "POST\n", 5);
   cs_hasher_add(h->hasher, path, strlen(path));
@@ -256,8 +276,40 @@ static void cassette_name(cs_http *h, const cs_http_request *req, const char *di
   cs_hasher_add(h->hasher, req->body.ptr ? req->body.ptr : "", req->body.len);
   cs_hasher_finish(h->hasher, d);
   cs_hex(d, 16, hex);
+}
+
+/* Counts this exchange's request among those sent before it (h->occurrence); `undo` takes a count
+ * back (a request the budget stopped). */
+static void count_occurrence(cs_http *h, const cs_http_request *req, bool undo) {
+  char hex[65];
+  request_hex(h, req, hex);
+  size_t i = 0;
+  while (i < h->nseen && strcmp(h->seen[i].hex, hex))
+    i++;
+  if (undo) {
+    if (i < h->nseen && h->seen[i].n)
+      h->seen[i].n--;
+    return;
+  }
+  if (i == h->nseen) {
+    if (h->nseen == h->capseen) {
+      h->capseen = h->capseen ? 2 * h->capseen : 64;
+      h->seen = cs_xrealloc_array(h->seen, h->capseen, sizeof *h->seen);
+    }
+    memcpy(h->seen[h->nseen].hex, hex, 33);
+    h->seen[h->nseen++].n = 0;
+  }
+  h->occurrence = ++h->seen[i].n;
+}
+
+static void cassette_name(cs_http *h, const cs_http_request *req, const char *dir, cs_buf *out) {
+  char hex[65];
+  request_hex(h, req, hex);
   cs_buf_clear(out);
-  cs_buf_printf(out, "%s/%s.json", dir, hex);
+  if (h->occurrence > 1)
+    cs_buf_printf(out, "%s/%s.%u.json", dir, hex, h->occurrence);
+  else
+    cs_buf_printf(out, "%s/%s.json", dir, hex);
 }
 
 static int cassette_write(cs_http *h, const cs_http_request *req, const cs_http_response *resp, cs_err *err) {
@@ -326,7 +378,7 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   }
   char chunk[8192];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && text.len <= MAX_BODY * 4)
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && text.len <= MAX_BODY * 8)
     cs_buf_put(&text, chunk, n);
   bool failed = ferror(f) != 0;
   int read_errno = errno;
@@ -335,11 +387,11 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
     cs_buf_printf(&resp->body, "%s: cannot read: %s", name.data, strerror(read_errno));
     goto cleanup;
   }
-  if (text.len > MAX_BODY * 4) {
-    cs_buf_printf(&resp->body, "%s: larger than %zu bytes: not a cassette entry", name.data, MAX_BODY * 4);
+  if (text.len > MAX_BODY * 8) {
+    cs_buf_printf(&resp->body, "%s: larger than %zu bytes: not a cassette entry", name.data, MAX_BODY * 8);
     goto cleanup;
   }
-  if (!(root = cs_json_parse_strict(cs_buf_view(&text), MAX_BODY * 4, "the cassette entry", &err))) {
+  if (!(root = cs_json_parse_strict(cs_buf_view(&text), MAX_BODY * 8, "the cassette entry", &err))) {
     cs_buf_printf(&resp->body, "%s: %s", name.data, err.msg);
     goto cleanup;
   }
@@ -351,13 +403,13 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   /* An answer: an HTTP status (100 to 599) and a body. A failed exchange: status 0 and what
    * failed. Attempts: 1 to 100 (entries written before it was recorded: 1). */
   bool whole = cJSON_IsNumber(st) && st->valuedouble == (double)(long)st->valuedouble;
-  bool answer = whole && st->valuedouble >= 100 && st->valuedouble <= 599 && cJSON_IsString(bd) && !fe;
+  bool answer = whole && st->valuedouble >= 100 && st->valuedouble <= 999 && cJSON_IsString(bd) && !fe;
   bool failure = whole && st->valuedouble == 0 && cJSON_IsString(fe) && !bd;
   bool tries = !at || (cJSON_IsNumber(at) && at->valuedouble >= 1 && at->valuedouble <= 100 &&
                        at->valuedouble == (double)(unsigned)at->valuedouble);
   if (!(answer || failure) || !tries) {
     cs_buf_printf(&resp->body,
-                  "%s: not a cassette entry (response.status 100 to 599 with response.body, or 0 with "
+                  "%s: not a cassette entry (response.status 100 to 999 with response.body, or 0 with "
                   "response.error; attempts 1 to 100)",
                   name.data);
     goto cleanup;
@@ -566,6 +618,8 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
     return resp->outcome;
   }
   h->exchanges++;
+  if (h->cfg.replay_dir || h->cfg.record_dir)
+    count_occurrence(h, req, false);
   if (h->cfg.replay_dir) {
     cassette_read(h, req, resp);
     h->sent += resp->attempts ? resp->attempts : 1;
@@ -575,8 +629,11 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
     cs_buf_puts(&resp->body, "not sent: dry run");
   } else {
     send_live(h, req, resp);
-    if (resp->outcome == CS_HTTP_BUDGET)
+    if (resp->outcome == CS_HTTP_BUDGET) {
       h->exchanges--;
+      if (h->cfg.record_dir)
+        count_occurrence(h, req, true);
+    }
   }
   /* Bytes that are not UTF-8 (or are NUL) become '?': live, recorded and replayed answers read the
    * same, and a report or cassette holding them stays valid JSON. */
@@ -585,8 +642,10 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
   cs_http_redact(h, &resp->body);
   if (h->cfg.record_dir && (resp->outcome == CS_HTTP_ANSWERED || resp->outcome == CS_HTTP_FAILED)) {
     cs_err err = {{0}};
-    if (cassette_write(h, req, resp, &err))
-      fprintf(stderr, "callsign: warning: %s\n", err.msg);
+    if (cassette_write(h, req, resp, &err)) {
+      fprintf(stderr, "callsign: %s\n", err.msg);
+      h->cassette_unwritable = true;
+    }
   }
   return resp->outcome;
 }

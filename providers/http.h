@@ -74,15 +74,16 @@ typedef struct cs_http cs_http;
 /* NULL with `err` when libcurl or the record directory cannot be set up. */
 cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err);
 void cs_http_free(cs_http *h);
-/* Adds a value that must never appear in output (keys, tokens); empty or NULL is ignored. */
+/* Adds a value that must never appear in output (keys, tokens), with the forms JSON text gives
+ * it; NULL, or one shorter than 8 bytes (a placeholder for a local fake: no provider issues such
+ * keys, and replacing it everywhere would break reports), is ignored. */
 void cs_http_add_secret(cs_http *h, const char *secret);
 /* Checks a base URL before any request: an http:// or https:// URL libcurl can parse, with a host,
  * without credentials (they would be printed and recorded with it), and without a query or
  * fragment (the API path is appended to it). 0, or -1 with err saying why (not echoing the URL
  * when it holds credentials). */
 int cs_http_check_base_url(const char *url, cs_err *err);
-/* Replaces every known secret in `b` by "[redacted]"; a secret under 8 bytes only where it stands
- * as a whole token (not inside a longer run of letters, digits, '-' and '_'). */
+/* Replaces every known secret in `b` by "[redacted]". */
 void cs_http_redact(const cs_http *h, cs_buf *b);
 /* Sends one request (or prints, records, replays it). `resp` is reset first; free it with
  * cs_http_response_free. Returns the outcome (also in resp->outcome). */
@@ -90,6 +91,8 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
 void cs_http_response_free(cs_http_response *r);
 /* Requests put on the wire so far (replayed and printed ones are not counted). */
 unsigned cs_http_sent(const cs_http *h);
+/* True when a cassette entry could not be written (--record): the recording is incomplete. */
+bool cs_http_cassette_incomplete(const cs_http *h);
 /* Exchanges handled so far, whatever the mode (sent, replayed, printed). */
 unsigned cs_http_exchanges(const cs_http *h);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/history_json.h"
 #include "core/utf8.h"
 
 const char *cs_probe_verdict_name(cs_probe_verdict v) {
@@ -250,7 +251,8 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
   }
   if (status >= 200 && status < 300) {
     /* An API answers JSON: a page (a wrong --base-url, a captive portal) accepted nothing. */
-    cJSON *root = body.ptr ? cJSON_ParseWithLength(body.ptr, body.len) : NULL;
+    cs_err perr;
+    cJSON *root = body.ptr ? cs_json_parse_strict(body, 0, "the answer", &perr) : NULL; /* "{} <html>" is none */
     bool api = cJSON_IsObject(root);
     cJSON_Delete(root);
     out->verdict = api ? CS_PROBE_ACCEPTED : CS_PROBE_TRANSPORT;
@@ -263,10 +265,11 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
   }
   cs_probe_error_text(body, &msg, &code);
   if ((status >= 300 && status < 400) || status == 401 || status == 403 || status == 404 || status == 405 ||
-      status == 501 || status == 505) {
+      status == 407 || status == 501 || status == 505) {
     out->verdict = CS_PROBE_TRANSPORT;
     out->setup = true;
-    snprintf(out->message, sizeof out->message, "HTTP %ld: %.500s", status, msg.data ? msg.data : "");
+    snprintf(out->message, sizeof out->message, "HTTP %ld%s%.500s", status, msg.data && *msg.data ? ": " : "",
+             msg.data ? msg.data : "");
     goto cleanup;
   }
   if (status == 408 || status == 429 || status >= 500) {

@@ -74,7 +74,7 @@ typedef struct {
   /* A rejected-rule text that a pairing error gives too (OpenAI's duplicate tool_call_id: repeated
    * call IDs, or two results naming one call): the request decides which it was. */
   bool or_pairing;
-  /* The request never reached the provider's validation (HTTP 401, 403, 404, 405, 501, 505, a redirect, or a
+  /* The request never reached the provider's validation (HTTP 401, 403, 404, 405, 407, 501, 505, a redirect, or a
    * success whose body is not JSON): the key, the model or the base URL is wrong, and every other
    * request would be answered the same. The verdict is then CS_PROBE_TRANSPORT. */
   bool setup;

@@ -210,6 +210,40 @@ ok=d['max_len'] in (40,'inconclusive') and d['min_len'] in (1,'inconclusive')
 ok=ok and all(v in ('accepted','inconclusive') for v in d['chars'].values())
 ok=ok and 'inconclusive' in (d['max_len'], d['min_len'], *d['chars'].values())
 sys.exit(not ok)\""
+# The same request sent twice (adk-stream-v1 emits alike for many generated cases) has an entry per
+# sending: answered differently each time, it replays to the same report.
+start_fake twice --unrelated-every 3
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_twice/openai" --rate 1000 \
+  --impl adk-stream-v1 --cases 40 --max-requests 100 --record "$T/cassette-twice" --json "$T/twice.rec.json" >"$T/o" 2>"$T/e"
+rc1=$?
+"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_twice/openai" --rate 1000 \
+  --impl adk-stream-v1 --cases 40 --max-requests 100 --replay "$T/cassette-twice" --json "$T/twice.rep.json" >"$T/o" 2>"$T/e"
+rc2=$?
+check "requests sent twice and answered differently: the cassette replays to the same report" \
+  "[ $rc1 -eq $rc2 ] && cmp -s '$T/twice.rec.json' '$T/twice.rep.json' && ls '$T/cassette-twice' | grep -q '\.2\.json$'"
+# An entry that cannot be written leaves the cassette incomplete: exit 2, saying so.
+mkdir -p "$T/cassette-holes"
+for f in "$T"/cassette-twice/*.json; do mkdir -p "$T/cassette-holes/$(basename "$f")"; break; done
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_twice/openai" --rate 1000 \
+  --impl adk-stream-v1 --cases 40 --max-requests 100 --record "$T/cassette-holes" >"$T/o" 2>"$T/e"
+check "a cassette entry that cannot be written: exit 2, the cassette named incomplete" \
+  "[ $? -eq 2 ] && grep -q 'cassette-holes is incomplete' '$T/e'"
+# A key shorter than 8 bytes is a placeholder: noted, not redacted, and the reports stay JSON.
+OPENAI_API_KEY=1 "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_twice/openai" --rate 1000 \
+  --max-requests 3 --json "$T/k1.json" --record "$T/cassette-k1" >"$T/o" 2>"$T/e"
+check "a 1-byte key: a note, the report and the cassette still parse" \
+  "grep -q 'OPENAI_API_KEY is shorter than 8 bytes' '$T/e' && python3 -c \"import json,glob; json.load(open('$T/k1.json')); [json.load(open(f)) for f in glob.glob('$T/cassette-k1/*.json')]\""
+# An implementation inherits the keys: what it prints of them on stderr is redacted where callsign
+# quotes it.
+printf '#!/bin/sh\necho "config: api_key=$OPENAI_API_KEY" >&2\nexit 4\n' >"$T/leaky.sh" && chmod +x "$T/leaky.sh"
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_twice/openai" --rate 1000 \
+  --impl-cmd -- "$T/leaky.sh" >"$T/o" 2>"$T/e"
+check "an implementation printing the key on stderr: exit 3, the key redacted in the message" \
+  "[ $? -eq 3 ] && grep -q 'api_key=\[redacted\]' '$T/e' && ! grep -q '$CANARY' '$T/e' '$T/o'"
+# The region becomes part of bedrock's host name: one that is no region name is refused.
+AWS_REGION='attacker.example/x?' AWS_BEARER_TOKEN_BEDROCK=$CANARY "$CS" probe --provider bedrock --dry-run >"$T/o" 2>"$T/e"
+check "AWS_REGION that is no region name: exit 2, one line, nothing printed" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'is not a region name' '$T/e' && [ ! -s '$T/o' ]"
 # Retries spend the budget, and a replay spends as much: recorded with retries under a budget they
 # exhaust, the cassette replays to the same report, its unsent cases included.
 start_fake flaky --flaky 4
@@ -291,7 +325,8 @@ fi
 # usage error before anything is sent; so is a --cases no budget could send.
 for u in "http://" "http://127.0.0.1:99999/x" "http://[::1" "http://127.0.0.1:1/op enai" $'http://h/a\r\nX: 1' \
   "http://127.0.0.1:$PORT_main/openai?api-version=1" "http://127.0.0.1:$PORT_main/openai#f" \
-  "http://user:pw-secret-1@127.0.0.1:$PORT_main/openai"; do
+  "http://user:pw-secret-1@127.0.0.1:$PORT_main/openai" "http://127.0.0.1:$PORT_main/openai#" \
+  "http://127.0.0.1:$PORT_main/openai?"; do
   before=$(stats "$PORT_main")
   with_keys "$CS" probe --provider openai_chat --base-url "$u" >"$T/o" 2>"$T/e"
   rc=$?
@@ -307,7 +342,7 @@ check "probe --cases beyond 10000: exit 2, one line" \
 check "probe with an implementation that crashes on emit: exit 3, naming the case" \
   "[ $? -eq 3 ] && grep -q 'the implementation did not answer case gen.0' '$T/e'"
 # --discover measures the provider alone: options it would ignore are refused.
-for a in "--impl reference" "--cases 5" "--seed 9"; do
+for a in "--impl reference" "--cases 5" "--seed 9" "--seed 1" "--max-id-len 10" "--deadline 5"; do
   # shellcheck disable=SC2086
   "$CS" probe --provider openai_chat --discover --dry-run $a >"$T/o" 2>"$T/e"
   check "--discover with $a: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'measures the provider alone' '$T/e'"
@@ -318,7 +353,7 @@ for k in $'sk-canary-line-end\n' $'sk-a\r\nX-Evil: 1' ' '; do
   OPENAI_API_KEY="$k" "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" >"$T/o" 2>"$T/e"
   rc=$?
   check "a key with a control character or a space: exit 2, one line, nothing sent" \
-    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'OPENAI_API_KEY holds a space or a control character' '$T/e' && [ \$(stats '$PORT_main') -eq $before ]"
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'OPENAI_API_KEY holds a space, a control character or a byte past ASCII' '$T/e' && [ \$(stats '$PORT_main') -eq $before ]"
 done
 # A pattern PCRE2 gives up on (it backtracks too much) gives callsign no verdict to compare: that is
 # an input error naming the rule, never an agreement or disagreement with the provider.
