@@ -112,6 +112,9 @@ static int try_link_target(const char *path, cs_err *err) {
 }
 
 int cs_prepare_output(const char *path, cs_err *err) {
+  size_t n = strlen(path);
+  if (n && path[n - 1] == '/') /* a directory by its spelling: refused before one is made */
+    return fail(err, path, "write", EISDIR);
   char *dir = dir_of(path);
   int rc = -1;
   struct stat st;

@@ -425,3 +425,17 @@ Test(fs, read_line_drops_a_leading_byte_order_mark) {
   cr_assert_str_eq(line, "");
   fclose(f);
 }
+
+/* A report path spelled as a directory is refused before anything is made. */
+Test(fs, prepare_output_refuses_a_directory_spelling_first) {
+  char root[] = "/tmp/cs-fs-XXXXXX", path[96];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(path, sizeof path, "%s/r.json/", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_prepare_output(path, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "Is a directory"), "%s", err.msg);
+  snprintf(path, sizeof path, "%s/r.json", root);
+  struct stat st;
+  cr_assert_neq(stat(path, &st), 0, "r.json was made");
+  rmdir(root);
+}
