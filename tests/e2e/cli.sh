@@ -299,8 +299,10 @@ abs_cs="$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")"
 # written over in place (as root, run as nobody).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   mkdir -p "$T/sticky" && chmod 1777 "$T/sticky" "$T" && echo old >"$T/sticky/r.json" && chmod 666 "$T/sticky/r.json"
-  (cd "$T/sticky" && setpriv --reuid=65534 --regid=65534 --clear-groups "$abs_cs" run --impl reference --no-corpus \
-    --cases 5 --quiet --json r.json >/dev/null 2>"$T/e")
+  # nobody may not reach the build directory (a clone in a private temporary directory): a copy in $T
+  cp "$abs_cs" "$T/cs-copy" && chmod 755 "$T/cs-copy"
+  (cd "$T/sticky" && setpriv --reuid=65534 --regid=65534 --clear-groups "$T/cs-copy" run --impl reference --no-corpus \
+    --cases 5 --quiet --property emit.regex --target anthropic --json r.json >/dev/null 2>"$T/e")
   check "a report in a sticky directory owned by another user: written over, exit 0" \
     "[ $? -eq 0 ] && grep -q '\"exit_status\": 0' '$T/sticky/r.json' && [ \$(ls -A '$T/sticky' | wc -l) -eq 1 ]"
 fi
