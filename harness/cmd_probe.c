@@ -687,7 +687,7 @@ static cJSON *report_json(probe_ctx *c, const discovery *d) {
   return root;
 }
 
-static void markdown(probe_ctx *c, cs_buf *b) {
+static void markdown(probe_ctx *c, const discovery *d, cs_buf *b) {
   cs_buf_printf(b, "## callsign probe: %s (%s), model `%s`\n\n", c->target->name, c->spec->endpoints[c->endpoint].name,
                 c->model);
   cs_buf_puts(b, "| case | callsign | provider | agree | provider message |\n|---|---|---|---|---|\n");
@@ -700,6 +700,23 @@ static void markdown(probe_ctx *c, cs_buf *b) {
       cs_buf_puts(b, *p == '|' ? "\\|" : *p == '`' ? "'" : (char[2]){*p, 0});
     cs_buf_puts(b, " |\n");
   }
+  /* The terminal's closing lines as they are: the observed rule beside the configured one
+   * (--discover) and the summary, in a fence longer than any run of backticks they hold. */
+  cs_buf plain = {0};
+  if (c->o.discover)
+    print_discovery(c, d, &plain);
+  print_summary(c, &plain);
+  size_t run = 0, longest = 0;
+  for (size_t i = 0; i < plain.len; i++)
+    longest = (run = plain.data[i] == '`' ? run + 1 : 0) > longest ? run : longest;
+  cs_buf fence = {0};
+  for (size_t i = 0; i < (longest < 3 ? 3 : longest + 1); i++)
+    cs_buf_putc(&fence, '`');
+  cs_buf_printf(b, "\n%s\n", fence.data);
+  cs_buf_put(b, plain.data, plain.len);
+  cs_buf_printf(b, "%s%s\n", plain.len && plain.data[plain.len - 1] == '\n' ? "" : "\n", fence.data);
+  cs_buf_free(&fence);
+  cs_buf_free(&plain);
 }
 
 static int write_file(probe_ctx *c, const char *path, cs_buf *text) {
@@ -726,7 +743,7 @@ static int write_reports(probe_ctx *c, const discovery *d) {
       cJSON_free(s);
       cJSON_Delete(j);
     } else {
-      markdown(c, &text);
+      markdown(c, d, &text);
     }
     if (write_file(c, c->o.report[i], &text))
       status = CS_EXIT_USAGE;

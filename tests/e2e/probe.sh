@@ -347,6 +347,11 @@ for a in "--impl reference" "--cases 5" "--seed 9" "--seed 1" "--max-id-len 10" 
   "$CS" probe --provider openai_chat --discover --dry-run $a >"$T/o" 2>"$T/e"
   check "--discover with $a: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'measures the provider alone' '$T/e'"
 done
+# --markdown carries what the terminal closes with: the observed rule (--discover) and the summary.
+with_keys "$CS" probe --discover --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" --rate 1000 \
+  --quiet --markdown "$T/disc.md" >"$T/o" 2>"$T/e"
+check "discover --markdown holds the observed rule and the summary" \
+  "[ $? -eq 0 ] && grep -q 'Rule observed for openai_chat' '$T/disc.md' && grep -q '^requests: ' '$T/disc.md' && grep -q '^maximum length\|  maximum length' '$T/disc.md'"
 # A key with a line end (pasted with it) or a space would end or split the header: refused, unsent.
 before=$(stats "$PORT_main")
 for k in $'sk-canary-line-end\n' $'sk-a\r\nX-Evil: 1' ' '; do
