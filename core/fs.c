@@ -260,16 +260,16 @@ static int write_in_place(const char *path, const void *data, size_t len, cs_err
   return rc;
 }
 
-/* Opens a new temporary file beside `target` (heap name in *tmp): ".NAME.tmp-PID-K", made with
+/* Opens a new temporary file beside `path` (heap name in *tmp): ".NAME.tmp-PID-K", made with
  * O_EXCL so a stale one is never reused. -1 when none can be made there. */
-static int open_beside(const char *target, char **tmp) {
-  const char *slash = strrchr(target, '/');
-  size_t dlen = slash ? (size_t)(slash - target) + 1 : 0;
-  const char *base = target + dlen;
+static int open_beside(const char *path, char **tmp) {
+  const char *slash = strrchr(path, '/');
+  size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+  const char *base = path + dlen;
   size_t cap = dlen + strlen(base) + 48;
   char *name = cs_xmalloc(cap);
   for (unsigned k = 0; k < 100; k++) {
-    snprintf(name, cap, "%.*s.%s.tmp-%ld-%u", (int)dlen, target, base, (long)getpid(), k);
+    snprintf(name, cap, "%.*s.%s.tmp-%ld-%u", (int)dlen, path, base, (long)getpid(), k);
     int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
       *tmp = name;
@@ -286,15 +286,14 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   /* A symlink is written through, in place: /dev/stdout leads to whatever stdout was redirected to,
    * which a rename would replace whole. So are a FIFO or a device, a file in a directory where no
    * temporary file can be made, and one the directory does not let callsign replace (sticky). */
-  const char *target = path;
   struct stat st;
   if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
     return write_in_place(path, data, len, err);
-  bool exists = stat(target, &st) == 0;
+  bool exists = stat(path, &st) == 0;
   char *tmp = NULL;
   int fd = -1;
   if (!exists || S_ISREG(st.st_mode))
-    fd = open_beside(target, &tmp);
+    fd = open_beside(path, &tmp);
   if (fd < 0)
     return write_in_place(path, data, len, err);
   int rc = 0;
@@ -311,7 +310,7 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   }
   if (close(fd) && rc == 0)
     rc = fail(err, path, "write", errno);
-  bool renamed = rc == 0 && rename(tmp, target) == 0;
+  bool renamed = rc == 0 && rename(tmp, path) == 0;
   if (!renamed)
     unlink(tmp); /* the file at `path` is left as it was */
   free(tmp);
