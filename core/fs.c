@@ -297,7 +297,11 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   if (fd < 0)
     return write_in_place(path, data, len, err);
   int rc = 0;
-  if (exists && fchmod(fd, st.st_mode & 07777)) /* a replaced file keeps its permissions */
+  /* A replaced file keeps its owner (when callsign may give it: as root) and its permissions. */
+  if (exists && (st.st_uid != geteuid() || st.st_gid != getegid()) && fchown(fd, st.st_uid, st.st_gid) &&
+      errno != EPERM)
+    rc = fail(err, path, "write", errno);
+  if (rc == 0 && exists && fchmod(fd, st.st_mode & 07777))
     rc = fail(err, path, "write", errno);
   for (size_t done = 0; rc == 0 && done < len;) {
     ssize_t w = write(fd, (const char *)data + done, len - done);

@@ -39,7 +39,8 @@ bool cs_same_file(const char *a, const char *b);
 
 /* Writes `len` bytes to `path`, replacing it whole or not at all: a regular file is written to a
  * temporary file beside it, then renamed over it, so a failed write (a full disk, a size limit)
- * leaves the old file as it was and no half-written one; the file keeps its permissions. A
+ * leaves the old file as it was and no half-written one; the file keeps its permissions (and its
+ * owner, where callsign may give it). A
  * symlink (/dev/stdout leads to a redirected file), a FIFO, a device, a file in a directory where
  * no temporary file can be made, or one the directory does not let callsign replace, is written in
  * place; /dev/stdout and /dev/stderr (or /dev/fd/1, 2) are written to the stream itself, after what

@@ -439,3 +439,22 @@ Test(fs, prepare_output_refuses_a_directory_spelling_first) {
   cr_assert_neq(stat(path, &st), 0, "r.json was made");
   rmdir(root);
 }
+
+/* Run as root, a replaced report keeps the owner it had (root's rename would make it root's). */
+Test(fs, write_file_keeps_the_owner_as_root) {
+  if (geteuid() != 0)
+    cr_skip_test("not root");
+  char root[] = "/tmp/cs-fs-XXXXXX", file[128];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(file, sizeof file, "%s/r.json", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file(file, "old\n", 4, &err), 0, "%s", err.msg);
+  cr_assert_eq(chown(file, 65534, 65534), 0);
+  cr_assert_eq(cs_write_file(file, "new\n", 4, &err), 0, "%s", err.msg);
+  struct stat st;
+  cr_assert_eq(stat(file, &st), 0);
+  cr_assert_eq(st.st_uid, 65534, "owner %u", (unsigned)st.st_uid);
+  cr_assert_eq(st.st_gid, 65534, "group %u", (unsigned)st.st_gid);
+  unlink(file);
+  rmdir(root);
+}
