@@ -22,6 +22,7 @@
 #include "harness/session.h"
 #include "providers/http.h"
 #include "providers/probe.h"
+#include "reports/escape.h"
 #include "reports/result.h"
 
 #define DISCOVER_MAX_LEN 4096u
@@ -706,9 +707,7 @@ static void markdown(probe_ctx *c, const discovery *d, cs_buf *b) {
   if (c->o.discover)
     print_discovery(c, d, &plain);
   print_summary(c, &plain);
-  size_t run = 0, longest = 0;
-  for (size_t i = 0; i < plain.len; i++)
-    longest = (run = plain.data[i] == '`' ? run + 1 : 0) > longest ? run : longest;
+  size_t longest = plain.data ? cs_esc_backtick_run(plain.data, plain.len) : 0;
   cs_buf fence = {0};
   for (size_t i = 0; i < (longest < 3 ? 3 : longest + 1); i++)
     cs_buf_putc(&fence, '`');
@@ -798,9 +797,9 @@ static int authenticate(probe_ctx *c, cs_buf *which) {
       continue;
     if (bad)
       return bad;
-    if (strlen(key) < 8) /* cs_http_add_secret takes it for a placeholder */
-      fprintf(stderr, "callsign: note: %s is shorter than 8 bytes: taken for a placeholder, not redacted\n",
-              s->key_env[i]);
+    if (strlen(key) < CS_HTTP_SHORT_SECRET) /* cs_http_add_secret takes it for a placeholder */
+      fprintf(stderr, "callsign: note: %s is shorter than %d bytes: taken for a placeholder, not redacted\n",
+              s->key_env[i], CS_HTTP_SHORT_SECRET);
     if (s->auth == CS_PROBE_AUTH_HEADER) {
       add_header(c, s->auth_header, key, true);
     } else {
@@ -1042,9 +1041,11 @@ int cs_cmd_probe(int argc, char **argv) {
     status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
   else if (c.stopped[0])
     status = probe_fail(&c, CS_EXIT_USAGE, c.stopped);
-  else if (c.impl_fault[0] && probe_fail(&c, c.impl_fault_status, c.impl_fault))
-    status = c.impl_fault_status == CS_EXIT_IMPL || status == CS_EXIT_OK ? c.impl_fault_status : status;
-  else if (cs_http_cassette_incomplete(c.http))
+  else if (c.impl_fault[0]) {
+    probe_fail(&c, c.impl_fault_status, c.impl_fault);
+    if (c.impl_fault_status == CS_EXIT_IMPL || status == CS_EXIT_OK) /* a 1 leaves a 2 standing */
+      status = c.impl_fault_status;
+  } else if (cs_http_cassette_incomplete(c.http))
     status = cs_fail(CS_EXIT_USAGE, "probe: the cassette in %s is incomplete (an entry could not be written)",
                      c.o.record_dir);
 cleanup:

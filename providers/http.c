@@ -24,7 +24,6 @@
 #include "core/utf8.h"
 
 #define MAX_SECRETS 16
-#define SHORT_SECRET 8             /* bytes; shorter secrets are redacted only as whole tokens */
 #define MAX_BODY ((size_t)4 << 20) /* answers are small error bodies; a huge one is cut */
 static const char redacted[] = "[redacted]";
 
@@ -44,7 +43,7 @@ struct cs_http {
     unsigned n;
   } * seen;
   size_t nseen, capseen;
-  unsigned occurrence;      /* of the exchange under way */
+  size_t entry;             /* the exchange under way: its request's place in `seen` */
   bool cassette_unwritable; /* an entry could not be written: the recording is incomplete */
 };
 
@@ -155,9 +154,9 @@ static void add_one_secret(cs_http *h, const char *text) {
 }
 
 void cs_http_add_secret(cs_http *h, const char *secret) {
-  /* A key shorter than SHORT_SECRET is a placeholder (for a local fake): no provider issues one,
-   * and replacing every "1" or "x" would leave reports and cassettes that no longer parse. */
-  if (!secret || strlen(secret) < SHORT_SECRET)
+  /* A key shorter than CS_HTTP_SHORT_SECRET is a placeholder (for a local fake): no provider issues
+   * one, and replacing every "1" or "x" would leave reports and cassettes that no longer parse. */
+  if (!secret || strlen(secret) < CS_HTTP_SHORT_SECRET)
     return;
   add_one_secret(h, secret);
   /* As a JSON string holds it (a report, a cassette, an echoing provider): '"' and '\\' escaped,
@@ -207,7 +206,8 @@ void cs_http_redact(const cs_http *h, cs_buf *b) {
 int cs_http_check_base_url(const char *url, cs_err *err) {
   if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7))
     return cs_err_set(err, "--base-url '%.200s' is not an http:// or https:// URL", url);
-  /* Credentials first, so that no message below echoes them. */
+  /* Credentials first, so that no message below echoes them (they would be printed and recorded
+   * with the URL: a key goes in its variable). */
   const char *auth = strstr(url, "://") + 3;
   size_t alen = strcspn(auth, "/?#");
   if (memchr(auth, '@', alen))
@@ -220,24 +220,13 @@ int cs_http_check_base_url(const char *url, cs_err *err) {
   if (!u)
     return cs_err_set(err, "libcurl cannot start");
   int rc = 0;
-  char *host = NULL, *query = NULL, *fragment = NULL, *user = NULL;
+  char *host = NULL;
   CURLUcode uc = curl_url_set(u, CURLUPART_URL, url, 0);
-  if (uc != CURLUE_OK) {
+  if (uc != CURLUE_OK)
     rc = cs_err_set(err, "--base-url '%.200s' is not a valid URL: %s", url, curl_url_strerror(uc));
-  } else if (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK) {
-    /* it would be printed and recorded with the URL: a key goes in its variable */
-    rc = cs_err_set(err, "--base-url holds credentials (user@ or user:password@): give the key in its variable");
-  } else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host || !*host) {
+  else if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host || !*host)
     rc = cs_err_set(err, "--base-url '%.200s' has no host", url);
-  } else if (curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
-             curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK) {
-    rc = cs_err_set(err, "--base-url '%.200s' has a %s: the API path is appended to the URL, so it takes none", url,
-                    query ? "query" : "fragment");
-  }
   curl_free(host);
-  curl_free(query);
-  curl_free(fragment);
-  curl_free(user);
   curl_url_cleanup(u);
   return rc;
 }
@@ -278,19 +267,13 @@ static void request_hex(cs_http *h, const cs_http_request *req, char hex[65]) {
   cs_hex(d, 16, hex);
 }
 
-/* Counts this exchange's request among those sent before it (h->occurrence); `undo` takes a count
- * back (a request the budget stopped). */
-static void count_occurrence(cs_http *h, const cs_http_request *req, bool undo) {
+/* Counts this exchange's request among those sent before it in this session (h->entry). */
+static void count_occurrence(cs_http *h, const cs_http_request *req) {
   char hex[65];
   request_hex(h, req, hex);
   size_t i = 0;
   while (i < h->nseen && strcmp(h->seen[i].hex, hex))
     i++;
-  if (undo) {
-    if (i < h->nseen && h->seen[i].n)
-      h->seen[i].n--;
-    return;
-  }
   if (i == h->nseen) {
     if (h->nseen == h->capseen) {
       h->capseen = h->capseen ? 2 * h->capseen : 64;
@@ -299,17 +282,18 @@ static void count_occurrence(cs_http *h, const cs_http_request *req, bool undo) 
     memcpy(h->seen[h->nseen].hex, hex, 33);
     h->seen[h->nseen++].n = 0;
   }
-  h->occurrence = ++h->seen[i].n;
+  h->seen[i].n++;
+  h->entry = i;
 }
 
-static void cassette_name(cs_http *h, const cs_http_request *req, const char *dir, cs_buf *out) {
-  char hex[65];
-  request_hex(h, req, hex);
+/* The cassette entry of the exchange under way (count_occurrence): NAME.json for the first
+ * sending of its request, NAME.K.json for the K-th. */
+static void cassette_name(const cs_http *h, const char *dir, cs_buf *out) {
   cs_buf_clear(out);
-  if (h->occurrence > 1)
-    cs_buf_printf(out, "%s/%s.%u.json", dir, hex, h->occurrence);
+  if (h->seen[h->entry].n > 1)
+    cs_buf_printf(out, "%s/%s.%u.json", dir, h->seen[h->entry].hex, h->seen[h->entry].n);
   else
-    cs_buf_printf(out, "%s/%s.json", dir, hex);
+    cs_buf_printf(out, "%s/%s.json", dir, h->seen[h->entry].hex);
 }
 
 static int cassette_write(cs_http *h, const cs_http_request *req, const cs_http_response *resp, cs_err *err) {
@@ -341,7 +325,7 @@ static int cassette_write(cs_http *h, const cs_http_request *req, const cs_http_
   cJSON_free(s);
   cs_buf_putc(&text, '\n');
   cs_http_redact(h, &text); /* second line of defence: nothing secret reaches the disk */
-  cassette_name(h, req, h->cfg.record_dir, &name);
+  cassette_name(h, h->cfg.record_dir, &name);
   if (cs_write_file(name.data, text.data, text.len, err))
     goto cleanup;
   rc = 0;
@@ -357,7 +341,7 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   cs_buf name = {0}, text = {0};
   cJSON *root = NULL;
   cs_err err = {{0}};
-  cassette_name(h, req, h->cfg.replay_dir, &name);
+  cassette_name(h, h->cfg.replay_dir, &name);
   resp->outcome = CS_HTTP_BAD_CASSETTE;
   resp->attempts = 1;
   struct stat st_file;
@@ -400,7 +384,7 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   const cJSON *bd = cJSON_GetObjectItemCaseSensitive(rs, "body");
   const cJSON *fe = cJSON_GetObjectItemCaseSensitive(rs, "error");
   const cJSON *at = cJSON_GetObjectItemCaseSensitive(root, "attempts");
-  /* An answer: an HTTP status (100 to 599) and a body. A failed exchange: status 0 and what
+  /* An answer: an HTTP status (100 to 999) and a body. A failed exchange: status 0 and what
    * failed. Attempts: 1 to 100 (entries written before it was recorded: 1). */
   bool whole = cJSON_IsNumber(st) && st->valuedouble == (double)(long)st->valuedouble;
   bool answer = whole && st->valuedouble >= 100 && st->valuedouble <= 999 && cJSON_IsString(bd) && !fe;
@@ -619,7 +603,7 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
   }
   h->exchanges++;
   if (h->cfg.replay_dir || h->cfg.record_dir)
-    count_occurrence(h, req, false);
+    count_occurrence(h, req);
   if (h->cfg.replay_dir) {
     cassette_read(h, req, resp);
     h->sent += resp->attempts ? resp->attempts : 1;
@@ -632,7 +616,7 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
     if (resp->outcome == CS_HTTP_BUDGET) {
       h->exchanges--;
       if (h->cfg.record_dir)
-        count_occurrence(h, req, true);
+        h->seen[h->entry].n--; /* not sent: its next sending takes this entry */
     }
   }
   /* Bytes that are not UTF-8 (or are NUL) become '?': live, recorded and replayed answers read the

@@ -71,6 +71,9 @@ typedef struct {
 
 typedef struct cs_http cs_http;
 
+/* A key shorter than this many bytes is a placeholder for a local fake (cs_http_add_secret). */
+#define CS_HTTP_SHORT_SECRET 8
+
 /* NULL with `err` when libcurl or the record directory cannot be set up. */
 cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err);
 void cs_http_free(cs_http *h);
