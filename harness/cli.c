@@ -19,7 +19,9 @@
 #include "providers/http.h"
 #include "reports/result.h"
 
-typedef enum { ARG_NONE, ARG_STR, ARG_U64, ARG_U32, ARG_DURATION, ARG_SHARE, ARG_DOUBLE } arg_kind;
+/* ARG_LIST: a string that adds to a list, so the option repeats; an option of any other kind
+ * takes one value. */
+typedef enum { ARG_NONE, ARG_STR, ARG_LIST, ARG_U64, ARG_U32, ARG_DURATION, ARG_SHARE, ARG_DOUBLE } arg_kind;
 
 typedef struct {
   const char *name;
@@ -33,11 +35,11 @@ typedef struct {
 #define RULES (GEN | CS_CMD_CANON | CS_CMD_EMIT)
 #define REPORTING (CS_CMD_RUN | CS_CMD_REPLAY | CS_CMD_PROBE)
 static const option_row rows[] = {
-    {"impl", ARG_STR, GEN, "NAME  a built-in implementation (run: repeatable, 'all' for every built-in)"},
+    {"impl", ARG_LIST, GEN, "NAME  a built-in implementation (run: repeatable, 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
-    {"target", ARG_STR, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT,
+    {"target", ARG_LIST, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT,
      "T  restrict to a target (repeatable); emit: the one target to emit for"},
-    {"property", ARG_STR, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
+    {"property", ARG_LIST, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
     {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE & ~CS_CMD_REPLAY, "N  cases per implementation, at least 1"},
@@ -46,7 +48,7 @@ static const option_row rows[] = {
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "N  parallel workers, 1 to 256, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
-    {"rule", ARG_STR, RULES, "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern)"},
+    {"rule", ARG_LIST, RULES, "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern)"},
     {"profile", ARG_STR, RULES, "FILE  rule overrides, one per line"},
     {"junit", ARG_STR, REPORTING & ~CS_CMD_PROBE, "FILE  write a JUnit XML report"},
     {"json", ARG_STR, REPORTING, "FILE  write a JSON report (docs/report-schema.md)"},
@@ -240,7 +242,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   const char *n = row->name;
   uint64_t u = 0;
   double d = 0;
-  if (row->kind == ARG_STR && !*v) /* an empty path or name: say so, not ": cannot write" later */
+  if ((row->kind == ARG_STR || row->kind == ARG_LIST) &&
+      !*v) /* an empty path or name: say so, not ": cannot write" later */
     return cs_err_set(err, "--%s: the value is empty", n);
   switch (row->kind) {
   case ARG_U64:
@@ -448,10 +451,11 @@ static int set_flag(cs_options *o, const char *n) {
   return 0;
 }
 
-/* Options that add to a list; every other option takes one value. */
-static bool repeatable(const option_row *row) {
-  return !strcmp(row->name, "impl") || !strcmp(row->name, "target") || !strcmp(row->name, "property") ||
-         !strcmp(row->name, "rule");
+bool cs_options_named(const cs_options *o, const char *property) {
+  for (size_t k = 0; k < o->nonly; k++)
+    if (!strncmp(property, o->only[k], strlen(o->only[k])))
+      return true;
+  return false;
 }
 
 int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit cmd, cs_err *err) {
@@ -512,7 +516,7 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
                         name, cs_err_excerpt(v).s, name);
     /* A value given twice would silently keep the last (--shard 0/2 --shard 1/2 runs shard 1). */
     size_t k = (size_t)(row - rows);
-    if (!repeatable(row) && (seen[k / 64] >> (k % 64) & 1u))
+    if (row->kind != ARG_LIST && (seen[k / 64] >> (k % 64) & 1u))
       return cs_err_set(err, "--%s given twice", name);
     seen[k / 64] |= 1ull << (k % 64);
     if (apply(o, row, v, err))
@@ -521,14 +525,11 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
   /* protocol.answer judges the answers to the other properties' requests: named with none that
    * sends one (vectors reads a file), it would check nothing (but a replay sends every request of
    * its case, as its failure may be in any of them). */
-  bool named = false, other = false;
+  bool named = cs_options_named(o, CS_PROPERTY_ANSWER), other = false;
   size_t np;
   const cs_property *all = cs_properties(&np);
-  for (size_t k = 0; k < o->nonly; k++) {
-    named = named || !strncmp(CS_PROPERTY_ANSWER, o->only[k], strlen(o->only[k]));
-    for (size_t i = 0; i < np && !other; i++)
-      other = all[i].needs && !strncmp(all[i].name, o->only[k], strlen(o->only[k]));
-  }
+  for (size_t i = 0; i < np && !other; i++)
+    other = all[i].needs && cs_options_named(o, all[i].name);
   if (named && !other && cmd != CS_CMD_REPLAY)
     return cs_err_set(err,
                       "--property: %s is checked on the requests of other properties and sends none of its "

@@ -79,6 +79,8 @@ typedef struct {
 
 /* Parses argv[first..argc) for command `cmd`. Returns 0, or -1 with a one-line reason. */
 int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit cmd, cs_err *err);
+/* True when a --property prefix selects `property` (false when --property was not given). */
+bool cs_options_named(const cs_options *o, const char *property);
 /* Makes the parent directories of every report file given (--json, --junit, ...) and checks each
  * can be written (cs_prepare_output), before a run that may last hours. 0, or -1 with err. */
 int cs_options_prepare_reports(const cs_options *o, cs_err *err);

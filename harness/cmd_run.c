@@ -374,9 +374,7 @@ static void add_name(const char **names, size_t *nn, size_t cap, const char *nam
  * every request of its case, so there it may apply alone). */
 static bool nothing_to_check(const run_ctx *c) {
   const cs_report *r = &c->report;
-  bool answer_named = false;
-  for (size_t k = 0; k < c->o.nonly; k++)
-    answer_named = answer_named || !strncmp(CS_PROPERTY_ANSWER, c->o.only[k], strlen(c->o.only[k]));
+  bool answer_named = cs_options_named(&c->o, CS_PROPERTY_ANSWER);
   for (size_t k = 0; k < r->nimpls; k++) {
     if (r->impls[k].could_not_run)
       return false;
@@ -386,6 +384,16 @@ static bool nothing_to_check(const run_ctx *c) {
         return false;
   }
   return r->nimpls > 0;
+}
+
+/* A selection of targets and properties that leaves nothing to check would pass a gate that
+ * checked nothing: an input error instead, said now and in the reports. */
+static void refuse_nothing_to_check(run_ctx *c) {
+  if (c->report.input_error || !nothing_to_check(c))
+    return;
+  c->report.input_error = "nothing to check: no implementation has an operation for the selected targets and "
+                          "properties (see callsign list, and each implementation's hello)";
+  cs_fail(CS_EXIT_USAGE, "%s", c->report.input_error);
 }
 
 int cs_cmd_run(int argc, char **argv) {
@@ -451,13 +459,7 @@ int cs_cmd_run(int argc, char **argv) {
   cs_note_corpus_off(&c.o);
   for (size_t i = 0; i < nn; i++)
     run_one(&c, names[i], &c.report.impls[c.report.nimpls++], NULL, 0);
-  /* Targets and properties that no implementation run has anything for would pass a gate that
-   * checked nothing: an input error instead, in the reports too. */
-  if (!c.report.input_error && nothing_to_check(&c)) {
-    c.report.input_error = "nothing to check: no implementation has an operation for the selected targets and "
-                           "properties (see callsign list, and each implementation's hello)";
-    cs_fail(CS_EXIT_USAGE, "%s", c.report.input_error);
-  }
+  refuse_nothing_to_check(&c);
   int status = 0;
   /* Generation statistics: the runner counted the labels of every generated case. */
   c.report.stats = CS_ARENA_NEW(&c.a, cs_stat, CS_LABEL_COUNT);
@@ -558,11 +560,7 @@ int cs_cmd_replay(int argc, char **argv) {
   free(v);
   const char *color = c.o.color ? c.o.color : "auto";
   bool use_color = !strcmp(color, "always") || (!strcmp(color, "auto") && isatty(1) && getenv("NO_COLOR") == NULL);
-  if (!c.report.input_error && nothing_to_check(&c)) {
-    c.report.input_error = "nothing to check: the implementation has no operation for the selected targets and "
-                           "properties";
-    cs_fail(CS_EXIT_USAGE, "%s", c.report.input_error);
-  }
+  refuse_nothing_to_check(&c);
   cs_report_terminal(&c.report, stdout, use_color, &err);
   write_reports(&c); /* a report that cannot be written sets output_error: 2, unless a 3 stands */
   int status = cs_report_exit_status(&c.report);
