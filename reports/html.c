@@ -4,6 +4,7 @@
  * chart. The markup is also well-formed XML (every element closed, attributes quoted, numeric
  * references only), so both HTML5 and XML tools can read it; every string from the data goes
  * through cs_esc_markup. */
+#include <ctype.h>
 #include <string.h>
 
 #include "reports/escape.h"
@@ -302,13 +303,9 @@ int cs_report_html(const cs_report *r, FILE *out, cs_err *err) {
                   "<title>callsign report</title>\n<style>\n");
   cs_buf_puts(&b, css);
   cs_buf_puts(&b, "</style>\n</head>\n<body>\n<h1>callsign report</h1>\n");
-  cs_buf_printf(&b, "<p class=\"verdict %s\"><strong>%s</strong> (exit status %d): ", status == 0 ? "pass" : "fail",
-                status == 0                      ? "Passed"
-                : status == 1                    ? "Failed"
-                : status == 2 && !r->input_error ? "An output could not be written"
-                : status == 2                    ? "An input could not be used"
-                                                 : "An implementation could not be run",
-                status);
+  const char *verdict = cs_report_verdict(r);
+  cs_buf_printf(&b, "<p class=\"verdict %s\"><strong>%c%s</strong> (exit status %d): ", status == 0 ? "pass" : "fail",
+                toupper((unsigned char)verdict[0]), verdict + 1, status);
   cs_tally_line(&b, &t);
   char origin[48];
   cs_buf_printf(&b, "</p>\n<p>%s", cs_report_origin(r, origin, sizeof origin));

@@ -265,11 +265,11 @@ int cs_report_markdown(const cs_report *r, FILE *out, cs_err *err) {
   cs_tally_report(&t, r);
   int status = cs_report_exit_status(r);
 
-  cs_buf_puts(&b, status == 0                      ? "## callsign: \xE2\x9C\x85 passed\n\n"
-                  : status == 1                    ? "## callsign: \xE2\x9D\x8C failed\n\n"
-                  : status == 2 && !r->input_error ? "## callsign: \xE2\x9B\x94 an output could not be written\n\n"
-                  : status == 2                    ? "## callsign: \xE2\x9B\x94 an input could not be used\n\n"
-                                : "## callsign: \xE2\x9B\x94 an implementation could not be run\n\n");
+  cs_buf_printf(&b, "## callsign: %s %s\n\n",
+                status == 0   ? "\xE2\x9C\x85" /* check mark */
+                : status == 1 ? "\xE2\x9D\x8C" /* cross */
+                              : "\xE2\x9B\x94" /* no entry */,
+                cs_report_verdict(r));
   cs_buf_printf(&b, "**Exit status %d** \xE2\x80\x94 ", status);
   cs_tally_line(&b, &t);
   char origin[48];

@@ -72,6 +72,19 @@ int cs_report_exit_status(const cs_report *r) {
   return cs_report_coverage_below(r) ? 1 : 0;
 }
 
+const char *cs_report_verdict(const cs_report *r) {
+  switch (cs_report_exit_status(r)) {
+  case 0:
+    return "passed";
+  case 1:
+    return "failed";
+  case 2:
+    return r->input_error ? "an input could not be used" : "an output could not be written";
+  default:
+    return "an implementation could not be run";
+  }
+}
+
 double cs_report_stat_share(const cs_report *r, size_t i) {
   return r->stat_cases ? (double)r->stats[i].count / (double)r->stat_cases : 0;
 }

@@ -117,6 +117,9 @@ const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len);
 /* Exit status per DESIGN.md: 0 pass, 1 a property failed (or a label fell below --min-coverage), 3 an
  * implementation could not be run. */
 int cs_report_exit_status(const cs_report *r);
+/* What the exit status says, in lower case: "passed", "failed", "an input could not be used", "an
+ * output could not be written" or "an implementation could not be run" (the reports' headline). */
+const char *cs_report_verdict(const cs_report *r);
 /* The share of generated cases that statistics label i occurred in (0 when no case was). */
 double cs_report_stat_share(const cs_report *r, size_t i);
 /* Is statistics label i below --min-coverage? How many are? Either fails the run (exit 1). */
