@@ -601,8 +601,9 @@ Test(history_gen, labels_match_content) {
       cr_assert(any_pair(calls, prefix_eq), "seed %llu: twin.prefix without a twin", (unsigned long long)s);
     if (HAS(TWIN_TRUNCATE))
       cr_assert(any_pair(calls, truncate_eq), "seed %llu: twin.truncate without a twin", (unsigned long long)s);
-    /* Null and empty IDs (a call's, or a result's call_id): labelled exactly when the final history
-     * has them (a join twin rewrites a call's ID after it was drawn). */
+    /* Null and empty IDs (a call's, or a result's call_id): labelled only when the final history
+     * has them (a join twin rewrites a call's ID after it was drawn); repeated call IDs, exactly
+     * when it has them. */
     bool null_id = false, empty_id = false;
     for (uint32_t t = 0; t < g.h.nturns; t++) {
       for (uint32_t k = 0; k < g.h.turns[t].ncalls; k++) {
