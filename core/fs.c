@@ -57,22 +57,53 @@ int cs_dir_writable(const char *path, cs_err *err) {
   return rc;
 }
 
+static void made_add(cs_made *m, const char *dir) {
+  if (!m)
+    return;
+  if (m->n == m->cap) {
+    m->cap = m->cap ? 2 * m->cap : 8;
+    m->dir = cs_xrealloc_array(m->dir, m->cap, sizeof *m->dir);
+  }
+  m->dir[m->n++] = cs_xstrdup(dir);
+}
+
+void cs_made_free(cs_made *m) {
+  for (size_t i = 0; i < m->n; i++)
+    free(m->dir[i]);
+  free(m->dir);
+  *m = (cs_made){0};
+}
+
+void cs_made_undo(cs_made *m) {
+  for (size_t i = m->n; i-- > 0;)
+    rmdir(m->dir[i]); /* refuses a directory that is no longer empty: that one stays */
+  cs_made_free(m);
+}
+
+/* mkdir, listing a directory it made in `made`. */
+static int make_dir(const char *dir, cs_made *made) {
+  if (mkdir(dir, 0777))
+    return errno == EEXIST ? 0 : -1;
+  made_add(made, dir);
+  return 0;
+}
+
 /* No length limit of its own: a path is refused by the system (ENAMETOOLONG), never cut. */
-int cs_mkdir_p(const char *path, cs_err *err) {
+int cs_mkdir_p(const char *path, cs_made *made, cs_err *err) {
   char *tmp = cs_xstrdup(path);
   int rc = -1;
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/')
       continue;
     *p = 0;
-    if (mkdir(tmp, 0777) && errno != EEXIST) {
+    if (make_dir(tmp, made)) {
       fail(err, tmp, "create", errno);
       goto cleanup;
     }
     *p = '/';
   }
   struct stat st;
-  if (mkdir(tmp, 0777) && errno != EEXIST)
+  if (make_dir(tmp, made))
     fail(err, tmp, "create", errno);
   else if (stat(tmp, &st))
     fail(err, tmp, "create", errno);
@@ -111,14 +142,14 @@ static int try_link_target(const char *path, cs_err *err) {
   return 0;
 }
 
-int cs_prepare_output(const char *path, cs_err *err) {
+int cs_prepare_output(const char *path, cs_made *made, cs_err *err) {
   size_t n = strlen(path);
   if (n && path[n - 1] == '/') /* a directory by its spelling: refused before one is made */
     return fail(err, path, "write", EISDIR);
   char *dir = dir_of(path);
   int rc = -1;
   struct stat st;
-  if (cs_mkdir_p(dir, err))
+  if (cs_mkdir_p(dir, made, err))
     goto cleanup;
   if (stat(path, &st) != 0) {
     struct stat lst;

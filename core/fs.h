@@ -14,10 +14,24 @@
 #define CS_PATH_SHOWN 320
 const char *cs_path_shown(const char *path, char out[CS_PATH_SHOWN]);
 
-/* Creates `path` and its missing parents (like mkdir -p). 0, or -1 with err naming the directory
- * that could not be made (a file of that name counts: "Not a directory", as opening a path below
- * it would say). */
-int cs_mkdir_p(const char *path, cs_err *err);
+/* The directories a command made on the way to its outputs, oldest first, so that a command
+ * refused before its work began can take them back (cs_made_undo) instead of leaving empty
+ * directories behind. Zero-initialised; cs_made_undo or cs_made_free releases it. */
+typedef struct {
+  char **dir; /* heap */
+  size_t n, cap;
+} cs_made;
+
+/* Removes the directories in `m` that are still empty, newest first (a directory something else
+ * has since written in stays), then frees the list. */
+void cs_made_undo(cs_made *m);
+/* Frees the list, keeping the directories. */
+void cs_made_free(cs_made *m);
+
+/* Creates `path` and its missing parents (like mkdir -p), adding each directory it made to `made`
+ * when that is not NULL. 0, or -1 with err naming the directory that could not be made (a file of
+ * that name counts: "Not a directory", as opening a path below it would say). */
+int cs_mkdir_p(const char *path, cs_made *made, cs_err *err);
 
 /* Checks, making nothing, that the directory `path` could be written in once made: its nearest
  * existing ancestor (itself when it is there, "." for a relative path none of whose parts exist) is
@@ -29,8 +43,9 @@ int cs_dir_writable(const char *path, cs_err *err);
  * that it can be written: an existing regular file is opened for writing (not truncated), a new one
  * is created and removed again; a FIFO or device is only asked (access), a directory refused. For
  * outputs written at the end of a long run, so that a mistyped path is refused before the run. 0,
- * or -1 with err "PATH: cannot write: REASON" or cs_mkdir_p's. */
-int cs_prepare_output(const char *path, cs_err *err);
+ * or -1 with err "PATH: cannot write: REASON" or cs_mkdir_p's. The directories made go to `made`
+ * (NULL: not listed), also when the file is then refused. */
+int cs_prepare_output(const char *path, cs_made *made, cs_err *err);
 
 /* True when the paths `a` and `b` name the same file: the same string, the same file (device and
  * inode) when both exist, or the same name in the same directory when neither does yet

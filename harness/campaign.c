@@ -395,7 +395,7 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   /* A summary callsign would refuse to read is not written. */
   if (!parts_valid(f->parts, why, sizeof why))
     return cs_err_set(err, "%s: cannot write a summary whose %s", dir, why);
-  if (cs_mkdir_p(dir, err))
+  if (cs_mkdir_p(dir, NULL, err))
     return -1;
   size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
   bool *first = cs_xcalloc(f->n + 1, sizeof *first);

@@ -556,13 +556,13 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
   return 0;
 }
 
-int cs_options_prepare_reports(const cs_options *o, cs_err *err) {
+int cs_options_prepare_reports(const cs_options *o, cs_made *made, cs_err *err) {
   size_t nf;
   const cs_report_format *f = cs_report_formats(&nf);
   for (size_t i = 0; i < nf && i < 8; i++) {
     if (!o->report[i])
       continue;
-    if (cs_prepare_output(o->report[i], err))
+    if (cs_prepare_output(o->report[i], made, err))
       return -1;
     /* Reports are written one after the other: a second one in the same file would replace the first. */
     for (size_t k = 0; k < i; k++)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/buf.h"
+#include "core/fs.h"
 #include "generators/history_gen.h"
 #include "impls/impl.h"
 #include "providers/rule.h"
@@ -82,8 +83,10 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
 /* True when a --property prefix selects `property` (false when --property was not given). */
 bool cs_options_named(const cs_options *o, const char *property);
 /* Makes the parent directories of every report file given (--json, --junit, ...) and checks each
- * can be written (cs_prepare_output), before a run that may last hours. 0, or -1 with err. */
-int cs_options_prepare_reports(const cs_options *o, cs_err *err);
+ * can be written (cs_prepare_output), before a run that may last hours. The directories made are
+ * added to `made` (also on failure: the caller refused takes them back with cs_made_undo). 0, or -1
+ * with err. */
+int cs_options_prepare_reports(const cs_options *o, cs_made *made, cs_err *err);
 /* Prints the options that command `cmd` accepts. */
 void cs_options_usage(FILE *out, cs_cmd_bit cmd);
 

@@ -509,12 +509,11 @@ int cs_cmd_fuzz(int argc, char **argv) {
     cs_ruleset_free(c.rs);
     return cs_fail(CS_EXIT_USAGE, "OpenSSL provides no SHA-256");
   }
-  /* Made now: an --out that cannot be made is refused before the campaign, not after it. A
-   * directory made here is removed again if the campaign cannot run at all. */
-  struct stat st;
-  bool made_out = stat(c.out_dir, &st) != 0;
+  /* Made now: an --out that cannot be made is refused before the campaign, not after it. The
+   * directories made here are removed again if the campaign cannot run at all. */
+  cs_made made = {0};
   char *summary = cs_findings_summary_path(c.out_dir);
-  bool out_ok = cs_mkdir_p(c.out_dir, &err) == 0 && cs_prepare_output(summary, &err) == 0;
+  bool out_ok = cs_mkdir_p(c.out_dir, &made, &err) == 0 && cs_prepare_output(summary, &made, &err) == 0;
   free(summary);
   if (out_ok) { /* the shrunk cases go to cases/: something else there is found now, not after */
     cs_buf cases = {0};
@@ -523,8 +522,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
     cs_buf_free(&cases);
   }
   if (!out_ok) {
-    if (made_out)
-      rmdir(c.out_dir);
+    cs_made_undo(&made);
     cs_hasher_free(c.hasher);
     cs_expect_free(&expect);
     cs_ruleset_free(c.rs);
@@ -545,10 +543,10 @@ int cs_cmd_fuzz(int argc, char **argv) {
   fflush(stdout);
   if (rc < 0) {
     status = cs_fail(CS_EXIT_IMPL, "%s", err.msg);
-    if (made_out)
-      rmdir(c.out_dir);
+    cs_made_undo(&made); /* the campaign did not run: what it made and left empty goes */
     goto cleanup;
   }
+  cs_made_free(&made);
   cs_err lost = err; /* rc 1: a part was lost; the rest is reported, and the exit status says so */
   cs_findings_select(&total);
   if (cs_findings_write(c.out_dir, &total, true, &err)) {

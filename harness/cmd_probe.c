@@ -62,6 +62,7 @@ typedef struct {
   cs_buf url;
   cs_ruleset *rs;
   cs_http *http;
+  cs_made made; /* directories made for the reports and the cassette: cleanup removes the empty ones */
   cs_http_header headers[8];
   size_t nheaders;
   char auth_value[4096];
@@ -901,8 +902,6 @@ static int check_options(probe_ctx *c) {
   if (c->o.cases > PROBE_MAX_CASES)
     return cs_fail(CS_EXIT_USAGE, "probe: --cases %llu: at most %d (only --max-requests of them can be sent)",
                    (unsigned long long)c->o.cases, PROBE_MAX_CASES);
-  if (cs_options_prepare_reports(&c->o, &err))
-    return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   return 0;
 }
 
@@ -969,6 +968,7 @@ int cs_cmd_probe(int argc, char **argv) {
   cs_http_config hc = {.max_requests = c.o.max_requests,
                        .rate = c.o.rate,
                        .record_dir = c.o.record_dir,
+                       .made = &c.made,
                        .replay_dir = c.o.replay_dir,
                        .dry_run = c.o.dry_run};
   if (!(c.http = cs_http_new(&hc, &err))) {
@@ -991,6 +991,10 @@ int cs_cmd_probe(int argc, char **argv) {
               which.data);
     else
       cs_fail(CS_EXIT_USAGE, "probe: set %s (or use --replay DIR)", which.data);
+    goto cleanup;
+  }
+  if (cs_options_prepare_reports(&c.o, &c.made, &err)) {
+    cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     goto cleanup;
   }
 
@@ -1049,6 +1053,9 @@ int cs_cmd_probe(int argc, char **argv) {
     status = cs_fail(CS_EXIT_USAGE, "probe: the cassette in %s is incomplete (an entry could not be written)",
                      c.o.record_dir);
 cleanup:
+  /* A directory made for a report or the cassette that is still empty holds nothing of this probe
+   * (refused before its work, or stopped before its first entry): it goes again. */
+  cs_made_undo(&c.made);
   cs_http_free(c.http);
   if (curl_ready)
     curl_global_cleanup();

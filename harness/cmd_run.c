@@ -439,14 +439,19 @@ int cs_cmd_run(int argc, char **argv) {
       names[nn++] = b[k].name;
   /* A --vectors file named on the command line is read now, so a mistyped path is refused before
    * the run; the default one is looked for only once an implementation claims the scheme. */
-  if (cs_options_prepare_reports(&c.o, &err) ||
-      (c.o.vectors && !(c.vectors = cs_vectors_load(c.o.vectors, true, &err)))) {
+  cs_made made = {0};
+  if ((c.o.vectors && !(c.vectors = cs_vectors_load(c.o.vectors, true, &err))) ||
+      cs_options_prepare_reports(&c.o, &made, &err)) {
+    cs_made_undo(&made);
+    if (c.vectors)
+      cJSON_Delete(c.vectors);
     cs_expect_free(&c.expect);
     cs_ruleset_free(c.rs);
     cs_arena_free(&c.a);
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
 
+  cs_made_free(&made);
   c.report.command = command_line(&c.a, argc, argv);
   c.report.tool_version = CS_VERSION;
   c.report.seed = c.o.seed;
@@ -539,12 +544,15 @@ int cs_cmd_replay(int argc, char **argv) {
     if (!c.o.targets && cs_target_parse(tgt) >= 0)
       c.o.targets = 1u << cs_target_parse(tgt);
   }
-  if (!(c.rs = cs_cli_ruleset(&c.o, &err)) || cs_options_prepare_reports(&c.o, &err)) {
+  cs_made made = {0};
+  if (!(c.rs = cs_cli_ruleset(&c.o, &err)) || cs_options_prepare_reports(&c.o, &made, &err)) {
+    cs_made_undo(&made);
     free(v);
     cs_ruleset_free(c.rs);
     cs_arena_free(&c.literal_arena);
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
+  cs_made_free(&made);
   c.o.no_corpus = true;
   c.report.replay = true;
   c.report.tool_version = CS_VERSION;

@@ -294,7 +294,7 @@ static int write_case(const char *dir, const char *impl, const char *property, c
   uint8_t d[32];
   cs_hasher *hs = NULL;
   int rc = -1;
-  if (cs_mkdir_p(path, err))
+  if (cs_mkdir_p(path, NULL, err))
     goto cleanup;
   hs = cs_hasher_new();
   if (!hs) {

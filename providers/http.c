@@ -93,7 +93,7 @@ cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err) {
     cs_err_set(err, "OpenSSL provides no SHA-256");
     goto fail;
   }
-  if (h->cfg.record_dir && cs_mkdir_p(h->cfg.record_dir, err))
+  if (h->cfg.record_dir && cs_mkdir_p(h->cfg.record_dir, h->cfg.made, err))
     goto fail;
   if (h->cfg.record_dir) {
     /* Only making a file shows that one can be made (root passes access() in /sys): checked

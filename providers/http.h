@@ -15,6 +15,7 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/str.h"
 
 /* The rates a context accepts (--rate). At 0.01 per second a request already waits 100 s for the
@@ -32,6 +33,7 @@ typedef struct {
   double max_wait_s;        /* longest backoff or Retry-After honoured; 0: 60 (longer: give up) */
   double backoff_s;         /* first backoff when no Retry-After; 0: 0.5, doubling */
   const char *record_dir;   /* store exchanges here (created when missing) */
+  cs_made *made;            /* NULL, or where the directories made for record_dir are listed */
   const char *replay_dir;   /* answer from here; nothing is sent */
   bool dry_run;             /* print requests to `dry_out`; nothing is sent */
   FILE *dry_out;            /* NULL: stdout */

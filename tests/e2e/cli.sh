@@ -198,6 +198,15 @@ check "replay --html naming a directory: refused before the replay" "one_line_2 
 check "probe --markdown below a file: refused before any request" "one_line_2 $? \"$T/a-file: cannot create: Not a directory\""
 "$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/made/for/it/r.json" >"$T/o" 2>"$T/e"
 check "a report's missing directories are made" "[ $? -eq 0 ] && python3 -m json.tool '$T/made/for/it/r.json' >/dev/null"
+# A command refused before its work takes back the directories it made for its reports.
+"$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/gone1/a/r.json" --junit "$T/gone1/a/./r.json" >"$T/o" 2>"$T/e"
+check "run refused at its second report: the first one's directories are gone" \
+  "one_line_2 $? 'are the same file' && [ ! -e '$T/gone1' ]"
+"$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/gone2/a/r.json" --vectors "$T/no-vectors.json" >"$T/o" 2>"$T/e"
+check "run refused for its --vectors file: no report directory made" "one_line_2 $? 'no-vectors.json' && [ ! -e '$T/gone2' ]"
+env -u MISTRAL_API_KEY "$CS" probe --provider mistral --json "$T/gone3/p.json" --record "$T/gone3/tape" >"$T/o" 2>"$T/e"
+check "probe refused for a missing key: neither report nor cassette directory made" \
+  "one_line_2 $? 'probe: set MISTRAL_API_KEY' && [ ! -e '$T/gone3' ]"
 "$CS" probe --provider anthropic --replay "$T/a-file" >"$T/o" 2>"$T/e"
 check "probe --replay naming a file: exit 2, one line" "one_line_2 $? \"$T/a-file: cannot replay: not a directory\""
 "$CS" probe --provider anthropic --replay "$T/no-such-dir" >"$T/o" 2>"$T/e"

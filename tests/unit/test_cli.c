@@ -326,21 +326,31 @@ Test(cli, each_report_gets_its_own_file) {
     cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), -1, "%s", twice[i][4]);
     cr_assert_str_eq(err.msg, twice[i][4]);
   }
-  char root[] = "/tmp/cs-cli-XXXXXX", a[64], b[80];
+  char root[] = "/tmp/cs-cli-XXXXXX", a[64], b[80], made_dir[64];
   cr_assert_not_null(mkdtemp(root));
-  snprintf(a, sizeof a, "%s/same.out", root);
-  snprintf(b, sizeof b, "%s/./same.out", root);
+  snprintf(a, sizeof a, "%s/new/deeper/same.out", root);
+  snprintf(b, sizeof b, "%s/new/deeper/./same.out", root);
   char *argv[] = {"callsign", "--junit", a, "--json", b, NULL};
   cs_options o;
   cs_err err = {{0}};
+  cs_made made = {0};
   cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), 0, "%s", err.msg);
-  cr_assert_eq(cs_options_prepare_reports(&o, &err), -1, "two reports in one file");
+  cr_assert_eq(cs_options_prepare_reports(&o, &made, &err), -1, "two reports in one file");
   cr_assert(strstr(err.msg, "are the same file") && strstr(err.msg, "--junit") && strstr(err.msg, "--json"), "%s",
             err.msg);
+  /* The refused command takes back the directories made for its first report. */
+  snprintf(made_dir, sizeof made_dir, "%s/new", root);
+  cr_assert_eq(made.n, 2, "made %zu directories, not new and new/deeper", made.n);
+  cr_assert_str_eq(made.dir[0], made_dir);
+  cs_made_undo(&made);
+  cr_assert_eq(made.n, 0);
+  cr_assert_eq(access(made_dir, F_OK), -1, "%s was left behind", made_dir);
+  snprintf(a, sizeof a, "%s/same.out", root);
   snprintf(b, sizeof b, "%s/other.out", root);
   argv[4] = b;
   cr_assert_eq(cs_options_parse(&o, 5, argv, 1, CS_CMD_RUN, &err), 0, "%s", err.msg);
-  cr_assert_eq(cs_options_prepare_reports(&o, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_options_prepare_reports(&o, &made, &err), 0, "%s", err.msg);
+  cr_assert_eq(made.n, 0, "the directory was there: nothing made");
   cr_assert_eq(rmdir(root), 0, "a report file was left behind");
 }
 

@@ -25,14 +25,14 @@ Test(fs, creates_parents_and_accepts_existing) {
   cr_assert_not_null(mkdtemp(root));
   snprintf(deep, sizeof deep, "%s/a/b/c", root);
   cs_err err = {{0}};
-  cr_assert_eq(cs_mkdir_p(deep, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_mkdir_p(deep, NULL, &err), 0, "%s", err.msg);
   cr_assert(is_dir(deep));
-  cr_assert_eq(cs_mkdir_p(deep, &err), 0, "an existing directory is fine");
+  cr_assert_eq(cs_mkdir_p(deep, NULL, &err), 0, "an existing directory is fine");
   snprintf(deep, sizeof deep, "%s/a/file", root);
   FILE *f = fopen(deep, "w");
   cr_assert_not_null(f);
   fclose(f);
-  cr_assert_eq(cs_mkdir_p(deep, &err), -1, "a file took the directory's place");
+  cr_assert_eq(cs_mkdir_p(deep, NULL, &err), -1, "a file took the directory's place");
   cr_assert_not_null(strstr(err.msg, "file: cannot create: Not a directory"), "%s", err.msg);
   char cmd[200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
@@ -48,7 +48,7 @@ Test(fs, a_file_in_the_way_is_named) {
   fclose(f);
   snprintf(below, sizeof below, "%s/x/y", file);
   cs_err err = {{0}};
-  cr_assert_eq(cs_mkdir_p(below, &err), -1);
+  cr_assert_eq(cs_mkdir_p(below, NULL, &err), -1);
   cr_assert_not_null(strstr(err.msg, "cannot create"), "%s", err.msg);
   cr_assert_not_null(strstr(err.msg, file), "%s", err.msg);
   unlink(file);
@@ -92,16 +92,16 @@ Test(fs, a_long_path_is_made_whole_and_an_overlong_one_refused_with_its_reason) 
   while (n < PATH_MAX - 100)
     n += snprintf(longp + n, sizeof longp - (size_t)n, "/%s", part);
   cs_err err = {{0}};
-  cr_assert_eq(cs_mkdir_p(longp, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_mkdir_p(longp, NULL, &err), 0, "%s", err.msg);
   struct stat st;
   cr_assert(stat(longp, &st) == 0 && S_ISDIR(st.st_mode), "the directory was not made whole");
   snprintf(report, sizeof report, "%s/new/r.json", longp);
-  cr_assert_eq(cs_prepare_output(report, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_prepare_output(report, NULL, &err), 0, "%s", err.msg);
   cr_assert_eq(cs_write_file(report, "x", 1, &err), 0, "%s", err.msg);
   unlink(report);
   /* past PATH_MAX: refused, with the reason in the one line */
   snprintf(report, sizeof report, "%s/%s/%s", longp, part, part);
-  cr_assert_eq(cs_mkdir_p(report, &err), -1);
+  cr_assert_eq(cs_mkdir_p(report, NULL, &err), -1);
   cr_assert(!strncmp(err.msg, root, strlen(root)) && strstr(err.msg, "ddd...") != NULL, "%s", err.msg);
   cr_assert_not_null(strstr(err.msg, ": cannot create: File name too long"), "%s", err.msg);
   char cmd[64];
@@ -115,24 +115,24 @@ Test(fs, prepare_output_makes_parents_and_refuses_what_cannot_be_written) {
   cr_assert_not_null(mkdtemp(root));
   cs_err err = {{0}};
   snprintf(path, sizeof path, "%s/new/deeper/report.json", root);
-  cr_assert_eq(cs_prepare_output(path, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_prepare_output(path, NULL, &err), 0, "%s", err.msg);
   snprintf(path, sizeof path, "%s/new/deeper", root);
   cr_assert(is_dir(path), "the parent directories were not made");
   snprintf(path, sizeof path, "%s/new/deeper/report.json", root);
   cr_assert_neq(access(path, F_OK), 0, "the file itself was created");
   cr_assert_eq(cs_write_file(path, "{}", 2, &err), 0, "%s", err.msg);
-  cr_assert_eq(cs_prepare_output(path, &err), 0, "an existing writable file: %s", err.msg);
+  cr_assert_eq(cs_prepare_output(path, NULL, &err), 0, "an existing writable file: %s", err.msg);
   FILE *f = fopen(path, "rb");
   char got[8] = "";
   cr_assert_not_null(f);
   cr_assert_eq(fread(got, 1, sizeof got - 1, f), 2, "an existing file was changed");
   fclose(f);
-  cr_assert_eq(cs_prepare_output(root, &err), -1, "a directory passed as a file");
+  cr_assert_eq(cs_prepare_output(root, NULL, &err), -1, "a directory passed as a file");
   cr_assert_not_null(strstr(err.msg, "cannot write: Is a directory"), "%s", err.msg);
   snprintf(path, sizeof path, "%s/new/deeper/report.json/below", root);
-  cr_assert_eq(cs_prepare_output(path, &err), -1, "a path below a file passed");
+  cr_assert_eq(cs_prepare_output(path, NULL, &err), -1, "a path below a file passed");
   cr_assert_not_null(strstr(err.msg, "report.json: cannot create: Not a directory"), "%s", err.msg);
-  cr_assert_eq(cs_prepare_output("relative-name.json", &err), 0, "a bare name is in the working directory: %s",
+  cr_assert_eq(cs_prepare_output("relative-name.json", NULL, &err), 0, "a bare name is in the working directory: %s",
                err.msg);
   cr_assert_neq(access("relative-name.json", F_OK), 0);
   char cmd[200];
@@ -144,11 +144,11 @@ Test(fs, prepare_output_makes_parents_and_refuses_what_cannot_be_written) {
  * the check opens the file, so such a path is refused before the run, as the write would be after. */
 Test(fs, prepare_output_refuses_what_root_cannot_write) {
   cs_err err = {{0}};
-  cr_assert_eq(cs_prepare_output("/proc/callsign-report.json", &err), -1, "a new file in /proc passed");
+  cr_assert_eq(cs_prepare_output("/proc/callsign-report.json", NULL, &err), -1, "a new file in /proc passed");
   cr_assert_not_null(strstr(err.msg, "/proc/callsign-report.json: cannot write: "), "%s", err.msg);
   struct stat st;
   if (stat("/sys/kernel/notes", &st) == 0 && access("/sys/kernel/notes", W_OK) == 0) {
-    cr_assert_eq(cs_prepare_output("/sys/kernel/notes", &err), -1, "a file open() refuses passed");
+    cr_assert_eq(cs_prepare_output("/sys/kernel/notes", NULL, &err), -1, "a file open() refuses passed");
     cr_assert_not_null(strstr(err.msg, "cannot write: Permission denied"), "%s", err.msg);
   }
   /* A FIFO is not opened (its reader would see an end, and with none the open blocks). */
@@ -156,7 +156,7 @@ Test(fs, prepare_output_refuses_what_root_cannot_write) {
   cr_assert_not_null(mkdtemp(root));
   snprintf(fifo, sizeof fifo, "%s/fifo", root);
   cr_assert_eq(mkfifo(fifo, 0600), 0);
-  cr_assert_eq(cs_prepare_output(fifo, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_prepare_output(fifo, NULL, &err), 0, "%s", err.msg);
   unlink(fifo);
   rmdir(root);
 }
@@ -170,13 +170,13 @@ Test(fs, prepare_output_follows_a_dangling_link_to_where_it_points) {
   snprintf(link, sizeof link, "%s/to-missing-dir.json", root);
   snprintf(target, sizeof target, "%s/no-such-dir/report.json", root);
   cr_assert_eq(symlink(target, link), 0);
-  cr_assert_eq(cs_prepare_output(link, &err), -1, "a link into a missing directory passed");
+  cr_assert_eq(cs_prepare_output(link, NULL, &err), -1, "a link into a missing directory passed");
   cr_assert_not_null(strstr(err.msg, "to-missing-dir.json: cannot write: No such file or directory"), "%s", err.msg);
 
   snprintf(link, sizeof link, "%s/to-new-file.json", root);
   snprintf(target, sizeof target, "%s/report.json", root);
   cr_assert_eq(symlink("report.json", link), 0);
-  cr_assert_eq(cs_prepare_output(link, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_prepare_output(link, NULL, &err), 0, "%s", err.msg);
   cr_assert_neq(access(target, F_OK), 0, "the check left the link's target behind");
   struct stat st;
   cr_assert_eq(lstat(link, &st), 0, "the link itself was removed");
@@ -432,7 +432,7 @@ Test(fs, prepare_output_refuses_a_directory_spelling_first) {
   cr_assert_not_null(mkdtemp(root));
   snprintf(path, sizeof path, "%s/r.json/", root);
   cs_err err = {{0}};
-  cr_assert_eq(cs_prepare_output(path, &err), -1);
+  cr_assert_eq(cs_prepare_output(path, NULL, &err), -1);
   cr_assert_not_null(strstr(err.msg, "Is a directory"), "%s", err.msg);
   snprintf(path, sizeof path, "%s/r.json", root);
   struct stat st;
