@@ -1503,6 +1503,10 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
       rc = -1;
       break;
     }
+    /* Every kind of request the run needs was given up: no later case could be judged, and a
+     * campaign would spin through cases that check nothing until its --time ran out. */
+    if (r.kinds_asked && (impl->given_up & r.kinds_asked) == r.kinds_asked)
+      break;
     last_n = n;
     last_s = cs_now_s() - batch_t0;
     if (cfg->progress)

@@ -1097,6 +1097,10 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       return 0;
     }
     if (s->pid <= 0 && s->failed_starts >= SP_MAX_FAILED_STARTS) {
+      /* No request will be answered again: under giving up (not while shrinking), every kind is
+       * given up, so a run or a campaign stops instead of counting cases that check nothing. */
+      if (s->base.give_up_after)
+        s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
       for (size_t i = recv; i < n; i++) {
         replies[i].status = s->start_fault;
         replies[i].message = cs_arena_strc(a, s->gave_up.msg);

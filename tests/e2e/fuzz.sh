@@ -159,6 +159,28 @@ rc=$?
 took=$(($(date +%s) - start))
 check "fuzz --time 2, every request crashes: exit 1, the crash reported, done in under 40 s (took $took s)" \
   "[ $rc -eq 1 ] && grep -q 'crash' '$T/crashy.txt' && [ $took -lt 40 ]"
+# A program that can no longer be started (its first instance ends on its first request, every
+# later one before hello) answers nothing again: the campaign stops there, with every kind given up,
+# instead of counting cases that check nothing until its --time ends (4 s once gave 570000 cases).
+cat >"$T/dies.py" <<'P'
+import sys, json, os
+mark = sys.argv[1]
+if os.path.exists(mark):
+    sys.exit(7)
+open(mark, "a").close()
+json.loads(sys.stdin.readline())
+print(json.dumps({"seq": 0, "protocol": 1, "name": "dies", "version": "1", "ops": ["emit"], "targets": ["anthropic"]}), flush=True)
+sys.stdin.readline()
+sys.exit(3)
+P
+start=$(date +%s)
+"$CS" fuzz --time 30 --no-corpus --out "$T/dies" --impl-cmd -- python3 "$T/dies.py" "$T/dies.mark" >"$T/dies.txt" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+check "fuzz --time 30 of a program that cannot be restarted: exit 1 in under 15 s (took $took s), everything given up" \
+  "[ $rc -eq 1 ] && [ $took -lt 15 ] && grep -q 'not restarted: the last 3 restarts failed' '$T/dies.txt' &&
+   python3 -c \"import json;d=json.load(open('$T/dies/summary.json'))
+assert d['given_up']==['emit anthropic'] and d['cases'] < 1000, (d['given_up'], d['cases'])\""
 
 # --time holds when the implementation hangs: a request still within its own deadline (5 s) when
 # the time runs out is cut off, and its case is not judged. Before, each of a case's dozens of
