@@ -961,11 +961,16 @@ static void shrink(runner *r, cs_outcome *cell) {
    * failure shows without one (two answers of the same process differ); if not, restart per try. */
   r->shrink_without_restart = (cell->prop->needs & CS_NEED_EMIT_RESTART) != 0;
   r->shrink_answer_needs = 0;
+  bool reproduced = false, held = false;
   while (progress && s.budget) {
+    unsigned before = s.budget;
     int rc = rerun_best(&s);
     if (rc < 0)
       goto done;
+    /* held: it ran, every request was answered, and the cell holds (a fault leaves it open) */
+    held = rc == 0 && s.budget < before && !first_unanswered(&r->runs[0], false, NULL);
     if (rc == 1) {
+      reproduced = true;
       s.bs = size_of_last(r);
       keep_case(&s);
       /* A fault is shrunk among the replies it was one of: an implementation that faults on every
@@ -976,6 +981,14 @@ static void shrink(runner *r, cs_outcome *cell) {
     if (rc == 1 || !r->shrink_without_restart)
       break;
     r->shrink_without_restart = false;
+  }
+  /* A case that held when run again alone (a fresh process, say, for a fault that needs many
+   * requests first) has nothing to shrink against: every try would hold, and a slow program would
+   * spend the whole shrink time on them. Reported as found, and said so. */
+  if (!reproduced && held) {
+    progress = false;
+    size_t len = strlen(cell->message);
+    snprintf(cell->message + len, sizeof cell->message - len, " (not shrunk: the case held when run again alone)");
   }
   while (progress && s.budget) {
     progress = false;

@@ -159,6 +159,13 @@ rc=$?
 took=$(($(date +%s) - start))
 check "fuzz --time 2, every request crashes: exit 1, the crash reported, done in under 40 s (took $took s)" \
   "[ $rc -eq 1 ] && grep -q 'crash' '$T/crashy.txt' && [ $took -lt 40 ]"
+# A fault that needs many requests of one process first (here the 150th) holds when its case runs
+# again alone in a fresh process: it is reported unshrunk, and said so, instead of every shrink try
+# restarting the program until the shrink time ran out (20 s gave 6 cases).
+"$CS" fuzz --time 3 --no-corpus --out "$T/late" --impl-cmd -- python3 "$FIX/proto_echo.py" --crash-after 150 \
+  >"$T/late.txt" 2>&1
+check "a fault that does not show when its case runs alone: reported unshrunk, said so" \
+  "[ $? -eq 1 ] && grep -q 'crash: .*(not shrunk: the case held when run again alone)' '$T/late.txt'"
 # A program that can no longer be started (its first instance ends on its first request, every
 # later one before hello) answers nothing again: the campaign stops there, with every kind given up,
 # instead of counting cases that check nothing until its --time ends (4 s once gave 570000 cases).
