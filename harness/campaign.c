@@ -136,6 +136,14 @@ static void progressed(void *user, uint64_t cases, uint64_t failures, double ela
     c->cfg->on_progress(c->cfg->user, cases, c->failing, elapsed);
 }
 
+/* As run's "nothing to check": protocol.answer alone is no check unless --property named it. */
+static bool checks_nothing(const cs_campaign_config *cfg, const cs_run_result *res) {
+  for (size_t i = 0; i < res->ncells; i++)
+    if (res->cells[i].applicable && (cfg->answer_named || strcmp(res->cells[i].prop->name, CS_PROPERTY_ANSWER)))
+      return false;
+  return true;
+}
+
 int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg, cs_findings *out, cs_err *err) {
   campaign c = {cfg, out, NULL, 0, 0, 0};
   cs_run_config rc = cfg->run;
@@ -157,6 +165,7 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   for (size_t i = 0; i < res.ncells && !out->undecided[0]; i++)
     if (res.cells[i].undecided)
       cs_outcome_undecided_message(&res.cells[i], out->undecided, sizeof out->undecided);
+  out->checks_nothing = status == 0 && checks_nothing(cfg, &res);
   cs_findings_set_shard(out, rc.shard_i, rc.shard_n);
   cs_run_result_free(&res);
   free(c.cells);

@@ -50,11 +50,16 @@ typedef struct {
   /* Why a rule gave no verdict on an ID (cs_outcome.undecided: the first such cell, that property
    * not judged from then on), or "": an input error the command reports. Not in summary.json. */
   char undecided[700];
+  /* No property but protocol.answer had an operation for the selected targets and properties
+   * (protocol.answer counts when --property named it): the campaign checked nothing. Not in
+   * summary.json. */
+  bool checks_nothing;
 } cs_findings;
 
 typedef struct {
   cs_run_config run; /* seed, cases, time_s, shard, targets, only, gen, corpus: as for a run */
   bool strict;       /* recommended properties are findings too */
+  bool answer_named; /* --property named protocol.answer: it alone is something to check */
   /* Live reports (any may be NULL): each finding as it is made, and progress about every batch
    * (failing: failing checks of the properties that count). */
   void (*on_finding)(void *user, const cs_finding *f);

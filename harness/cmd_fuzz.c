@@ -174,6 +174,7 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
               .interrupt = &stop_signal,
           },
       .strict = c->o.strict,
+      .answer_named = cs_options_named(&c->o, CS_PROPERTY_ANSWER),
       .on_finding = on_finding,
       .on_progress = on_progress,
       .user = c,
@@ -230,6 +231,7 @@ typedef struct {
   fuzz_ctx *c;
   char (*error)[620];     /* per worker: why it could not run */
   char (*undecided)[700]; /* per worker: cs_findings.undecided, which summary.json does not carry */
+  bool checks_nothing;    /* a worker's cs_findings.checks_nothing (the same in each) */
   double t0;
 } workers_view;
 
@@ -250,6 +252,8 @@ static int worker_main(void *user, unsigned j, unsigned jobs, int fd) {
   }
   if (rc == 0 && f.undecided[0])
     report(c, 'U', f.undecided, strlen(f.undecided));
+  if (rc == 0 && f.checks_nothing)
+    report(c, 'N', "", 0);
   if (rc)
     report(c, 'E', err.msg, strlen(err.msg));
   cs_findings_free(&f);
@@ -266,6 +270,8 @@ static void on_worker_message(void *user, unsigned j, char type, const char *dat
     fwrite(data, 1, len, stdout);
   } else if (type == 'E') {
     snprintf(v->error[j], sizeof v->error[j], "%s", text);
+  } else if (type == 'N') {
+    v->checks_nothing = true;
   } else if (type == 'U') {
     snprintf(v->undecided[j], sizeof v->undecided[j], "%.*s", (int)len, data);
   }
@@ -280,7 +286,7 @@ static void on_worker_tick(void *user, uint64_t cases, uint64_t failing) {
 /* Returns 0; 1 when some workers failed and `total` holds the others' findings (err says why); -1
  * with err when none could be kept. */
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
-  workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_xcalloc(jobs, sizeof *v.undecided), cs_now_s()};
+  workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_xcalloc(jobs, sizeof *v.undecided), false, cs_now_s()};
   cs_worker_end *ends = cs_xcalloc(jobs, sizeof *ends);
   remove_stale_worker_dirs(c);
   cs_workers_config wc = {.n = jobs,
@@ -335,6 +341,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
     cs_findings_set_shard(total, c->o.shard_i, c->o.shard_n);
   }
   total->seconds = cs_now_s() - v.t0;
+  total->checks_nothing = v.checks_nothing;
   free(v.error);
   free(v.undecided);
   free(ends);
@@ -380,6 +387,8 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
   }
   if (f->interrupted)
     cs_buf_puts(&b, "  interrupted by a signal: the campaign stopped early; these are its findings up to then\n");
+  if (!c->o.strict && !c->o.merge_out)
+    cs_buf_puts(&b, "  failures of recommended properties were not looked for (--strict looks for them too)\n");
   for (size_t i = 0; i < nd; i++) {
     const cs_finding *x = &f->f[idx[i]];
     cs_expect_entry *e = expect ? cs_expect_find(expect, f->impl, x->property, x->target) : NULL;
@@ -571,6 +580,14 @@ int cs_cmd_fuzz(int argc, char **argv) {
   }
   printf("\n");
   status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
+  /* A campaign that checked nothing must not pass a gate: an input error, as in run. */
+  if (total.checks_nothing)
+    status = cs_fail(CS_EXIT_USAGE, "nothing to check: the implementation has no operation for the selected targets "
+                                    "and properties (see callsign list, and its hello)");
+  else if (total.cases == 0 && !total.interrupted)
+    status = cs_fail(CS_EXIT_USAGE, "fuzz: no case was run within --time %gs", c.time_s);
+  else if (total.cases == 0)
+    status = cs_fail(CS_EXIT_USAGE, "fuzz: interrupted before its first case: nothing was checked");
   if (total.undecided[0]) /* the rule is at fault: the campaign did not judge that property */
     status = cs_fail(CS_EXIT_USAGE, "%s", total.undecided);
   if (rc == 1)

@@ -166,6 +166,16 @@ check "fuzz --time 2, every request crashes: exit 1, the crash reported, done in
   >"$T/late.txt" 2>&1
 check "a fault that does not show when its case runs alone: reported unshrunk, said so" \
   "[ $? -eq 1 ] && grep -q 'crash: .*(not shrunk: the case held when run again alone)' '$T/late.txt'"
+# A campaign that checks nothing must not pass a gate: exit 2, as in run.
+"$CS" fuzz --impl prefix-swap --property vectors --time 2 --no-corpus --out "$T/none1" >"$T/o" 2>"$T/e"
+check "fuzz --property vectors (a fixed file, not fuzzed): exit 2, nothing to check" \
+  "[ $? -eq 2 ] && grep -q '^callsign: nothing to check' '$T/e'"
+"$CS" fuzz --property emit --time 2 --jobs 2 --no-corpus --out "$T/none2" --impl-cmd -- python3 "$FIX/proto_echo.py" \
+  --ops normalize >"$T/o" 2>"$T/e"
+check "fuzz --jobs 2 of a program with no emit, --property emit: exit 2, nothing to check" \
+  "[ $? -eq 2 ] && grep -q '^callsign: nothing to check' '$T/e'"
+"$CS" fuzz --impl prefix-swap --time 1e-9 --no-corpus --out "$T/none3" >"$T/o" 2>"$T/e"
+check "fuzz --time 1e-9: no case run, exit 2" "[ $? -eq 2 ] && grep -q '^callsign: fuzz: no case was run within --time' '$T/e'"
 # A program that can no longer be started (its first instance ends on its first request, every
 # later one before hello) answers nothing again: the campaign stops there, with every kind given up,
 # instead of counting cases that check nothing until its --time ends (4 s once gave 570000 cases).
