@@ -36,7 +36,7 @@ int cs_dir_writable(const char *path, cs_err *err) {
   for (;;) { /* up to the nearest existing ancestor: "a/b/c", "a/b", "a", then "." */
     if (stat(len ? p : ".", &st) == 0)
       break;
-    if (errno != ENOENT) {
+    if (errno != ENOENT && errno != ENOTDIR) { /* ENOTDIR: a file above it, named below */
       rc = cs_err_set(err, "%s: %s", len ? p : ".", strerror(errno));
       break;
     }

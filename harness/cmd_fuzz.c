@@ -288,7 +288,6 @@ static void on_worker_tick(void *user, uint64_t cases, uint64_t failing) {
 static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *err) {
   workers_view v = {c, cs_xcalloc(jobs, sizeof *v.error), cs_xcalloc(jobs, sizeof *v.undecided), false, cs_now_s()};
   cs_worker_end *ends = cs_xcalloc(jobs, sizeof *ends);
-  remove_stale_worker_dirs(c);
   cs_workers_config wc = {.n = jobs,
                           .work = worker_main,
                           .on_message = on_worker_message,
@@ -527,8 +526,22 @@ int cs_cmd_fuzz(int argc, char **argv) {
   if (out_ok) { /* the shrunk cases go to cases/: something else there is found now, not after */
     cs_buf cases = {0};
     cs_buf_printf(&cases, "%s/cases", c.out_dir);
+    if (c.o.nimpls) { /* a built-in's name is known now (a program's only from its hello) */
+      char sub[256];
+      cs_corpus_dirname(cs_builtin_find(c.o.impls[0])->name, sub, sizeof sub);
+      cs_buf_printf(&cases, "/%s", sub);
+    }
     out_ok = cs_dir_writable(cases.data, &err) == 0;
     cs_buf_free(&cases);
+  }
+  /* The workers' directories are made now: a file in the way would otherwise cost a worker's
+   * findings after the campaign, and read as a worker that could not run. */
+  if (out_ok)
+    remove_stale_worker_dirs(&c);
+  for (unsigned j = 0; out_ok && jobs > 1 && j < jobs; j++) {
+    char *dir = worker_dir(&c, j);
+    out_ok = cs_mkdir_p(dir, &made, &err) == 0;
+    free(dir);
   }
   if (!out_ok) {
     cs_made_undo(&made);
@@ -552,25 +565,34 @@ int cs_cmd_fuzz(int argc, char **argv) {
   fflush(stdout);
   if (rc < 0) {
     status = cs_fail(CS_EXIT_IMPL, "%s", err.msg);
-    cs_made_undo(&made); /* the campaign did not run: what it made and left empty goes */
+    /* The campaign did not run: a summary.json of an earlier one in a reused --out would be read
+     * as this one's, and what was made here and left empty goes. */
+    char *old = cs_findings_summary_path(c.out_dir);
+    unlink(old);
+    free(old);
+    cs_made_undo(&made);
     goto cleanup;
   }
   cs_made_free(&made);
   cs_err lost = err; /* rc 1: a part was lost; the rest is reported, and the exit status says so */
   cs_findings_select(&total);
-  if (cs_findings_write(c.out_dir, &total, true, &err)) {
-    status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
-    goto cleanup;
-  }
+  /* Results that cannot all be written are still printed and saved to the corpus: a long
+   * campaign's findings are not lost to one path in the way. */
+  cs_err write_err = {{0}};
+  bool written = cs_findings_write(c.out_dir, &total, true, &write_err) == 0;
   size_t counted = print_summary(&c, &total, &expect, c.o.impl_cmd != NULL);
   size_t *idx = cs_xcalloc(total.n + 1, sizeof *idx);
   size_t nd = cs_findings_distinct(&total, idx);
   free(idx);
   char sub[256];
   cs_corpus_dirname(total.impl, sub, sizeof sub);
-  printf("results: %s/summary.json", c.out_dir);
-  if (nd)
-    printf(", %s/cases/%s/", c.out_dir, sub);
+  if (written) {
+    printf("results: %s/summary.json", c.out_dir);
+    if (nd)
+      printf(", %s/cases/%s/", c.out_dir, sub);
+  } else {
+    printf("results: not all written to %s (see below)", c.out_dir);
+  }
   if (nd && !c.o.no_corpus) {
     int saved = cs_findings_save_corpus(&total, c.corpus_dir, &err);
     if (saved < 0)
@@ -592,6 +614,10 @@ int cs_cmd_fuzz(int argc, char **argv) {
     status = cs_fail(CS_EXIT_USAGE, "%s", total.undecided);
   if (rc == 1)
     status = cs_fail(CS_EXIT_IMPL, "%s", lost.msg);
+  if (!written && status != CS_EXIT_IMPL)
+    status = cs_fail(CS_EXIT_USAGE, "%s", write_err.msg);
+  else if (!written)
+    cs_fail(CS_EXIT_USAGE, "%s", write_err.msg);
 cleanup:
   cs_findings_free(&total);
   cs_expect_free(&expect);

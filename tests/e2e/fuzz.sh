@@ -6,6 +6,8 @@ set -u
 CS=${1:-build/san/callsign}
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 one_line_2() { [ "$1" -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -qF -- "$2" "$T/e" && ! [ -s "$T/o" ]; }
+one_line() { [ "$(wc -l <"$T/e")" -eq 1 ] && grep -qF -- "$1" "$T/e"; }
+FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
 distinct() { python3 -c "import json,sys;print('\n'.join(sorted(f['property']+' '+f['target']+' '+f['signature'] for f in json.load(open(sys.argv[1]))['findings'] if f['distinct'])))" "$1"; }
 
 BUGGY=anthropic-sanitize
@@ -29,6 +31,35 @@ check "fuzz --out whose cases/ is a file: exit 2 at once, one line" \
 "$CS" fuzz --time 5s --no-corpus --quiet --out "$T/never" --impl-cmd -- /bin/true >"$T/o" 2>"$T/e"
 rc=$?
 check "fuzz that could not run: exit 3, its new --out removed" "[ $rc -eq 3 ] && [ ! -e '$T/never' ]"
+# ...its parents too, and in a reused --out the earlier campaign's summary.json, which would be
+# read as this one's.
+"$CS" fuzz --time 5s --no-corpus --quiet --out "$T/never2/deep/er" --impl-cmd -- /bin/true >"$T/o" 2>"$T/e"
+check "fuzz that could not run: the parents made for --out removed too" "[ $? -eq 3 ] && [ ! -e '$T/never2' ]"
+"$CS" fuzz --impl $BUGGY --cases 50 --no-corpus --quiet --out "$T/reused" >"$T/o" 2>"$T/e"
+"$CS" fuzz --time 5s --no-corpus --quiet --out "$T/reused" --impl-cmd -- /bin/true >"$T/o" 2>"$T/e"
+check "fuzz that could not run in a reused --out: exit 3, the earlier summary.json removed" \
+  "[ $? -eq 3 ] && [ ! -e '$T/reused/summary.json' ] && [ -d '$T/reused/cases' ]"
+# Every directory the results need is checked before the campaign, not after it.
+mkdir -p "$T/inway/cases" && touch "$T/inway/cases/$BUGGY"
+start=$(date +%s)
+"$CS" fuzz --impl $BUGGY --time 20 --no-corpus --out "$T/inway" >"$T/o" 2>"$T/e"
+check "fuzz whose cases/IMPL is a file: exit 2 at once, one line" \
+  "[ $? -eq 2 ] && [ \$(( \$(date +%s) - $start )) -lt 10 ] && one_line \"cases/$BUGGY: not a directory\""
+mkdir -p "$T/inway2" && touch "$T/inway2/.worker-1"
+start=$(date +%s)
+"$CS" fuzz --impl $BUGGY --time 20 --jobs 2 --no-corpus --out "$T/inway2" >"$T/o" 2>"$T/e"
+check "fuzz --jobs 2 with a file in a worker's place: exit 2 at once, not a lost worker" \
+  "[ $? -eq 2 ] && [ \$(( \$(date +%s) - $start )) -lt 10 ] && one_line '.worker-1: cannot create: Not a directory'"
+# A program's name is known only from its hello: a path in the way shows after the campaign, whose
+# findings are still printed and saved to the corpus.
+mkdir -p "$T/inway3/cases" && touch "$T/inway3/cases/proto-echo"
+"$CS" fuzz --cases 50 --corpus "$T/inway3c" --out "$T/inway3" --impl-cmd -- python3 "$FIX/proto_echo.py" >"$T/o" 2>"$T/e"
+check "fuzz --impl-cmd whose cases/NAME is a file: exit 2, findings printed and saved to the corpus" \
+  "[ $? -eq 2 ] && grep -q 'FAIL canon' '$T/o' && ls '$T/inway3c/proto-echo/' | grep -q json && one_line 'cases/proto-echo: cannot create'"
+# A killed campaign's worker directory is removed by the next campaign on that --out, one job or more.
+mkdir -p "$T/stale/.worker-3" && echo '{}' >"$T/stale/.worker-3/summary.json"
+"$CS" fuzz --impl $BUGGY --cases 20 --no-corpus --quiet --out "$T/stale" >"$T/o" 2>"$T/e"
+check "fuzz --jobs 1 removes a stale .worker-N" "[ ! -e '$T/stale/.worker-3' ]"
 
 # Sharding: the four shards together list exactly the cases of the unsharded run.
 "$CS" fuzz --impl $BUGGY --cases $N --no-corpus --list-cases --out "$T/all" >"$T/all.txt" 2>"$T/all.err"
@@ -151,7 +182,6 @@ check "fuzz on the reference for 2 s: exit 0, nothing found" "[ $? -eq 0 ] && gr
 # --time holds when every request crashes and restarts the implementation (a few tenths of a second
 # each for Python, seconds per case): batches shrink to what the time left allows, and shrinking
 # stops 5 s after the deadline. A fixed batch of 256 such cases once ran for ten minutes.
-FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
 start=$(date +%s)
 "$CS" fuzz --time 2 --no-corpus --out "$T/crashy" --impl-cmd -- python3 "$FIX/proto_echo.py" --crash-after 0 \
   >"$T/crashy.txt" 2>"$T/crashy.err"
