@@ -536,6 +536,9 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
                       "--property: %s is checked on the requests of other properties and sends none of its "
                       "own; name one that sends requests too (it is always checked)",
                       CS_PROPERTY_ANSWER);
+  /* --corpus DIR would be silently unused. */
+  if (o->no_corpus && o->corpus_dir)
+    return cs_err_set(err, "--no-corpus and --corpus: give one of them");
   /* A token regenerates its case under the run's ID bound: the corpus's cases, saved under the
    * default bound, are other cases under another one, and a case saved under another bound would be
    * another case in every default run. */

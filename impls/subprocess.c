@@ -640,6 +640,10 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     snprintf(why, wn, "hello answer needs string fields \"name\" and \"version\"");
     goto cleanup;
   }
+  if (!nm->valuestring[0]) { /* it names the implementation in every report, corpus and results directory */
+    snprintf(why, wn, "hello answer has an empty \"name\"");
+    goto cleanup;
+  }
   if (!cJSON_IsArray(ops) || !cJSON_IsArray(targets)) {
     snprintf(why, wn, "hello answer needs array fields \"ops\" and \"targets\"");
     goto cleanup;

@@ -198,6 +198,10 @@ check "replay --html naming a directory: refused before the replay" "one_line_2 
 check "probe --markdown below a file: refused before any request" "one_line_2 $? \"$T/a-file: cannot create: Not a directory\""
 "$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/made/for/it/r.json" >"$T/o" 2>"$T/e"
 check "a report's missing directories are made" "[ $? -eq 0 ] && python3 -m json.tool '$T/made/for/it/r.json' >/dev/null"
+for cmd in run fuzz collide; do
+  "$CS" $cmd --impl reference --target anthropic --no-corpus --corpus "$T/corp" >"$T/o" 2>"$T/e"
+  check "$cmd --no-corpus --corpus DIR: refused, one line" "one_line_2 $? '--no-corpus and --corpus: give one of them'"
+done
 # A command refused before its work takes back the directories it made for its reports.
 "$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/gone1/a/r.json" --junit "$T/gone1/a/./r.json" >"$T/o" 2>"$T/e"
 check "run refused at its second report: the first one's directories are gone" \

@@ -598,6 +598,15 @@ Test(subprocess, hello_with_nothing_to_check_is_refused) {
   hello_taken(canon_only);
 }
 
+/* The name is the implementation's in reports, the corpus and fuzz results: an empty one is refused. */
+Test(subprocess, hello_with_an_empty_name_is_refused) {
+  hello_refused(
+      "{\"seq\":0,\"protocol\":1,\"name\":\"\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]}",
+      "hello answer has an empty \"name\"");
+  hello_taken(
+      "{\"seq\":0,\"protocol\":1,\"name\":\"n\",\"version\":\"\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]}");
+}
+
 /* Judges an answer line to a one-ID normalize request sent with `seq`: the status, and the reason
  * (static) in `why`. */
 static cs_reply_status answer_why(const char *line, uint64_t seq, const char **why) {
