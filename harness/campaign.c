@@ -317,6 +317,9 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
   if (into->impl[0] && into->seed != from->seed)
     return cs_err_set(err, "cannot merge results of seed %llu with results of seed %llu",
                       (unsigned long long)from->seed, (unsigned long long)into->seed);
+  /* A count that wraps would claim fewer cases than were run. */
+  if (from->cases > UINT64_MAX - into->cases || from->cases_cut > UINT64_MAX - into->cases_cut)
+    return cs_err_set(err, "cannot merge: the parts' cases add up to more than %llu", (unsigned long long)UINT64_MAX);
   if (!into->impl[0]) {
     snprintf(into->impl, sizeof into->impl, "%s", from->impl);
     into->seed = from->seed;
@@ -514,6 +517,118 @@ static int read_kinds(const cJSON *list, uint32_t *bits) {
   return 0;
 }
 
+/* A member named twice: cJSON finds the first, another reader may take the last, so the object says
+ * two things. -1 with err "the member ... occurs twice", for the caller to prefix with the place. */
+static int names_once(const cJSON *obj, cs_err *err) {
+  const char *dup;
+  if (cs_json_repeated_name(obj, &dup))
+    return cs_err_set(err, "out of memory checking member names");
+  if (dup)
+    return cs_err_set(err, "the member \"%.60s\" occurs twice (a name may occur once)", dup);
+  return 0;
+}
+
+/* A finding's property and target, which must be one a campaign can find: a property checked per
+ * target names a target (its only one, for those that concern one), any other names "-", and
+ * vectors.canonical_v1, checked outside the cases, is never a finding. */
+static int finding_names(const cJSON *it, cs_finding *x, cs_err *err) {
+  const char *prop = str_or(it, "property", NULL), *tgt = str_or(it, "target", NULL);
+  if (!prop || !tgt)
+    return cs_err_set(err, "property or target is missing or not a string");
+  const cs_property *p = cs_property_find(prop);
+  int t = cs_target_parse(tgt);
+  /* Names callsign does not know would be cut into the fields below, or replayed as nothing. */
+  if (!p || (strcmp(tgt, "-") != 0 && t < 0))
+    return cs_err_set(err, "names an unknown property or target ('%.60s', '%.40s')", prop, tgt);
+  if (!p->check && strcmp(prop, CS_PROPERTY_ANSWER) != 0)
+    return cs_err_set(err, "%s is checked outside the cases: no campaign finds a failure of it", prop);
+  if (!p->per_target && t >= 0)
+    return cs_err_set(err, "%s takes no target: its target is \"-\", not '%s'", prop, tgt);
+  if (p->per_target && t < 0)
+    return cs_err_set(err, "%s is checked per target: its target names one, not \"-\"", prop);
+  if (p->only_target >= 0 && t != p->only_target)
+    return cs_err_set(err, "%s is checked on %s only, not on %s", prop, cs_target_label(p->only_target), tgt);
+  snprintf(x->property, sizeof x->property, "%s", prop);
+  snprintf(x->target, sizeof x->target, "%s", tgt);
+  return 0;
+}
+
+/* A finding's signature, case index and window: 16 lowercase hex digits as signature_of writes
+ * them (the signature names its case file), a case number or null (a corpus case), and when given
+ * the window of that case. */
+static int finding_place(const cJSON *it, cs_finding *x, cs_err *err) {
+  const char *sig = str_or(it, "signature", NULL);
+  if (!sig || strlen(sig) != 16 || strspn(sig, "0123456789abcdef") != 16)
+    return cs_err_set(err, "signature is not 16 lowercase hex digits");
+  snprintf(x->signature, sizeof x->signature, "%s", sig);
+  const cJSON *ci = cJSON_GetObjectItemCaseSensitive(it, "case_index");
+  uint64_t index = UINT64_MAX;
+  if (!ci || (!cJSON_IsNull(ci) && (u64_of(ci, &index) || index == UINT64_MAX)))
+    return cs_err_set(err, "case_index is missing, or not a case number or null");
+  x->case_index = index;
+  x->window = cs_campaign_window(index);
+  const cJSON *w = cJSON_GetObjectItemCaseSensitive(it, "window");
+  double want = x->window == CS_WINDOW_CORPUS ? -1 : (double)x->window;
+  if (w && !(cJSON_IsNumber(w) && w->valuedouble == want))
+    return cs_err_set(err, "window is not %.0f, the window of its case_index", want);
+  return 0;
+}
+
+/* A finding's case: a replay token that parses, or null for a literal history (a corpus case,
+ * whose planted_twin, null or [from, to], names two of its calls); the history, which replay reads
+ * back for a literal case (a token case's planted IDs are the implementation's own, not bounded);
+ * the message and the answer. */
+static int finding_case(const cJSON *it, cs_finding *x, cs_err *err) {
+  const cJSON *tok = cJSON_GetObjectItemCaseSensitive(it, "token");
+  if (tok && !cJSON_IsNull(tok) && !cJSON_IsString(tok))
+    return cs_err_set(err, "token is not a replay token or null");
+  if (cJSON_IsString(tok)) {
+    uint64_t *v = NULL;
+    size_t n = 0;
+    if (cs_choices_parse_token(tok->valuestring, &v, &n, err))
+      return -1;
+    free(v);
+    x->token = cs_xstrdup(tok->valuestring);
+  } else if (x->case_index != UINT64_MAX) {
+    return cs_err_set(err, "a literal case (token null) comes from the corpus: its case_index is null");
+  }
+  const cJSON *hist = cJSON_GetObjectItemCaseSensitive(it, "history");
+  cs_history_limits lim = {.max_id_bytes = x->token ? SIZE_MAX : 0};
+  cs_arena a = {0};
+  cs_history h;
+  int rc = cs_history_from_cjson(hist, "history", &lim, &a, &h, err);
+  const cJSON *tw = cJSON_GetObjectItemCaseSensitive(it, "planted_twin");
+  uint32_t calls = rc ? 0 : cs_history_ncalls(&h);
+  cs_arena_free(&a);
+  if (rc)
+    return -1;
+  if (x->token && tw && !cJSON_IsNull(tw))
+    return cs_err_set(err, "a token case has no planted_twin (only a literal case states one)");
+  if (!x->token && (!tw || cs_literal_twin_parse(tw, calls, &x->planted_twin)))
+    return cs_err_set(err, "planted_twin is not null or [from, to], two call numbers with from < to < %u", calls);
+  const cJSON *msg = cJSON_GetObjectItemCaseSensitive(it, "message");
+  const cJSON *ans = cJSON_GetObjectItemCaseSensitive(it, "answer");
+  if ((msg && !cJSON_IsString(msg)) || (ans && !cJSON_IsNull(ans) && !cJSON_IsObject(ans)))
+    return cs_err_set(err, "message is not a string, or answer not an object or null");
+  x->message = dup_s(msg ? msg->valuestring : "");
+  x->history_json = cJSON_PrintUnformatted(hist);
+  x->answer_json = ans && !cJSON_IsNull(ans) ? cJSON_PrintUnformatted(ans) : NULL;
+  return 0;
+}
+
+/* findings[k] of the summary `path` into a new finding of `out`: -1 with err "PATH: findings[K]:
+ * WHY" when it is not one a campaign can make, so that a merge refuses it before it writes. */
+static int finding_read(const cJSON *it, const char *path, size_t k, cs_findings *out, cs_err *err) {
+  cs_finding *x = add_finding(out);
+  if (!cJSON_IsObject(it))
+    cs_err_set(err, "not an object");
+  else if (!names_once(it, err) && !finding_names(it, x, err) && !finding_place(it, x, err) &&
+           !finding_case(it, x, err))
+    return 0;
+  cs_err_prefix(err, "%s: findings[%zu]", path, k);
+  return -1;
+}
+
 int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   char *path = cs_findings_summary_path(dir);
@@ -521,6 +636,10 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   cJSON *root = cs_read_json_object(path, "a callsign fuzz summary", err);
   if (!root)
     goto cleanup;
+  if (names_once(root, err)) {
+    cs_err_prefix(err, "%s", path);
+    goto cleanup;
+  }
   const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "callsign_fuzz");
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "findings");
   if (!cJSON_IsNumber(ver) || ver->valuedouble != 1 || !cJSON_IsArray(arr)) {
@@ -560,44 +679,16 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     goto cleanup;
   }
   out->interrupted = cJSON_IsTrue(intr);
-  const cJSON *it;
   const cJSON *gu = cJSON_GetObjectItemCaseSensitive(root, "given_up");
   if (gu && read_kinds(gu, &out->given_up)) {
     cs_err_set(err, "%s: given_up is not a list of request kinds", path);
     goto cleanup;
   }
   size_t k = 0;
+  const cJSON *it;
   cJSON_ArrayForEach(it, arr) {
-    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(it, "case_index");
-    const cJSON *hist = cJSON_GetObjectItemCaseSensitive(it, "history");
-    const cJSON *ans = cJSON_GetObjectItemCaseSensitive(it, "answer");
-    const char *prop = str_or(it, "property", NULL), *tgt = str_or(it, "target", NULL);
-    const char *sig = str_or(it, "signature", NULL);
-    uint64_t index = UINT64_MAX;
-    if (!prop || !tgt || !sig || strlen(sig) != 16 || !hist || (!cJSON_IsNull(ci) && u64_of(ci, &index))) {
-      cs_err_set(err, "%s: findings[%zu] is incomplete", path, k);
+    if (finding_read(it, path, k++, out, err))
       goto cleanup;
-    }
-    /* Names callsign does not know would be cut into the fields below, or replayed as nothing. */
-    if (!cs_property_find(prop) || (strcmp(tgt, "-") != 0 && cs_target_parse(tgt) < 0)) {
-      cs_err_set(err, "%s: findings[%zu] names an unknown property or target ('%.60s', '%.40s')", path, k, prop, tgt);
-      goto cleanup;
-    }
-    cs_finding *x = add_finding(out);
-    snprintf(x->property, sizeof x->property, "%s", prop);
-    snprintf(x->target, sizeof x->target, "%s", tgt);
-    snprintf(x->signature, sizeof x->signature, "%s", sig);
-    x->case_index = index;
-    x->window = cs_campaign_window(index);
-    x->token = dup_s(str_or(it, "token", NULL));
-    x->message = dup_s(str_or(it, "message", ""));
-    x->history_json = cJSON_PrintUnformatted(hist);
-    x->answer_json = ans && !cJSON_IsNull(ans) ? cJSON_PrintUnformatted(ans) : NULL;
-    /* Absent or not a pair (a token case): none. The calls are checked when the case is replayed. */
-    const cJSON *tw = cJSON_GetObjectItemCaseSensitive(it, "planted_twin");
-    if (tw)
-      cs_literal_twin_parse(tw, UINT32_MAX, &x->planted_twin);
-    k++;
   }
   rc = 0;
 cleanup:

@@ -420,6 +420,19 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
   return counted;
 }
 
+/* Makes the results directory `dir` and checks that its summary.json and cases/ can be written
+ * (something else named cases/ is found now, not after the work). The directories made go to
+ * `made`, also on failure. 0, or -1 with err. */
+static int prepare_out(const char *dir, cs_made *made, cs_err *err) {
+  char *summary = cs_findings_summary_path(dir);
+  cs_buf cases = {0};
+  cs_buf_printf(&cases, "%s/cases", dir);
+  int rc = cs_mkdir_p(dir, made, err) || cs_prepare_output(summary, made, err) || cs_dir_writable(cases.data, err);
+  free(summary);
+  cs_buf_free(&cases);
+  return rc ? -1 : 0;
+}
+
 /* The first option of argv other than --merge itself (NULL: none). A merge only joins result
  * directories: --impl, --jobs, --out and the rest would be silently ignored, so they are refused.
  * cs_options_parse has accepted argv, so after --merge OUT every "--" word is an option's name. */
@@ -444,6 +457,8 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
     return cs_fail(CS_EXIT_USAGE, "fuzz --merge OUT: name the result directories to merge after it");
   cs_findings total = {0};
   cs_err err = {{0}};
+  /* Every input is read, each finding checked, and merged before OUT is touched: a refused input
+   * leaves nothing behind. */
   for (size_t i = 0; i < c->o.npositional; i++) {
     cs_findings part;
     if (cs_findings_read(c->o.positional[i], &part, &err)) {
@@ -454,13 +469,16 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
     cs_findings_free(&part);
     if (rc) {
       cs_findings_free(&total);
-      return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+      return cs_fail(CS_EXIT_USAGE, "%s: %s", c->o.positional[i], err.msg);
     }
   }
   int status = CS_EXIT_OK;
-  if (cs_findings_write(c->o.merge_out, &total, true, &err)) {
+  cs_made made = {0};
+  if (prepare_out(c->o.merge_out, &made, &err) || cs_findings_write(c->o.merge_out, &total, true, &err)) {
+    cs_made_undo(&made);
     status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   } else {
+    cs_made_free(&made);
     size_t counted = print_summary(c, &total, NULL, false);
     printf("merged %zu result directories into %s/summary.json and %s/cases/\n", c->o.npositional, c->o.merge_out,
            c->o.merge_out);
@@ -512,16 +530,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
   /* Made now: an --out that cannot be made is refused before the campaign, not after it. The
    * directories made here are removed again if the campaign cannot run at all. */
   cs_made made = {0};
-  char *summary = cs_findings_summary_path(c.out_dir);
-  bool out_ok = cs_mkdir_p(c.out_dir, &made, &err) == 0 && cs_prepare_output(summary, &made, &err) == 0;
-  free(summary);
-  if (out_ok) { /* the shrunk cases go to cases/: something else there is found now, not after */
-    cs_buf cases = {0};
-    cs_buf_printf(&cases, "%s/cases", c.out_dir);
-    out_ok = cs_dir_writable(cases.data, &err) == 0;
-    cs_buf_free(&cases);
-  }
-  if (!out_ok) {
+  if (prepare_out(c.out_dir, &made, &err)) {
     cs_made_undo(&made);
     cs_hasher_free(c.hasher);
     cs_expect_free(&expect);

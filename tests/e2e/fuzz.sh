@@ -102,6 +102,60 @@ sed -i 's|"0/2"|"0/2 2/4"|' "$T/bigg/summary.json"
 check "merge of a summary with parts 0/2 2/4: exit 2, one line naming them" \
   "one_line_2 $? '$T/bigg/summary.json: parts 0/2 and 2/4 share cases' && [ ! -e '$T/biggm' ]"
 
+# Every finding is checked when its summary is read, before a merge writes anything: one that no
+# campaign makes is refused in one line naming the file and the finding, and OUT is not made.
+# hostile EXPR: $T/h/in/summary.json is $T/s0's after the Python EXPR, which may change d (the
+# summary) and f (its first finding), or make d the summary's text.
+hostile() {
+  rm -rf "$T/h" && mkdir -p "$T/h/in"
+  python3 - "$T/s0/summary.json" "$T/h/in/summary.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"][0]
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(d if isinstance(d, str) else json.dumps(d))
+PY
+}
+# refused LABEL EXPR WANT: a merge of that summary exits 2 with one line holding
+# "$T/h/in/summary.json: WANT", and makes nothing.
+refused() {
+  hostile "$2"
+  "$CS" fuzz --merge "$T/h/out" "$T/h/in" >"$T/o" 2>"$T/e"
+  rc=$? want="$T/h/in/summary.json: $3"
+  check "merge of a summary with $1: exit 2, one line naming the file and the finding, nothing written" \
+    'one_line_2 $rc "$want" && [ ! -e "$T/h/out" ]'
+}
+literal='f["token"] = None; f["case_index"] = None; f["window"] = -1; f["planted_twin"] = None'
+refused "a token that does not parse" 'f["token"] = "cs1.!!!"' \
+  "findings[0]: replay token: invalid character '!' at offset 4"
+refused "a literal finding whose history is 5" "$literal; f['history'] = 5" \
+  'findings[0]: history: expected an object, got a number'
+refused "emit.kimi_roundtrip on target -" 'f["property"] = "emit.kimi_roundtrip"; f["target"] = "-"' \
+  'findings[0]: emit.kimi_roundtrip is checked per target: its target names one, not "-"'
+refused "canon.charset on target mistral" 'f["property"] = "canon.charset"; f["target"] = "mistral"' \
+  "findings[0]: canon.charset takes no target: its target is \"-\", not 'mistral'"
+refused "a planted twin outside the history" "$literal; f['planted_twin'] = [0, 99]" \
+  'findings[0]: planted_twin is not null or [from, to], two call numbers with from < to < '
+refused "signature zzzz..." 'f["signature"] = "z" * 16' 'findings[0]: signature is not 16 lowercase hex digits'
+refused "signature ../../..." 'f["signature"] = "../../../../../x"' 'findings[0]: signature is not 16 lowercase hex digits'
+refused "a finding naming its property twice" \
+  'd = json.dumps(d).replace("\"property\": ", "\"property\": \"emit.pair\", \"property\": ", 1)' \
+  'findings[0]: the member "property" occurs twice'
+refused "a summary naming impl twice" 'd = json.dumps(d).replace("\"impl\": ", "\"impl\": \"reference\", \"impl\": ", 1)' \
+  'the member "impl" occurs twice'
+# The first finding is fine, the second is not: still nothing is written.
+refused "a bad second finding" 'd["findings"][1]["token"] = "cs1.!!!"' "findings[1]: replay token: invalid character '!'"
+# Cases summed past 2^64 - 1 are refused, not wrapped.
+hostile 'd["cases"] = "18446744073709551615"'
+"$CS" fuzz --merge "$T/h/out" "$T/h/in" "$T/s1" >"$T/o" 2>"$T/e"
+check "merge of parts whose cases add up past 2^64 - 1: exit 2, one line naming the part, nothing written" \
+  "one_line_2 $? \"$T/s1: cannot merge: the parts' cases add up to more than 18446744073709551615\" && [ ! -e '$T/h/out' ]"
+# An OUT whose cases/ cannot be made is found before anything is written.
+mkdir -p "$T/h/out" && : >"$T/h/out/cases"
+"$CS" fuzz --merge "$T/h/out" "$T/s0" "$T/s1" >"$T/o" 2>"$T/e"
+check "merge into an OUT whose cases/ is a file: exit 2, one line, no summary.json written" \
+  "one_line_2 $? 'cases: not a directory' && [ ! -e '$T/h/out/summary.json' ]"
+
 # A long --out is used whole: the workers' directories below it were cut into other names.
 o="$T/longout"
 while [ ${#o} -lt 3000 ]; do o="$o/$(printf 'd%.0s' {1..50})"; done

@@ -255,48 +255,184 @@ Test(campaign, a_summary_with_unreadable_parts_is_an_error) {
   cr_assert_eq(system(cmd), 0);
 }
 
-/* Names callsign would cut into its fixed fields (two long implementation names could then merge
- * as one) or does not know (a finding that replays as nothing) are refused when read. */
-Test(campaign, a_summary_with_unknown_or_long_names_is_an_error) {
+/* The members of a summary before "findings": those of one whole campaign of implementation IMPL. */
+#define SUMMARY_HEAD(impl)                                                                                             \
+  "{\"callsign_fuzz\":1,\"impl\":\"" impl "\",\"seed\":\"1\",\"parts\":\"all\",\"cases\":10,\"seconds\":1"
+
+/* Writes DIR/summary.json from its text. */
+static void write_text(const char *dir, const char *text) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  FILE *fp = fopen(path, "w");
+  cr_assert_not_null(fp);
+  fputs(text, fp);
+  cr_assert_eq(fclose(fp), 0);
+}
+
+/* Reads DIR/summary.json: NULL `why` expects it read, else refused with `why` in the message. */
+static void expect_read(const char *dir, const char *why, const char *label) {
+  cs_findings back;
+  cs_err err = {{0}};
+  int rc = cs_findings_read(dir, &back, &err);
+  if (!why) {
+    cr_assert_eq(rc, 0, "%s: %s", label, err.msg);
+    cs_findings_free(&back);
+    return;
+  }
+  cr_assert_eq(rc, -1, "%s was read", label);
+  cr_assert(strstr(err.msg, why) != NULL, "%s: %s", label, err.msg);
+  cr_assert(strstr(err.msg, "summary.json: ") != NULL, "%s: the message names no file: %s", label, err.msg);
+}
+
+/* A token case and a literal one (two calls, which its planted twin names) that read. */
+#define TOKEN_CASE                                                                                                     \
+  "\"property\":\"emit.unique\",\"target\":\"mistral\",\"window\":2,\"case_index\":5,"                                 \
+  "\"signature\":\"0123456789abcdef\",\"token\":\"cs1.AAE\",\"message\":\"m\",\"history\":{\"turns\":[]},"             \
+  "\"answer\":null"
+#define TWO_CALLS                                                                                                      \
+  "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"calls\":[{\"id\":\"a\",\"name\":\"f\"},"         \
+  "{\"id\":\"b\",\"name\":\"f\"}]}]}"
+#define LITERAL_CASE                                                                                                   \
+  "\"property\":\"emit.unique\",\"target\":\"mistral\",\"window\":-1,\"case_index\":null,"                             \
+  "\"signature\":\"0123456789abcdef\",\"token\":null,\"planted_twin\":[0,1],\"message\":\"m\",\"history\":" TWO_CALLS
+
+/* Every finding is checked when its summary is read, so that a merge refuses it before writing
+ * anything: a token that does not parse, a literal history that is none, a property on a target it
+ * is not checked on, a planted twin beyond the history's calls, a signature that is no file name
+ * callsign makes, a member named twice. The message names the file and the finding. */
+Test(campaign, a_summary_with_a_finding_no_campaign_makes_is_an_error) {
   char dir[64];
   snprintf(dir, sizeof dir, "/tmp/cs-campaign-XXXXXX");
   cr_assert_not_null(mkdtemp(dir));
   static const struct {
-    const char *impl, *property, *target, *why;
+    const char *finding, *why;
   } rows[] = {
-      {"x", "emit.unique", "mistral", NULL},
-      {"x", "emit.unique", "-", NULL},
-      {"x", "emit.uniqueness", "mistral", "findings[0] names an unknown property or target ('emit.uniqueness'"},
-      {"x", "emit.unique", "mistralai", "findings[0] names an unknown property or target"},
-      {"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
-       "0123456789012345678901234567",
-       "emit.unique", "mistral", "impl is longer than 127 bytes"},
+      {"{" TOKEN_CASE "}", NULL},
+      {"{" LITERAL_CASE "}", NULL},
+      {"{" LITERAL_CASE ",\"planted_twin\":null}", "findings[0]: the member \"planted_twin\" occurs twice"},
+      {"{\"token\":\"cs1.!!!\"," TOKEN_CASE "}", "findings[0]: the member \"token\" occurs twice"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "\"token\":\"cs1.!!!\",\"history\":{\"turns\":[]}}",
+       "findings[0]: replay token: invalid character '!' at offset 4"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "\"token\":5,\"history\":{\"turns\":[]}}",
+       "findings[0]: token is not a replay token or null"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":null,\"signature\":\"0123456789abcdef\","
+       "\"token\":null,\"planted_twin\":null,\"history\":5}",
+       "findings[0]: history: expected an object"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":null,\"signature\":\"0123456789abcdef\","
+       "\"token\":null,\"planted_twin\":null,\"history\":{\"turns\":[{\"role\":\"user\",\"text\":\"a\",\"text\":\"b\"}]"
+       "}}",
+       "findings[0]: history.turns[0]: the member \"text\" occurs twice"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":null,\"signature\":\"0123456789abcdef\","
+       "\"token\":null,\"planted_twin\":[0,99],\"history\":" TWO_CALLS "}",
+       "findings[0]: planted_twin is not null or [from, to], two call numbers with from < to < 2"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":null,\"signature\":\"0123456789abcdef\","
+       "\"token\":null,\"history\":" TWO_CALLS "}",
+       "findings[0]: planted_twin is not null or [from, to]"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":3,\"signature\":\"0123456789abcdef\","
+       "\"token\":null,\"planted_twin\":null,\"history\":" TWO_CALLS "}",
+       "findings[0]: a literal case (token null) comes from the corpus: its case_index is null"},
+      {"{\"planted_twin\":[0,1]," TOKEN_CASE "}", "findings[0]: a token case has no planted_twin"},
+      {"{\"property\":\"emit.kimi_roundtrip\",\"target\":\"-\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: emit.kimi_roundtrip is checked per target: its target names one, not \"-\""},
+      {"{\"property\":\"emit.kimi_roundtrip\",\"target\":\"mistral\",\"case_index\":5,"
+       "\"signature\":\"0123456789abcdef\",\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: emit.kimi_roundtrip is checked on kimi only, not on mistral"},
+      {"{\"property\":\"canon.charset\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: canon.charset takes no target: its target is \"-\", not 'mistral'"},
+      {"{\"property\":\"vectors.canonical_v1\",\"target\":\"-\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: vectors.canonical_v1 is checked outside the cases"},
+      {"{\"property\":\"emit.uniqueness\",\"target\":\"mistral\"}",
+       "findings[0]: names an unknown property or target ('emit.uniqueness'"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistralai\"}", "findings[0]: names an unknown property or target"},
+      {"{\"property\":\"emit.unique\"}", "findings[0]: property or target is missing"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"zzzzzzzzzzzzzzzz\","
+       "\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: signature is not 16 lowercase hex digits"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"../../../../../x\","
+       "\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: signature is not 16 lowercase hex digits"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789ABCDEF\","
+       "\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: signature is not 16 lowercase hex digits"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef0\","
+       "\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: signature is not 16 lowercase hex digits"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":\"18446744073709551615\","
+       "\"signature\":\"0123456789abcdef\",\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: case_index is missing, or not a case number or null"},
+      {"{\"window\":7," TOKEN_CASE "}", "findings[0]: the member \"window\" occurs twice"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"window\":7,\"case_index\":5,"
+       "\"signature\":\"0123456789abcdef\",\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: window is not 2, the window of its case_index"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "\"token\":\"cs1.AAE\",\"message\":5,\"history\":{\"turns\":[]}}",
+       "findings[0]: message is not a string"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "\"token\":\"cs1.AAE\",\"answer\":\"x\",\"history\":{\"turns\":[]}}",
+       "findings[0]: message is not a string, or answer not an object or null"},
+      {"5", "findings[0]: not an object"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
-    char path[128];
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    FILE *fp = fopen(path, "w");
-    cr_assert_not_null(fp);
-    fprintf(fp,
-            "{\"callsign_fuzz\":1,\"impl\":\"%s\",\"seed\":\"1\",\"parts\":\"all\",\"cases\":10,\"seconds\":1,"
-            "\"findings\":[{\"property\":\"%s\",\"target\":\"%s\",\"signature\":\"0123456789abcdef\","
-            "\"case_index\":3,\"token\":null,\"history\":{\"turns\":[]}}]}",
-            rows[i].impl, rows[i].property, rows[i].target);
-    fclose(fp);
-    cs_findings back;
-    cs_err err = {{0}};
-    int rc = cs_findings_read(dir, &back, &err);
-    if (!rows[i].why) {
-      cr_assert_eq(rc, 0, "%s", err.msg);
-      cr_assert_str_eq(back.f[0].target, rows[i].target);
-      cs_findings_free(&back);
-    } else {
-      cr_assert_eq(rc, -1, "row %zu was read", i);
-      cr_assert(strstr(err.msg, rows[i].why) != NULL, "%s", err.msg);
+    char text[4096];
+    /* the finding second: its index is named */
+    snprintf(text, sizeof text, SUMMARY_HEAD("x") ",\"findings\":[%s]}", rows[i].finding);
+    write_text(dir, text);
+    char label[32];
+    snprintf(label, sizeof label, "row %zu", i);
+    expect_read(dir, rows[i].why, label);
+    if (rows[i].why) {
+      snprintf(text, sizeof text, SUMMARY_HEAD("x") ",\"findings\":[{" TOKEN_CASE "},%s]}", rows[i].finding);
+      write_text(dir, text);
+      char second[128];
+      snprintf(second, sizeof second, "findings[1]%s", strchr(rows[i].why, ':'));
+      expect_read(dir, second, label);
     }
-    unlink(path);
   }
-  rmdir(dir);
+  /* A member the summary itself names twice, and an implementation's name callsign would cut into its
+   * fixed field (two long names could then merge as one). */
+  write_text(dir, SUMMARY_HEAD("x") ",\"impl\":\"y\",\"findings\":[]}");
+  expect_read(dir, "summary.json: the member \"impl\" occurs twice", "impl twice");
+  write_text(dir, SUMMARY_HEAD("0123456789012345678901234567890123456789012345678901234567890123456789012345678901"
+                               "23456789012345678901234567890123456789012345678") ",\"findings\":[]}");
+  expect_read(dir, "impl is longer than 127 bytes", "a long impl");
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* Cases summed past 2^64 - 1 would wrap and claim fewer cases than were run. */
+Test(campaign, merge_refuses_cases_that_add_up_past_64_bits) {
+  static const uint64_t rows[][4] = {{UINT64_MAX, 0, 1, 0}, {UINT64_MAX - 1, 0, 2, 0}, {1, UINT64_MAX, 1, 1}};
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    cs_findings a = {0}, b = {0};
+    snprintf(a.impl, sizeof a.impl, "x");
+    snprintf(b.impl, sizeof b.impl, "x");
+    a.parts = strdup("0/2");
+    b.parts = strdup("1/2");
+    a.cases = rows[i][0], a.cases_cut = rows[i][1], b.cases = rows[i][2], b.cases_cut = rows[i][3];
+    cs_err err = {{0}};
+    cr_assert_eq(cs_findings_merge(&a, &b, &err), -1, "row %zu was merged", i);
+    cr_assert_str_eq(err.msg, "cannot merge: the parts' cases add up to more than 18446744073709551615");
+    cr_assert_eq(a.cases, rows[i][0], "a refused merge leaves the results as they were");
+    cs_findings_free(&a);
+    cs_findings_free(&b);
+  }
+  cs_findings a = {0}, b = {0};
+  snprintf(a.impl, sizeof a.impl, "x");
+  snprintf(b.impl, sizeof b.impl, "x");
+  a.parts = strdup("0/2");
+  b.parts = strdup("1/2");
+  a.cases = UINT64_MAX - 1, b.cases = 1;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_findings_merge(&a, &b, &err), 0, "%s", err.msg);
+  cr_assert_eq(a.cases, UINT64_MAX);
+  cs_findings_free(&a);
+  cs_findings_free(&b);
 }
 
 /* Parts are never cut: many shards merged, in halves, then merged again, still name every shard,
