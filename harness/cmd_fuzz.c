@@ -354,8 +354,10 @@ static void put_plain(cs_buf *b, const char *s) {
     cs_buf_printf(b, " ... [%zu more bytes: see summary.json]", left);
 }
 
-/* Prints the distinct findings; returns how many count for the exit status (not in --expect). */
-static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect, bool external) {
+/* Prints the distinct findings, with replay commands under the options `o` (the rules, --max-id-len
+ * and, for an external implementation, its argv); returns how many count for the exit status (not
+ * in --expect). */
+static size_t print_summary(const cs_options *o, const cs_findings *f, cs_expect *expect, bool external) {
   size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
   size_t nd = cs_findings_distinct(f, idx), counted = 0;
   double rate = f->seconds > 0 ? (double)f->cases / f->seconds : 0;
@@ -402,7 +404,7 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
     if (x->token && p && cs_choices_parse_token(x->token, &v, &n, &err) == 0) {
       cs_outcome oc = {.prop = p, .target = cs_target_parse(x->target), .choices = v, .nchoices = n};
       cs_buf cmd = {0};
-      cs_replay_command(&c->o, f->impl, external, &oc, x->target, &cmd);
+      cs_replay_command(o, f->impl, external, &oc, x->target, &cmd);
       cs_buf_puts(&b, "    replay: ");
       cs_esc_plain(&b, cmd.data, cmd.len, false);
       cs_buf_putc(&b, '\n');
@@ -448,6 +450,34 @@ static const char *merge_foreign_option(int argc, char **argv) {
   return NULL;
 }
 
+/* The options under which the replay commands of merged results reproduce their cases: the
+ * --max-id-len the parts ran with (when not the default) and their rules, as --rule overrides of
+ * this callsign's defaults (their text in `text`, which must outlive `o`). */
+static void merged_options(const cs_findings *f, cs_options *o, cs_buf *text) {
+  memset(o, 0, sizeof *o);
+  if (f->settings.max_id_len != CS_GEN_DEFAULT_MAX_ID_LEN)
+    o->max_id_len = f->settings.max_id_len;
+  size_t n = cs_findings_rule_overrides(f, text);
+  const char *p = text->data;
+  for (size_t i = 0; i < n && o->nrules < CS_MAX_LIST; i++, p += strlen(p) + 1)
+    o->rules[o->nrules++] = p;
+}
+
+/* Adds the results of DIR `dir` to `total`, which holds those of `first` and the directories
+ * after it: -1 with err naming the directories when they cannot be merged. */
+static int merge_one(cs_findings *total, const cs_findings *part, const char *dir, const char *first, cs_err *err) {
+  cs_findings_difference d;
+  if (total->impl[0] && cs_findings_differ(part, total, &d))
+    return cs_err_set(err,
+                      "cannot merge %s (%s %s) with %s (%s %s): parts are merged only when run with the same settings",
+                      dir, d.name, d.a, first, d.name, d.b);
+  if (cs_findings_merge(total, part, err)) {
+    cs_err_prefix(err, "%s", dir);
+    return -1;
+  }
+  return 0;
+}
+
 static int merge_command(fuzz_ctx *c, int argc, char **argv) {
   const char *foreign = merge_foreign_option(argc, argv);
   if (foreign)
@@ -465,11 +495,11 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
       cs_findings_free(&total);
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     }
-    int rc = cs_findings_merge(&total, &part, &err);
+    int rc = merge_one(&total, &part, c->o.positional[i], c->o.positional[0], &err);
     cs_findings_free(&part);
     if (rc) {
       cs_findings_free(&total);
-      return cs_fail(CS_EXIT_USAGE, "%s: %s", c->o.positional[i], err.msg);
+      return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     }
   }
   int status = CS_EXIT_OK;
@@ -479,7 +509,11 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
     status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   } else {
     cs_made_free(&made);
-    size_t counted = print_summary(c, &total, NULL, false);
+    cs_options o;
+    cs_buf rules = {0};
+    merged_options(&total, &o, &rules);
+    size_t counted = print_summary(&o, &total, NULL, false);
+    cs_buf_free(&rules);
     printf("merged %zu result directories into %s/summary.json and %s/cases/\n", c->o.npositional, c->o.merge_out,
            c->o.merge_out);
     status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
@@ -562,7 +596,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
     status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     goto cleanup;
   }
-  size_t counted = print_summary(&c, &total, &expect, c.o.impl_cmd != NULL);
+  size_t counted = print_summary(&c.o, &total, &expect, c.o.impl_cmd != NULL);
   size_t *idx = cs_xcalloc(total.n + 1, sizeof *idx);
   size_t nd = cs_findings_distinct(&total, idx);
   free(idx);

@@ -156,6 +156,63 @@ mkdir -p "$T/h/out" && : >"$T/h/out/cases"
 check "merge into an OUT whose cases/ is a file: exit 2, one line, no summary.json written" \
   "one_line_2 $? 'cases: not a directory' && [ ! -e '$T/h/out/summary.json' ]"
 
+# Parts run with other settings are other case spaces, or judged otherwise: a merge refuses them in
+# one line naming both directories and the setting, and writes nothing.
+# space I/N ARGS...: a shard of the reference, 40 cases, with ARGS, into $T/sp/I (its whole shard).
+space() {
+  local i=$1
+  shift
+  rm -rf "$T/sp/$i"
+  "$CS" fuzz --impl reference --cases 40 --no-corpus --quiet --shard "$i/2" --out "$T/sp/$i" "$@" >"$T/o" 2>"$T/e"
+}
+space 0 --max-id-len 10 --target mistral --property emit.unique
+space 1
+"$CS" fuzz --merge "$T/sp/m" "$T/sp/0" "$T/sp/1" >"$T/o" 2>"$T/e"
+check "merge of shards run with --max-id-len 10 --target mistral --property emit.unique and with defaults: exit 2, one line naming both" \
+  "one_line_2 $? 'cannot merge $T/sp/1 (max_id_len 65536) with $T/sp/0 (max_id_len 10)' && [ ! -e '$T/sp/m' ]"
+echo 'openai_chat.max_len=64' >"$T/sp/profile"
+for args in "--target mistral|targets all) with $T/sp/0 (targets mistral)" \
+  "--property emit.unique|properties all) with $T/sp/0 (properties emit.unique)" \
+  "--strict|strict false) with $T/sp/0 (strict true)" \
+  "--rule openai_chat.max_len=64|rules.openai_chat.max_len 40) with $T/sp/0 (rules.openai_chat.max_len 64)" \
+  "--profile $T/sp/profile|rules.openai_chat.max_len 40) with $T/sp/0 (rules.openai_chat.max_len 64)" \
+  "--seed 2|seed 1) with $T/sp/0 (seed 2)"; do
+  # shellcheck disable=SC2086 # the options are words
+  space 0 ${args%%|*}
+  "$CS" fuzz --merge "$T/sp/m" "$T/sp/0" "$T/sp/1" >"$T/o" 2>"$T/e"
+  rc=$? want="cannot merge $T/sp/1 (${args#*|}: parts are merged only when run with the same settings"
+  check "merge of a shard run with ${args%%|*} and one without: exit 2, one line naming both and the setting" \
+    'one_line_2 $rc "$want" && [ ! -e "$T/sp/m" ]'
+done
+# The same rules are the same, however given; --time, --jobs and --deadline do not change the case space.
+space 0 --profile "$T/sp/profile" --time 30s --jobs 2
+space 1 --rule openai_chat.max_len=64
+"$CS" fuzz --merge "$T/sp/m" "$T/sp/0" "$T/sp/1" >"$T/o" 2>"$T/e"
+check "merge of shards with the same rule from --profile and from --rule: exit 0, the rule recorded" \
+  "[ $? -eq 0 ] && ! [ -s '$T/e' ] && python3 -c \"import json;d=json.load(open('$T/sp/m/summary.json'));assert d['rules']['openai_chat']['max_len']==64 and d['cases']==40, d['rules']\""
+# The replay commands a merge prints carry the parts' --max-id-len and rules: they reproduce the case.
+for i in 0 1; do
+  "$CS" fuzz --impl $BUGGY --cases 300 --no-corpus --quiet --shard $i/2 --max-id-len 100 --rule anthropic.max_len=50 \
+    --property emit.regex --target anthropic --out "$T/sp/r$i" >"$T/o" 2>"$T/e"
+done
+"$CS" fuzz --merge "$T/sp/rm" "$T/sp/r0" "$T/sp/r1" >"$T/sp/rm.txt" 2>"$T/e"
+rc=$?
+cmd=$(grep -m 1 'replay: callsign replay' "$T/sp/rm.txt" | sed 's/^ *replay: callsign //')
+check "merged replay commands carry --rule anthropic.max_len=50 and --max-id-len 100" \
+  "[ $rc -eq 1 ] && grep -q -- '--rule anthropic.max_len=50 --max-id-len 100 cs1\.' <<<'$cmd'"
+# shellcheck disable=SC2086 # the printed command is words
+"$CS" $cmd >"$T/o" 2>"$T/e"
+check "a merged replay command reproduces its failure" "[ $? -eq 1 ] && grep -q 'FAIL emit.regex' '$T/o'"
+# A summary of an earlier callsign records no settings: refused, saying so.
+hostile 'd["callsign_fuzz"] = 1'
+"$CS" fuzz --merge "$T/h/out" "$T/h/in" >"$T/o" 2>"$T/e"
+check "merge of a callsign_fuzz 1 summary: exit 2, one line saying it lacks the settings" \
+  "one_line_2 $? '$T/h/in/summary.json: callsign_fuzz 1, from an earlier callsign, does not record the settings' && [ ! -e '$T/h/out' ]"
+refused "a finding on a target the summary does not select" 'd["targets"] = ["bedrock"]' \
+  'findings[0]: target anthropic is not among the targets the summary selects'
+refused "a rule that does not compile" 'd["rules"]["mistral"]["pattern"] = "("' \
+  "rules: mistral: pattern '(' does not compile"
+
 # A long --out is used whole: the workers' directories below it were cut into other names.
 o="$T/longout"
 while [ ${#o} -lt 3000 ]; do o="$o/$(printf 'd%.0s' {1..50})"; done
