@@ -69,11 +69,31 @@ static uint64_t property_bit(const cs_property *p) {
   return 1ull << (p - cs_properties(&n));
 }
 
+/* A heap copy of a NULL-terminated argv (NULL for NULL). */
+static char **dup_argv(char *const *argv) {
+  if (!argv)
+    return NULL;
+  size_t n = 0;
+  while (argv[n])
+    n++;
+  char **out = cs_xcalloc(n + 1, sizeof *out);
+  for (size_t i = 0; i < n; i++)
+    out[i] = cs_xstrdup(argv[i]);
+  return out;
+}
+
+static void free_argv(char **argv) {
+  for (char **p = argv; p && *p; p++)
+    free(*p);
+  free(argv);
+}
+
 static void settings_free(cs_findings_settings *s) {
   for (int t = 0; t < CS_TARGET_COUNT; t++) {
     free(s->rules[t].pattern);
     free(s->rules[t].server_pattern);
   }
+  free_argv(s->impl_cmd);
   memset(s, 0, sizeof *s);
 }
 
@@ -84,6 +104,7 @@ static void settings_copy(cs_findings_settings *to, const cs_findings_settings *
     to->rules[t].pattern = dup_s(from->rules[t].pattern);
     to->rules[t].server_pattern = dup_s(from->rules[t].server_pattern);
   }
+  to->impl_cmd = dup_argv(from->impl_cmd);
 }
 
 void cs_findings_set_settings(cs_findings *f, const cs_campaign_config *cfg, const cs_ruleset *rs) {
@@ -101,6 +122,8 @@ void cs_findings_set_settings(cs_findings *f, const cs_campaign_config *cfg, con
     const cs_rule *r = cs_ruleset_rule(rs, (cs_target_id)t);
     s->rules[t] = (cs_findings_rule){dup_s(r->pattern), dup_s(r->server_pattern), r->min_len, r->max_len};
   }
+  s->impl_cmd = dup_argv(cfg->impl_cmd);
+  s->deadline_ms = !cfg->impl_cmd ? 0 : cfg->deadline_ms ? cfg->deadline_ms : CS_DEFAULT_DEADLINE_MS;
 }
 
 static bool same_s(const char *a, const char *b) {
@@ -158,21 +181,46 @@ static bool rules_differ(const cs_findings_settings *a, const cs_findings_settin
   return false;
 }
 
+/* How a message shows an implementation's kind: its --impl-cmd argv (shell words, cut), or "null
+ * (a built-in)". */
+static void show_argv(char *const *argv, char *out, size_t n) {
+  if (!argv) {
+    snprintf(out, n, "null (a built-in)");
+    return;
+  }
+  cs_buf b = {0};
+  for (char *const *p = argv; *p; p++) {
+    if (p != argv)
+      cs_buf_putc(&b, ' ');
+    cs_shell_arg(&b, *p);
+  }
+  snprintf(out, n, "%s", cs_err_excerpt(b.data ? b.data : "").s);
+  cs_buf_free(&b);
+}
+
 bool cs_findings_differ(const cs_findings *a, const cs_findings *b, cs_findings_difference *d) {
   const cs_findings_settings *x = &a->settings, *y = &b->settings;
-  const char *name = strcmp(a->impl, b->impl) != 0    ? "impl"
-                     : a->seed != b->seed             ? "seed"
-                     : x->max_id_len != y->max_id_len ? "max_id_len"
-                     : x->targets != y->targets       ? "targets"
-                     : x->properties != y->properties ? "properties"
-                     : x->strict != y->strict         ? "strict"
-                                                      : NULL;
+  const char *name = strcmp(a->impl, b->impl) != 0      ? "impl"
+                     : !x->impl_cmd != !y->impl_cmd     ? "impl_cmd"
+                     : x->deadline_ms != y->deadline_ms ? "deadline_ms"
+                     : a->seed != b->seed               ? "seed"
+                     : x->max_id_len != y->max_id_len   ? "max_id_len"
+                     : x->targets != y->targets         ? "targets"
+                     : x->properties != y->properties   ? "properties"
+                     : x->strict != y->strict           ? "strict"
+                                                        : NULL;
   if (!name)
     return rules_differ(x, y, d);
   snprintf(d->name, sizeof d->name, "%s", name);
   if (!strcmp(name, "impl")) {
     snprintf(d->a, sizeof d->a, "'%s'", cs_err_excerpt(a->impl).s);
     snprintf(d->b, sizeof d->b, "'%s'", cs_err_excerpt(b->impl).s);
+  } else if (!strcmp(name, "impl_cmd")) {
+    show_argv(x->impl_cmd, d->a, sizeof d->a);
+    show_argv(y->impl_cmd, d->b, sizeof d->b);
+  } else if (!strcmp(name, "deadline_ms")) {
+    snprintf(d->a, sizeof d->a, "%u", x->deadline_ms);
+    snprintf(d->b, sizeof d->b, "%u", y->deadline_ms);
   } else if (!strcmp(name, "seed")) {
     snprintf(d->a, sizeof d->a, "%llu", (unsigned long long)a->seed);
     snprintf(d->b, sizeof d->b, "%llu", (unsigned long long)b->seed);
@@ -544,7 +592,8 @@ void cs_findings_free(cs_findings *f) {
  *  "seconds": S,
  *  the settings (cs_findings_settings): "max_id_len": N, "targets": [names], "properties": [names],
  *  "strict": B, "rules": {TARGET: {"pattern": P or null, "min_len": N, "max_len": N,
- *  "server_pattern": P or null}, one per target},
+ *  "server_pattern": P or null}, one per target}, "impl_cmd": [argv] or null (a built-in),
+ *  "deadline_ms": N or null (a built-in),
  *  "distinct": N,
  *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
@@ -564,7 +613,9 @@ static bool settings_set(const cs_findings_settings *s) {
   size_t np;
   cs_properties(&np);
   return s->max_id_len >= 1 && s->max_id_len <= CS_GEN_MAX_ID_LEN_LIMIT && s->targets &&
-         !(s->targets >> CS_TARGET_COUNT) && s->properties && (np >= 64 || !(s->properties >> np));
+         !(s->targets >> CS_TARGET_COUNT) && s->properties && (np >= 64 || !(s->properties >> np)) &&
+         (s->impl_cmd ? s->impl_cmd[0] && s->deadline_ms >= 1 && s->deadline_ms <= CS_MAX_DEADLINE_MS
+                      : !s->deadline_ms);
 }
 
 static void add_pattern(cJSON *o, const char *key, const char *pattern) {
@@ -574,7 +625,8 @@ static void add_pattern(cJSON *o, const char *key, const char *pattern) {
     cJSON_AddNullToObject(o, key);
 }
 
-/* The settings' members of summary.json: max_id_len, targets, properties, strict, rules. */
+/* The settings' members of summary.json: max_id_len, targets, properties, strict, rules, impl_cmd,
+ * deadline_ms. */
 static void write_settings(cJSON *root, const cs_findings_settings *s) {
   cJSON_AddNumberToObject(root, "max_id_len", s->max_id_len);
   cJSON *targets = cJSON_AddArrayToObject(root, "targets");
@@ -597,6 +649,15 @@ static void write_settings(cJSON *root, const cs_findings_settings *s) {
     cJSON_AddNumberToObject(o, "max_len", r->max_len);
     add_pattern(o, "server_pattern", r->server_pattern);
   }
+  if (!s->impl_cmd) {
+    cJSON_AddNullToObject(root, "impl_cmd");
+    cJSON_AddNullToObject(root, "deadline_ms");
+    return;
+  }
+  cJSON *argv = cJSON_AddArrayToObject(root, "impl_cmd");
+  for (char **p = s->impl_cmd; *p; p++)
+    cJSON_AddItemToArray(argv, cJSON_CreateString(*p));
+  cJSON_AddNumberToObject(root, "deadline_ms", s->deadline_ms);
 }
 
 int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err) {
@@ -828,6 +889,33 @@ static int check_rules(const cs_findings_settings *s, cs_err *err) {
   return rc;
 }
 
+/* "impl_cmd" and "deadline_ms": null and null for a built-in, or the argv (strings, at least one,
+ * the first not empty) and deadline of an external implementation. */
+static int read_impl_cmd(const cJSON *root, cs_findings_settings *s, cs_err *err) {
+  const cJSON *argv = cJSON_GetObjectItemCaseSensitive(root, "impl_cmd");
+  const cJSON *deadline = cJSON_GetObjectItemCaseSensitive(root, "deadline_ms");
+  if (cJSON_IsNull(argv))
+    return cJSON_IsNull(deadline) ? 0 : cs_err_set(err, "deadline_ms is not null, as a built-in's is");
+  int n = cJSON_IsArray(argv) ? cJSON_GetArraySize(argv) : 0;
+  const cJSON *it;
+  cJSON_ArrayForEach(it, argv) {
+    if (!cJSON_IsString(it))
+      n = 0;
+  }
+  if (n < 1 || !argv->child->valuestring[0])
+    return cs_err_set(err, "impl_cmd is not null or a program's argv (a list of strings)");
+  s->impl_cmd = cs_xcalloc((size_t)n + 1, sizeof *s->impl_cmd);
+  n = 0;
+  cJSON_ArrayForEach(it, argv) {
+    s->impl_cmd[n++] = cs_xstrdup(it->valuestring);
+  }
+  uint64_t ms;
+  if (u64_of(deadline, &ms) || ms < 1 || ms > CS_MAX_DEADLINE_MS)
+    return cs_err_set(err, "deadline_ms is not a deadline of 1 to %u", CS_MAX_DEADLINE_MS);
+  s->deadline_ms = (unsigned)ms;
+  return 0;
+}
+
 /* The settings (cs_findings_settings) of a summary into `s`; -1 with err naming the member. */
 static int read_settings(const cJSON *root, cs_findings_settings *s, cs_err *err) {
   uint64_t v;
@@ -842,7 +930,10 @@ static int read_settings(const cJSON *root, cs_findings_settings *s, cs_err *err
   if (!cJSON_IsBool(strict))
     return cs_err_set(err, "strict is not true or false");
   s->strict = cJSON_IsTrue(strict);
-  return read_rules(cJSON_GetObjectItemCaseSensitive(root, "rules"), s, err) || check_rules(s, err) ? -1 : 0;
+  return read_rules(cJSON_GetObjectItemCaseSensitive(root, "rules"), s, err) || check_rules(s, err) ||
+                 read_impl_cmd(root, s, err)
+             ? -1
+             : 0;
 }
 
 /* A finding's property and target, which must be one a campaign under settings `s` can find: a

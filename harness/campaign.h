@@ -55,6 +55,12 @@ typedef struct {
   uint64_t properties; /* bit per row of cs_properties() selected by --property (every row without it) */
   bool strict;         /* recommended properties were findings too */
   cs_findings_rule rules[CS_TARGET_COUNT]; /* the rules in force */
+  /* An external implementation's --impl-cmd argv (heap, NULL-terminated; NULL: a built-in), which
+   * the replay commands name, and its per-request deadline (0 for a built-in), under which its
+   * timeouts were judged. A built-in and an external implementation of one name are not merged;
+   * two argvs of one implementation may differ (paths differ between machines). */
+  char **impl_cmd;
+  unsigned deadline_ms;
 } cs_findings_settings;
 
 typedef struct {
@@ -77,6 +83,10 @@ typedef struct {
 typedef struct {
   cs_run_config run; /* seed, cases, time_s, shard, targets, only, gen, corpus: as for a run */
   bool strict;       /* recommended properties are findings too */
+  /* Recorded in the results, not used to run: the --impl-cmd argv that started the implementation
+   * (NULL: a built-in) and its --deadline (0: the default). */
+  char *const *impl_cmd;
+  unsigned deadline_ms;
   /* Live reports (any may be NULL): each finding as it is made, and progress about every batch
    * (failing: failing checks of the properties that count). */
   void (*on_finding)(void *user, const cs_finding *f);
@@ -92,8 +102,9 @@ uint32_t cs_campaign_window(uint64_t case_index);
  * Returns 0, or -1 with err when the implementation could not be run. */
 int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg, cs_findings *out, cs_err *err);
 
-/* Records in f->settings what cfg (its run's max_id_len, targets and property selection, and strict)
- * and the ruleset make of the case space and its judging. cs_campaign_run calls it. */
+/* Records in f->settings what cfg (its run's max_id_len, targets and property selection, strict, and
+ * the external implementation's argv and deadline) and the ruleset make of the case space and its
+ * judging. cs_campaign_run calls it. */
 void cs_findings_set_settings(cs_findings *f, const cs_campaign_config *cfg, const cs_ruleset *rs);
 
 /* A setting in which two results differ: its name in summary.json ("max_id_len", "rules.mistral.pattern")
@@ -102,8 +113,9 @@ typedef struct {
   char name[64];
   char a[200], b[200];
 } cs_findings_difference;
-/* False when results `a` and `b` may be merged: the same implementation, seed and settings;
- * otherwise true, with the first setting that differs in *d. */
+/* False when results `a` and `b` may be merged: the same implementation (both built-in, or both
+ * external with the same deadline), seed and settings; otherwise true, with the first setting that
+ * differs in *d. */
 bool cs_findings_differ(const cs_findings *a, const cs_findings *b, cs_findings_difference *d);
 
 /* Appends to `out` the overrides ("TARGET.KEY=VALUE", each ended by a NUL byte) that turn this

@@ -174,6 +174,8 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
               .interrupt = &stop_signal,
           },
       .strict = c->o.strict,
+      .impl_cmd = name ? NULL : c->o.impl_cmd,
+      .deadline_ms = c->o.deadline_ms,
       .on_finding = on_finding,
       .on_progress = on_progress,
       .user = c,
@@ -451,12 +453,16 @@ static const char *merge_foreign_option(int argc, char **argv) {
 }
 
 /* The options under which the replay commands of merged results reproduce their cases: the
- * --max-id-len the parts ran with (when not the default) and their rules, as --rule overrides of
- * this callsign's defaults (their text in `text`, which must outlive `o`). */
+ * --max-id-len the parts ran with (when not the default), their rules, as --rule overrides of this
+ * callsign's defaults (their text in `text`, which must outlive `o`), and an external
+ * implementation's argv and --deadline (when not the default; both borrowed from f). */
 static void merged_options(const cs_findings *f, cs_options *o, cs_buf *text) {
   memset(o, 0, sizeof *o);
   if (f->settings.max_id_len != CS_GEN_DEFAULT_MAX_ID_LEN)
     o->max_id_len = f->settings.max_id_len;
+  o->impl_cmd = f->settings.impl_cmd;
+  if (f->settings.deadline_ms != CS_DEFAULT_DEADLINE_MS)
+    o->deadline_ms = f->settings.deadline_ms;
   size_t n = cs_findings_rule_overrides(f, text);
   const char *p = text->data;
   for (size_t i = 0; i < n && o->nrules < CS_MAX_LIST; i++, p += strlen(p) + 1)
@@ -512,7 +518,7 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
     cs_options o;
     cs_buf rules = {0};
     merged_options(&total, &o, &rules);
-    size_t counted = print_summary(&o, &total, NULL, false);
+    size_t counted = print_summary(&o, &total, NULL, o.impl_cmd != NULL);
     cs_buf_free(&rules);
     printf("merged %zu result directories into %s/summary.json and %s/cases/\n", c->o.npositional, c->o.merge_out,
            c->o.merge_out);

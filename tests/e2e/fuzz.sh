@@ -388,6 +388,46 @@ saved=$(grep -L '"token"' "$T/hand/initial/"emit.compression_stable@*.json 2>/de
 check "a literal case's null planted_twin is kept when a campaign saves it again; its replay still fails" \
   "[ -n '$saved' ] && grep -q '\"planted_twin\": null' '$saved' &&
    ! \"$CS\" replay --strict '$saved' --impl-cmd -- python3 '$T/initial.py' >/dev/null 2>&1"
+# The results of an external implementation replay with its argv, merged too: a merge's replay
+# commands name --impl-cmd, never the name from its hello (a built-in of that name, or none).
+cat >"$T/same.py" <<'PY'
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": sys.argv[1], "version": "1", "ops": ["emit"],
+                          "targets": ["openai_chat"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:  # every call and result gets the one ID
+        calls = [c for t in r["history"]["turns"] for c in t.get("calls", [])]
+        results = [x for t in r["history"]["turns"] for x in t.get("results", [])]
+        print(json.dumps({"seq": r["seq"], "calls": ["same"] * len(calls), "results": ["same"] * len(results)}), flush=True)
+PY
+for i in 0 1; do
+  "$CS" fuzz --cases 60 --no-corpus --quiet --shard $i/2 --out "$T/ext$i" --impl-cmd -- python3 "$T/same.py" reference \
+    >"$T/o" 2>"$T/e"
+done
+python3 -c "import json;d=json.load(open('$T/ext0/summary.json'));assert d['impl']=='reference' and d['impl_cmd']==['python3','$T/same.py','reference'] and d['deadline_ms']==5000, d['impl_cmd']" 2>"$T/e"
+check "summary.json of an --impl-cmd campaign records its argv and deadline" "[ $? -eq 0 ]"
+"$CS" fuzz --merge "$T/extm" "$T/ext0" "$T/ext1" >"$T/extm.txt" 2>"$T/e"
+rc=$?
+cmd=$(grep -m 1 'replay: callsign replay' "$T/extm.txt" | sed 's/^ *replay: callsign //')
+check "merged results of an external implementation named reference: replay commands name its argv, not --impl" \
+  "[ $rc -eq 1 ] && grep -q -- ' cs1\.[^ ]* --impl-cmd -- python3 $T/same.py reference\$' <<<'$cmd' && ! grep -q -- '--impl ' '$T/extm.txt'"
+# shellcheck disable=SC2086 # the printed command is words
+"$CS" $cmd >"$T/o" 2>"$T/e"
+check "the merged replay command runs the external implementation and reproduces its failure" \
+  "[ $? -eq 1 ] && grep -q '== reference 1 (external)' '$T/o' && grep -qF \"FAIL \$(cut -d' ' -f3 <<<'$cmd')\" '$T/o'"
+"$CS" fuzz --impl reference --cases 60 --no-corpus --quiet --shard 1/2 --out "$T/ext1" >"$T/o" 2>"$T/e"
+"$CS" fuzz --merge "$T/extm2" "$T/ext0" "$T/ext1" >"$T/o" 2>"$T/e"
+check "merge of an external 'reference' with the built-in reference: exit 2, one line naming both" \
+  "one_line_2 $? 'cannot merge $T/ext1 (impl_cmd null (a built-in)) with $T/ext0 (impl_cmd python3 $T/same.py reference)' && [ ! -e '$T/extm2' ]"
+"$CS" fuzz --cases 60 --no-corpus --quiet --shard 1/2 --deadline 400 --out "$T/ext1" --impl-cmd -- python3 "$T/same.py" \
+  reference >"$T/o" 2>"$T/e"
+"$CS" fuzz --merge "$T/extm2" "$T/ext0" "$T/ext1" >"$T/o" 2>"$T/e"
+check "merge of external parts run with other deadlines: exit 2, one line naming both" \
+  "one_line_2 $? 'cannot merge $T/ext1 (deadline_ms 400) with $T/ext0 (deadline_ms 5000)' && [ ! -e '$T/extm2' ]"
 # A Ctrl-C reaches the whole process group of the terminal; an external implementation runs in a
 # group of its own, so it is not killed mid-answer (which would read as its fault) and callsign
 # ends it itself.

@@ -700,6 +700,87 @@ Test(campaign, a_finding_outside_the_selection_is_an_error) {
   cr_assert_eq(system(cmd), 0);
 }
 
+/* The results of an external implementation record its argv, so that a merge's replay commands name
+ * --impl-cmd and not the name from its hello (which may be a built-in's), and its deadline, under
+ * which its timeouts were judged. A built-in and an external implementation of one name are not
+ * merged; one implementation started from other paths is. */
+Test(campaign, an_external_implementation_is_recorded_and_not_merged_with_a_built_in) {
+  char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/cs-campaign-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  cs_ruleset *rs = ruleset();
+  char *argv[] = {"python3", "my normalizer.py", NULL}, *elsewhere[] = {"python3", "/ci/my normalizer.py", NULL};
+  cs_campaign_config ext = {.impl_cmd = argv}, ext2 = {.impl_cmd = elsewhere},
+                     quick = {.impl_cmd = argv, .deadline_ms = 400}, builtin = {0};
+  cs_findings f = {0}, back, other = {0}, into = {0};
+  snprintf(f.impl, sizeof f.impl, "reference");
+  cs_findings_set_shard(&f, 0, 2);
+  cs_findings_set_settings(&f, &ext, rs);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_findings_write(dir, &f, false, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_findings_read(dir, &back, &err), 0, "%s", err.msg);
+  cr_assert_not_null(back.settings.impl_cmd);
+  cr_assert_str_eq(back.settings.impl_cmd[0], "python3");
+  cr_assert_str_eq(back.settings.impl_cmd[1], "my normalizer.py");
+  cr_assert_null(back.settings.impl_cmd[2]);
+  cr_assert_eq(back.settings.deadline_ms, 5000, "the default deadline, recorded");
+  cs_findings_difference d;
+  cr_assert_not(cs_findings_differ(&f, &back, &d), "%s", d.name);
+  snprintf(other.impl, sizeof other.impl, "reference");
+  cs_findings_set_shard(&other, 1, 2);
+  const struct {
+    const cs_campaign_config *cfg;
+    const char *why;
+  } rows[] = {
+      {&builtin,
+       "cannot merge results of impl_cmd null (a built-in) with results of impl_cmd python3 'my normalizer.py'"},
+      {&quick, "cannot merge results of deadline_ms 400 with results of deadline_ms 5000"},
+      {&ext2, NULL},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    cs_findings_set_settings(&other, rows[i].cfg, rs);
+    cr_assert_eq(cs_findings_merge(&into, &back, &err), 0, "%s", err.msg);
+    int rc = cs_findings_merge(&into, &other, &err);
+    if (rows[i].why) {
+      cr_assert_eq(rc, -1, "row %zu was merged", i);
+      cr_assert_str_eq(err.msg, rows[i].why);
+    } else {
+      cr_assert_eq(rc, 0, "%s", err.msg);
+      cr_assert_str_eq(into.settings.impl_cmd[1], "my normalizer.py", "the first part's argv is kept");
+    }
+    cs_findings_free(&into);
+  }
+  /* an argv or deadline that no campaign records is refused */
+  static const struct {
+    const char *from, *to, *why;
+  } bad[] = {
+      {"\"impl_cmd\":\t[", "\"impl_cmd\":\t[], \"x\":\t[", "summary.json: impl_cmd is not null or a program's argv"},
+      {"\"impl_cmd\":\t[", "\"impl_cmd\":\t[\"\", ", "summary.json: impl_cmd is not null or a program's argv"},
+      {"\"impl_cmd\":\t[", "\"impl_cmd\":\t[5, ", "summary.json: impl_cmd is not null or a program's argv"},
+      {"\"deadline_ms\":\t5000", "\"deadline_ms\":\t0", "summary.json: deadline_ms is not a deadline of 1 to 3600000"},
+      {"\"deadline_ms\":\t5000", "\"deadline_ms\":\tnull",
+       "summary.json: deadline_ms is not a deadline of 1 to 3600000"},
+  };
+  char *text = summary_of(dir, &f);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    write_text(dir, replaced(text, bad[i].from, bad[i].to));
+    expect_read(dir, bad[i].why, bad[i].to);
+  }
+  free(text);
+  cs_findings_set_settings(&f, &builtin, rs);
+  text = summary_of(dir, &f);
+  write_text(dir, replaced(text, "\"deadline_ms\":\tnull", "\"deadline_ms\":\t5000"));
+  free(text);
+  expect_read(dir, "summary.json: deadline_ms is not null, as a built-in's is", "a built-in's deadline");
+  cs_ruleset_free(rs);
+  cs_findings_free(&f);
+  cs_findings_free(&back);
+  cs_findings_free(&other);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
 /* Cases summed past 2^64 - 1 would wrap and claim fewer cases than were run. */
 Test(campaign, merge_refuses_cases_that_add_up_past_64_bits) {
   static const uint64_t rows[][4] = {{UINT64_MAX, 0, 1, 0}, {UINT64_MAX - 1, 0, 2, 0}, {1, UINT64_MAX, 1, 1}};
