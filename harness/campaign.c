@@ -1009,6 +1009,8 @@ static int finding_case(const cJSON *it, cs_finding *x, cs_err *err) {
     return cs_err_set(err, "a literal case (token null) comes from the corpus: its case_index is null");
   }
   const cJSON *hist = cJSON_GetObjectItemCaseSensitive(it, "history");
+  if (!hist)
+    return cs_err_set(err, "history is missing");
   cs_history_limits lim = {.max_id_bytes = x->token ? SIZE_MAX : 0};
   cs_arena a = {0};
   cs_history h;

@@ -468,6 +468,9 @@ Test(campaign, a_summary_with_a_finding_no_campaign_makes_is_an_error) {
       {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
        "\"token\":\"cs1.AAE\",\"answer\":\"x\",\"history\":{\"turns\":[]}}",
        "findings[0]: message is not a string, or answer not an object or null"},
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "\"token\":\"cs1.AAE\"}",
+       "findings[0]: history is missing"},
       {"5", "findings[0]: not an object"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
