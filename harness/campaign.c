@@ -62,6 +62,211 @@ static void signature_of(cs_finding *x) {
   cs_hex(d, 8, x->signature);
 }
 
+/* --- settings ---------------------------------------------------------------------------------- */
+
+static uint64_t property_bit(const cs_property *p) {
+  size_t n;
+  return 1ull << (p - cs_properties(&n));
+}
+
+/* A heap copy of a NULL-terminated argv (NULL for NULL). */
+static char **dup_argv(char *const *argv) {
+  if (!argv)
+    return NULL;
+  size_t n = 0;
+  while (argv[n])
+    n++;
+  char **out = cs_xcalloc(n + 1, sizeof *out);
+  for (size_t i = 0; i < n; i++)
+    out[i] = cs_xstrdup(argv[i]);
+  return out;
+}
+
+static void free_argv(char **argv) {
+  for (char **p = argv; p && *p; p++)
+    free(*p);
+  free(argv);
+}
+
+static void settings_free(cs_findings_settings *s) {
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    free(s->rules[t].pattern);
+    free(s->rules[t].server_pattern);
+  }
+  free_argv(s->impl_cmd);
+  memset(s, 0, sizeof *s);
+}
+
+static void settings_copy(cs_findings_settings *to, const cs_findings_settings *from) {
+  settings_free(to);
+  *to = *from;
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    to->rules[t].pattern = dup_s(from->rules[t].pattern);
+    to->rules[t].server_pattern = dup_s(from->rules[t].server_pattern);
+  }
+  to->impl_cmd = dup_argv(from->impl_cmd);
+}
+
+void cs_findings_set_settings(cs_findings *f, const cs_campaign_config *cfg, const cs_ruleset *rs) {
+  cs_findings_settings *s = &f->settings;
+  settings_free(s);
+  s->max_id_len = cfg->run.gen.max_id_len ? cfg->run.gen.max_id_len : CS_GEN_DEFAULT_MAX_ID_LEN;
+  s->targets = cfg->run.targets ? cfg->run.targets : (1u << CS_TARGET_COUNT) - 1;
+  size_t np;
+  const cs_property *props = cs_properties(&np);
+  for (size_t i = 0; i < np; i++)
+    if (cs_run_selects(&cfg->run, props[i].name))
+      s->properties |= property_bit(&props[i]);
+  s->strict = cfg->strict;
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_rule *r = cs_ruleset_rule(rs, (cs_target_id)t);
+    s->rules[t] = (cs_findings_rule){dup_s(r->pattern), dup_s(r->server_pattern), r->min_len, r->max_len};
+  }
+  s->impl_cmd = dup_argv(cfg->impl_cmd);
+  s->deadline_ms = !cfg->impl_cmd ? 0 : cfg->deadline_ms ? cfg->deadline_ms : CS_DEFAULT_DEADLINE_MS;
+}
+
+static bool same_s(const char *a, const char *b) {
+  return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A pattern as a message shows it: quoted and cut, or null. */
+static void show_pattern(const char *p, char *out, size_t n) {
+  if (p)
+    snprintf(out, n, "'%s'", cs_err_excerpt(p).s);
+  else
+    snprintf(out, n, "null");
+}
+
+/* The names of the bits set in `bits` (target names, or property names when `props`), "all" when
+ * every one is set. */
+static void show_set(uint64_t bits, bool props, char *out, size_t n) {
+  size_t count = CS_TARGET_COUNT, o = 0;
+  const cs_property *table = props ? cs_properties(&count) : NULL;
+  uint64_t all = count >= 64 ? UINT64_MAX : (1ull << count) - 1;
+  if (bits == all) {
+    snprintf(out, n, "all");
+    return;
+  }
+  out[0] = 0;
+  for (size_t i = 0; i < count && o < n; i++)
+    if (bits >> i & 1u)
+      o += (size_t)snprintf(out + o, n - o, "%s%s", o ? " " : "", props ? table[i].name : cs_target_label((int)i));
+}
+
+/* The first member of the rules in which a and b differ, into *d; false when none does. */
+static bool rules_differ(const cs_findings_settings *a, const cs_findings_settings *b, cs_findings_difference *d) {
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_findings_rule *x = &a->rules[t], *y = &b->rules[t];
+    const char *key = NULL;
+    if (!same_s(x->pattern, y->pattern)) {
+      key = "pattern";
+      show_pattern(x->pattern, d->a, sizeof d->a);
+      show_pattern(y->pattern, d->b, sizeof d->b);
+    } else if (x->min_len != y->min_len || x->max_len != y->max_len) {
+      bool min = x->min_len != y->min_len;
+      key = min ? "min_len" : "max_len";
+      snprintf(d->a, sizeof d->a, "%u", min ? x->min_len : x->max_len);
+      snprintf(d->b, sizeof d->b, "%u", min ? y->min_len : y->max_len);
+    } else if (!same_s(x->server_pattern, y->server_pattern)) {
+      key = "server_pattern";
+      show_pattern(x->server_pattern, d->a, sizeof d->a);
+      show_pattern(y->server_pattern, d->b, sizeof d->b);
+    }
+    if (key) {
+      snprintf(d->name, sizeof d->name, "rules.%s.%s", cs_target_label(t), key);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* How a message shows an implementation's kind: its --impl-cmd argv (shell words, cut), or "null
+ * (a built-in)". */
+static void show_argv(char *const *argv, char *out, size_t n) {
+  if (!argv) {
+    snprintf(out, n, "null (a built-in)");
+    return;
+  }
+  cs_buf b = {0};
+  for (char *const *p = argv; *p; p++) {
+    if (p != argv)
+      cs_buf_putc(&b, ' ');
+    cs_shell_arg(&b, *p);
+  }
+  snprintf(out, n, "%s", cs_err_excerpt(b.data ? b.data : "").s);
+  cs_buf_free(&b);
+}
+
+bool cs_findings_differ(const cs_findings *a, const cs_findings *b, cs_findings_difference *d) {
+  const cs_findings_settings *x = &a->settings, *y = &b->settings;
+  const char *name = strcmp(a->impl, b->impl) != 0      ? "impl"
+                     : !x->impl_cmd != !y->impl_cmd     ? "impl_cmd"
+                     : x->deadline_ms != y->deadline_ms ? "deadline_ms"
+                     : a->seed != b->seed               ? "seed"
+                     : x->max_id_len != y->max_id_len   ? "max_id_len"
+                     : x->targets != y->targets         ? "targets"
+                     : x->properties != y->properties   ? "properties"
+                     : x->strict != y->strict           ? "strict"
+                                                        : NULL;
+  if (!name)
+    return rules_differ(x, y, d);
+  snprintf(d->name, sizeof d->name, "%s", name);
+  if (!strcmp(name, "impl")) {
+    snprintf(d->a, sizeof d->a, "'%s'", cs_err_excerpt(a->impl).s);
+    snprintf(d->b, sizeof d->b, "'%s'", cs_err_excerpt(b->impl).s);
+  } else if (!strcmp(name, "impl_cmd")) {
+    show_argv(x->impl_cmd, d->a, sizeof d->a);
+    show_argv(y->impl_cmd, d->b, sizeof d->b);
+  } else if (!strcmp(name, "deadline_ms")) {
+    snprintf(d->a, sizeof d->a, "%u", x->deadline_ms);
+    snprintf(d->b, sizeof d->b, "%u", y->deadline_ms);
+  } else if (!strcmp(name, "seed")) {
+    snprintf(d->a, sizeof d->a, "%llu", (unsigned long long)a->seed);
+    snprintf(d->b, sizeof d->b, "%llu", (unsigned long long)b->seed);
+  } else if (!strcmp(name, "max_id_len")) {
+    snprintf(d->a, sizeof d->a, "%u", x->max_id_len);
+    snprintf(d->b, sizeof d->b, "%u", y->max_id_len);
+  } else if (!strcmp(name, "strict")) {
+    snprintf(d->a, sizeof d->a, "%s", x->strict ? "true" : "false");
+    snprintf(d->b, sizeof d->b, "%s", y->strict ? "true" : "false");
+  } else {
+    bool props = !strcmp(name, "properties");
+    show_set(props ? x->properties : x->targets, props, d->a, sizeof d->a);
+    show_set(props ? y->properties : y->targets, props, d->b, sizeof d->b);
+  }
+  return true;
+}
+
+static void put_override(cs_buf *out, size_t *n, const char *target, const char *key, const char *value) {
+  cs_buf_printf(out, "%s.%s=%s", target, key, value ? value : "");
+  cs_buf_putc(out, 0);
+  (*n)++;
+}
+
+static size_t settings_overrides(const cs_findings_settings *s, cs_buf *out) {
+  size_t n = 0;
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_findings_rule *r = &s->rules[t];
+    const cs_rule *dflt = &cs_target_get((cs_target_id)t)->rule;
+    const char *name = cs_target_label(t);
+    char num[16];
+    if (!same_s(r->pattern, dflt->pattern))
+      put_override(out, &n, name, "pattern", r->pattern);
+    if (r->min_len != dflt->min_len && snprintf(num, sizeof num, "%u", r->min_len) > 0)
+      put_override(out, &n, name, "min_len", num);
+    if (r->max_len != dflt->max_len && snprintf(num, sizeof num, "%u", r->max_len) > 0)
+      put_override(out, &n, name, "max_len", num);
+    if (!same_s(r->server_pattern, dflt->server_pattern))
+      put_override(out, &n, name, "server_pattern", r->server_pattern);
+  }
+  return n;
+}
+
+size_t cs_findings_rule_overrides(const cs_findings *f, cs_buf *out) {
+  return settings_overrides(&f->settings, out);
+}
+
 /* --- the campaign ------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -157,6 +362,7 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   int status = cs_run_impl(impl, rs, &rc, &res, err);
   snprintf(out->impl, sizeof out->impl, "%s", impl->info.name ? impl->info.name : "external");
   out->seed = rc.seed;
+  cs_findings_set_settings(out, cfg, rs);
   out->cases += res.cases;
   out->cases_cut += res.cases_cut;
   out->given_up |= res.given_up;
@@ -321,14 +527,16 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
   char both[240];
   if (into->impl[0] && parts_overlap(into->parts, from->parts ? from->parts : "", both, sizeof both))
     return cs_err_set(err, "cannot merge: parts %s share cases (give each shard once)", both);
-  if (into->impl[0] && strcmp(into->impl, from->impl) != 0)
-    return cs_err_set(err, "cannot merge results of '%s' with results of '%s'", from->impl, into->impl);
-  if (into->impl[0] && into->seed != from->seed)
-    return cs_err_set(err, "cannot merge results of seed %llu with results of seed %llu",
-                      (unsigned long long)from->seed, (unsigned long long)into->seed);
+  cs_findings_difference d;
+  if (into->impl[0] && cs_findings_differ(from, into, &d))
+    return cs_err_set(err, "cannot merge results of %s %s with results of %s %s", d.name, d.a, d.name, d.b);
+  /* A count that wraps would claim fewer cases than were run. */
+  if (from->cases > UINT64_MAX - into->cases || from->cases_cut > UINT64_MAX - into->cases_cut)
+    return cs_err_set(err, "cannot merge: the parts' cases add up to more than %llu", (unsigned long long)UINT64_MAX);
   if (!into->impl[0]) {
     snprintf(into->impl, sizeof into->impl, "%s", from->impl);
     into->seed = from->seed;
+    settings_copy(&into->settings, &from->settings);
   }
   into->cases += from->cases;
   into->cases_cut += from->cases_cut;
@@ -379,24 +587,86 @@ void cs_findings_free(cs_findings *f) {
     free_finding(&f->f[i]);
   free(f->f);
   free(f->parts);
+  settings_free(&f->settings);
   memset(f, 0, sizeof *f);
 }
 
 /* --- the results directory ---------------------------------------------------------------------- */
 
 /* summary.json:
- * {"callsign_fuzz": 1, "impl": NAME, "seed": "N" (a decimal string, as in every report),
+ * {"callsign_fuzz": 2, "impl": NAME, "seed": "N" (a decimal string, as in every report),
  *  "parts": "all" | "I/N ...", "cases": N, "cases_cut": N (cut off by --time, not judged; optional
  *  when read), "given_up": [request kinds no longer sent, e.g. "emit anthropic"] (optional when
  *  read), "interrupted": true when SIGINT or SIGTERM stopped it early (optional when read),
- *  "seconds": S, "distinct": N,
+ *  "seconds": S,
+ *  the settings (cs_findings_settings): "max_id_len": N, "targets": [names], "properties": [names],
+ *  "strict": B, "rules": {TARGET: {"pattern": P or null, "min_len": N, "max_len": N,
+ *  "server_pattern": P or null}, one per target}, "impl_cmd": [argv] or null (a built-in),
+ *  "deadline_ms": N or null (a built-in),
+ *  "distinct": N,
  *  "findings": [{"property", "target", "window", "case_index" (null: corpus), "signature",
  *                "token" (null: literal case), "message", "history" (object), "answer" (object or
- *                null), "distinct" (false for a finding whose signature an earlier one has)}]} */
+ *                null), "distinct" (false for a finding whose signature an earlier one has)}]}
+ * Version 1 lacked the settings: such a summary is refused, as nothing says which parts share a
+ * case space. */
+#define CS_FUZZ_SUMMARY_VERSION 2
 char *cs_findings_summary_path(const char *dir) {
   cs_buf path = {0};
   cs_buf_printf(&path, "%s/summary.json", dir);
   return path.data;
+}
+
+/* True when settings are those of a campaign (cs_findings_set_settings made them), as a summary
+ * must hold them. */
+static bool settings_set(const cs_findings_settings *s) {
+  size_t np;
+  cs_properties(&np);
+  return s->max_id_len >= 1 && s->max_id_len <= CS_GEN_MAX_ID_LEN_LIMIT && s->targets &&
+         !(s->targets >> CS_TARGET_COUNT) && s->properties && (np >= 64 || !(s->properties >> np)) &&
+         (s->impl_cmd ? s->impl_cmd[0] && s->deadline_ms >= 1 && s->deadline_ms <= CS_MAX_DEADLINE_MS
+                      : !s->deadline_ms);
+}
+
+static void add_pattern(cJSON *o, const char *key, const char *pattern) {
+  if (pattern)
+    cJSON_AddStringToObject(o, key, pattern);
+  else
+    cJSON_AddNullToObject(o, key);
+}
+
+/* The settings' members of summary.json: max_id_len, targets, properties, strict, rules, impl_cmd,
+ * deadline_ms. */
+static void write_settings(cJSON *root, const cs_findings_settings *s) {
+  cJSON_AddNumberToObject(root, "max_id_len", s->max_id_len);
+  cJSON *targets = cJSON_AddArrayToObject(root, "targets");
+  for (int t = 0; t < CS_TARGET_COUNT; t++)
+    if (s->targets >> t & 1u)
+      cJSON_AddItemToArray(targets, cJSON_CreateString(cs_target_label(t)));
+  cJSON *props = cJSON_AddArrayToObject(root, "properties");
+  size_t np;
+  const cs_property *table = cs_properties(&np);
+  for (size_t i = 0; i < np; i++)
+    if (s->properties >> i & 1u)
+      cJSON_AddItemToArray(props, cJSON_CreateString(table[i].name));
+  cJSON_AddBoolToObject(root, "strict", s->strict);
+  cJSON *rules = cJSON_AddObjectToObject(root, "rules");
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_findings_rule *r = &s->rules[t];
+    cJSON *o = cJSON_AddObjectToObject(rules, cs_target_label(t));
+    add_pattern(o, "pattern", r->pattern);
+    cJSON_AddNumberToObject(o, "min_len", r->min_len);
+    cJSON_AddNumberToObject(o, "max_len", r->max_len);
+    add_pattern(o, "server_pattern", r->server_pattern);
+  }
+  if (!s->impl_cmd) {
+    cJSON_AddNullToObject(root, "impl_cmd");
+    cJSON_AddNullToObject(root, "deadline_ms");
+    return;
+  }
+  cJSON *argv = cJSON_AddArrayToObject(root, "impl_cmd");
+  for (char **p = s->impl_cmd; *p; p++)
+    cJSON_AddItemToArray(argv, cJSON_CreateString(*p));
+  cJSON_AddNumberToObject(root, "deadline_ms", s->deadline_ms);
 }
 
 int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs_err *err) {
@@ -404,6 +674,8 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   /* A summary callsign would refuse to read is not written. */
   if (!parts_valid(f->parts, why, sizeof why))
     return cs_err_set(err, "%s: cannot write a summary whose %s", dir, why);
+  if (!settings_set(&f->settings))
+    return cs_err_set(err, "%s: cannot write a summary without the settings of its campaign", dir);
   if (cs_mkdir_p(dir, NULL, err))
     return -1;
   size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
@@ -412,7 +684,7 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   for (size_t i = 0; i < nd; i++)
     first[idx[i]] = true;
   cJSON *root = cJSON_CreateObject(), *arr = cJSON_CreateArray();
-  cJSON_AddNumberToObject(root, "callsign_fuzz", 1);
+  cJSON_AddNumberToObject(root, "callsign_fuzz", CS_FUZZ_SUMMARY_VERSION);
   cJSON_AddStringToObject(root, "impl", f->impl);
   char seed[32];
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)f->seed);
@@ -433,6 +705,7 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
       cs_request_kind_name(k, name, sizeof name);
       cJSON_AddItemToArray(gu, cJSON_CreateString(name));
     }
+  write_settings(root, &f->settings);
   cJSON_AddNumberToObject(root, "distinct", (double)nd);
   for (size_t i = 0; i < f->n; i++) {
     const cs_finding *x = &f->f[i];
@@ -523,6 +796,266 @@ static int read_kinds(const cJSON *list, uint32_t *bits) {
   return 0;
 }
 
+/* A member named twice: cJSON finds the first, another reader may take the last, so the object says
+ * two things. -1 with err "the member ... occurs twice", for the caller to prefix with the place. */
+static int names_once(const cJSON *obj, cs_err *err) {
+  const char *dup;
+  if (cs_json_repeated_name(obj, &dup))
+    return cs_err_set(err, "out of memory checking member names");
+  if (dup)
+    return cs_err_set(err, "the member \"%.60s\" occurs twice (a name may occur once)", dup);
+  return 0;
+}
+
+/* A list of target names (props false) or property names into bits: -1 with err when it is not a
+ * list of names callsign knows, each once, at least one. */
+static int read_set(const cJSON *list, bool props, uint64_t *bits, cs_err *err) {
+  const char *what = props ? "properties" : "targets";
+  size_t np;
+  const cs_property *table = cs_properties(&np);
+  *bits = 0;
+  if (!cJSON_IsArray(list) || !list->child)
+    return cs_err_set(err, "%s is not a list of names", what);
+  const cJSON *it;
+  cJSON_ArrayForEach(it, list) {
+    if (!cJSON_IsString(it))
+      return cs_err_set(err, "%s is not a list of names", what);
+    const cs_property *p = props ? cs_property_find(it->valuestring) : NULL;
+    int i = props ? (p ? (int)(p - table) : -1) : cs_target_parse(it->valuestring);
+    if (i < 0)
+      return cs_err_set(err, "%s names '%s', which callsign does not know", what, cs_err_excerpt(it->valuestring).s);
+    if (*bits >> i & 1u)
+      return cs_err_set(err, "%s names '%s' twice", what, cs_err_excerpt(it->valuestring).s);
+    *bits |= 1ull << i;
+  }
+  return 0;
+}
+
+/* A rule's pattern: a string or null (none); "" is no pattern a ruleset holds. */
+static int read_pattern(const cJSON *o, const char *key, char **out, cs_err *err) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (cJSON_IsNull(v))
+    return 0;
+  if (!cJSON_IsString(v) || !v->valuestring[0])
+    return cs_err_set(err, "%s is not a pattern or null", key);
+  *out = cs_xstrdup(v->valuestring);
+  return 0;
+}
+
+static int read_length(const cJSON *o, const char *key, uint32_t *out, cs_err *err) {
+  uint64_t v;
+  if (u64_of(cJSON_GetObjectItemCaseSensitive(o, key), &v) || v > INT32_MAX)
+    return cs_err_set(err, "%s is not a length up to %d", key, INT32_MAX);
+  *out = (uint32_t)v;
+  return 0;
+}
+
+/* "rules": one object per target callsign knows, none other, each with its pattern, min_len,
+ * max_len and server_pattern; -1 with err naming the rule. */
+static int read_rules(const cJSON *rules, cs_findings_settings *s, cs_err *err) {
+  if (!cJSON_IsObject(rules))
+    return cs_err_set(err, "rules is not an object of one rule per target");
+  if (names_once(rules, err)) {
+    cs_err_prefix(err, "rules");
+    return -1;
+  }
+  for (const cJSON *m = rules->child; m; m = m->next)
+    if (cs_target_parse(m->string) < 0)
+      return cs_err_set(err, "rules names '%s', which is not a target", cs_err_excerpt(m->string).s);
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(rules, cs_target_label(t));
+    cs_findings_rule *r = &s->rules[t];
+    if (!cJSON_IsObject(o))
+      cs_err_set(err, "no rule, or one that is not an object");
+    else if (!names_once(o, err) && !read_pattern(o, "pattern", &r->pattern, err) &&
+             !read_length(o, "min_len", &r->min_len, err) && !read_length(o, "max_len", &r->max_len, err) &&
+             !read_pattern(o, "server_pattern", &r->server_pattern, err))
+      continue;
+    cs_err_prefix(err, "rules.%s", cs_target_label(t));
+    return -1;
+  }
+  return 0;
+}
+
+/* The rules are ones a ruleset can hold: each override that makes them compiles, and the whole
+ * passes cs_ruleset_check (min_len up to max_len). */
+static int check_rules(const cs_findings_settings *s, cs_err *err) {
+  cs_ruleset *rs = cs_ruleset_new(err);
+  if (!rs)
+    return -1;
+  cs_buf text = {0};
+  size_t n = settings_overrides(s, &text);
+  int rc = 0;
+  const char *p = text.data;
+  for (size_t i = 0; i < n && rc == 0; i++, p += strlen(p) + 1)
+    rc = cs_ruleset_override(rs, p, err);
+  if (rc == 0)
+    rc = cs_ruleset_check(rs, err);
+  if (rc)
+    cs_err_prefix(err, "rules");
+  cs_buf_free(&text);
+  cs_ruleset_free(rs);
+  return rc;
+}
+
+/* "impl_cmd" and "deadline_ms": null and null for a built-in, or the argv (strings, at least one,
+ * the first not empty) and deadline of an external implementation. */
+static int read_impl_cmd(const cJSON *root, cs_findings_settings *s, cs_err *err) {
+  const cJSON *argv = cJSON_GetObjectItemCaseSensitive(root, "impl_cmd");
+  const cJSON *deadline = cJSON_GetObjectItemCaseSensitive(root, "deadline_ms");
+  if (cJSON_IsNull(argv))
+    return cJSON_IsNull(deadline) ? 0 : cs_err_set(err, "deadline_ms is not null, as a built-in's is");
+  int n = cJSON_IsArray(argv) ? cJSON_GetArraySize(argv) : 0;
+  const cJSON *it;
+  cJSON_ArrayForEach(it, argv) {
+    if (!cJSON_IsString(it))
+      n = 0;
+  }
+  if (n < 1 || !argv->child->valuestring[0])
+    return cs_err_set(err, "impl_cmd is not null or a program's argv (a list of strings)");
+  s->impl_cmd = cs_xcalloc((size_t)n + 1, sizeof *s->impl_cmd);
+  n = 0;
+  cJSON_ArrayForEach(it, argv) {
+    s->impl_cmd[n++] = cs_xstrdup(it->valuestring);
+  }
+  uint64_t ms;
+  if (u64_of(deadline, &ms) || ms < 1 || ms > CS_MAX_DEADLINE_MS)
+    return cs_err_set(err, "deadline_ms is not a deadline of 1 to %u", CS_MAX_DEADLINE_MS);
+  s->deadline_ms = (unsigned)ms;
+  return 0;
+}
+
+/* The settings (cs_findings_settings) of a summary into `s`; -1 with err naming the member. */
+static int read_settings(const cJSON *root, cs_findings_settings *s, cs_err *err) {
+  uint64_t v;
+  if (u64_of(cJSON_GetObjectItemCaseSensitive(root, "max_id_len"), &v) || v < 1 || v > CS_GEN_MAX_ID_LEN_LIMIT)
+    return cs_err_set(err, "max_id_len is not a length of 1 to %u", CS_GEN_MAX_ID_LEN_LIMIT);
+  s->max_id_len = (uint32_t)v;
+  if (read_set(cJSON_GetObjectItemCaseSensitive(root, "targets"), false, &v, err) ||
+      read_set(cJSON_GetObjectItemCaseSensitive(root, "properties"), true, &s->properties, err))
+    return -1;
+  s->targets = (unsigned)v;
+  const cJSON *strict = cJSON_GetObjectItemCaseSensitive(root, "strict");
+  if (!cJSON_IsBool(strict))
+    return cs_err_set(err, "strict is not true or false");
+  s->strict = cJSON_IsTrue(strict);
+  return read_rules(cJSON_GetObjectItemCaseSensitive(root, "rules"), s, err) || check_rules(s, err) ||
+                 read_impl_cmd(root, s, err)
+             ? -1
+             : 0;
+}
+
+/* A finding's property and target, which must be one a campaign under settings `s` can find: a
+ * property checked per target names a target (its only one, for those that concern one), any other
+ * names "-", vectors.canonical_v1, checked outside the cases, is never a finding, and the property
+ * and target are among those the settings select. */
+static int finding_names(const cJSON *it, const cs_findings_settings *s, cs_finding *x, cs_err *err) {
+  const char *prop = str_or(it, "property", NULL), *tgt = str_or(it, "target", NULL);
+  if (!prop || !tgt)
+    return cs_err_set(err, "property or target is missing or not a string");
+  const cs_property *p = cs_property_find(prop);
+  int t = cs_target_parse(tgt);
+  /* Names callsign does not know would be cut into the fields below, or replayed as nothing. */
+  if (!p || (strcmp(tgt, "-") != 0 && t < 0))
+    return cs_err_set(err, "names an unknown property or target ('%.60s', '%.40s')", prop, tgt);
+  if (!p->check && strcmp(prop, CS_PROPERTY_ANSWER) != 0)
+    return cs_err_set(err, "%s is checked outside the cases: no campaign finds a failure of it", prop);
+  if (!p->per_target && t >= 0)
+    return cs_err_set(err, "%s takes no target: its target is \"-\", not '%s'", prop, tgt);
+  if (p->per_target && t < 0)
+    return cs_err_set(err, "%s is checked per target: its target names one, not \"-\"", prop);
+  if (p->only_target >= 0 && t != p->only_target)
+    return cs_err_set(err, "%s is checked on %s only, not on %s", prop, cs_target_label(p->only_target), tgt);
+  /* ...and one the campaign judged: protocol.answer always, any other as its settings select. */
+  if (strcmp(prop, CS_PROPERTY_ANSWER) != 0 && !(s->properties & property_bit(p)))
+    return cs_err_set(err, "%s is not among the properties the summary selects", prop);
+  if (t >= 0 && !(s->targets >> t & 1u))
+    return cs_err_set(err, "target %s is not among the targets the summary selects", tgt);
+  if (p->tier == CS_TIER_RECOMMENDED && !s->strict)
+    return cs_err_set(err, "%s is recommended: it makes a finding only with strict true", prop);
+  snprintf(x->property, sizeof x->property, "%s", prop);
+  snprintf(x->target, sizeof x->target, "%s", tgt);
+  return 0;
+}
+
+/* A finding's signature, case index and window: 16 lowercase hex digits as signature_of writes
+ * them (the signature names its case file), a case number or null (a corpus case), and when given
+ * the window of that case. */
+static int finding_place(const cJSON *it, cs_finding *x, cs_err *err) {
+  const char *sig = str_or(it, "signature", NULL);
+  if (!sig || strlen(sig) != 16 || strspn(sig, "0123456789abcdef") != 16)
+    return cs_err_set(err, "signature is not 16 lowercase hex digits");
+  snprintf(x->signature, sizeof x->signature, "%s", sig);
+  const cJSON *ci = cJSON_GetObjectItemCaseSensitive(it, "case_index");
+  uint64_t index = UINT64_MAX;
+  if (!ci || (!cJSON_IsNull(ci) && (u64_of(ci, &index) || index == UINT64_MAX)))
+    return cs_err_set(err, "case_index is missing, or not a case number or null");
+  x->case_index = index;
+  x->window = cs_campaign_window(index);
+  const cJSON *w = cJSON_GetObjectItemCaseSensitive(it, "window");
+  double want = x->window == CS_WINDOW_CORPUS ? -1 : (double)x->window;
+  if (w && !(cJSON_IsNumber(w) && w->valuedouble == want))
+    return cs_err_set(err, "window is not %.0f, the window of its case_index", want);
+  return 0;
+}
+
+/* A finding's case: a replay token that parses, or null for a literal history (a corpus case,
+ * whose planted_twin, null or [from, to], names two of its calls); the history, which replay reads
+ * back for a literal case (a token case's planted IDs are the implementation's own, not bounded);
+ * the message and the answer. */
+static int finding_case(const cJSON *it, cs_finding *x, cs_err *err) {
+  const cJSON *tok = cJSON_GetObjectItemCaseSensitive(it, "token");
+  if (tok && !cJSON_IsNull(tok) && !cJSON_IsString(tok))
+    return cs_err_set(err, "token is not a replay token or null");
+  if (cJSON_IsString(tok)) {
+    uint64_t *v = NULL;
+    size_t n = 0;
+    if (cs_choices_parse_token(tok->valuestring, &v, &n, err))
+      return -1;
+    free(v);
+    x->token = cs_xstrdup(tok->valuestring);
+  } else if (x->case_index != UINT64_MAX) {
+    return cs_err_set(err, "a literal case (token null) comes from the corpus: its case_index is null");
+  }
+  const cJSON *hist = cJSON_GetObjectItemCaseSensitive(it, "history");
+  if (!hist)
+    return cs_err_set(err, "history is missing");
+  cs_history_limits lim = {.max_id_bytes = x->token ? SIZE_MAX : 0};
+  cs_arena a = {0};
+  cs_history h;
+  int rc = cs_history_from_cjson(hist, "history", &lim, &a, &h, err);
+  const cJSON *tw = cJSON_GetObjectItemCaseSensitive(it, "planted_twin");
+  uint32_t calls = rc ? 0 : cs_history_ncalls(&h);
+  cs_arena_free(&a);
+  if (rc)
+    return -1;
+  if (x->token && tw && !cJSON_IsNull(tw))
+    return cs_err_set(err, "a token case has no planted_twin (only a literal case states one)");
+  if (!x->token && (!tw || cs_literal_twin_parse(tw, calls, &x->planted_twin)))
+    return cs_err_set(err, "planted_twin is not null or [from, to], two call numbers with from < to < %u", calls);
+  const cJSON *msg = cJSON_GetObjectItemCaseSensitive(it, "message");
+  const cJSON *ans = cJSON_GetObjectItemCaseSensitive(it, "answer");
+  if ((msg && !cJSON_IsString(msg)) || (ans && !cJSON_IsNull(ans) && !cJSON_IsObject(ans)))
+    return cs_err_set(err, "message is not a string, or answer not an object or null");
+  x->message = dup_s(msg ? msg->valuestring : "");
+  x->history_json = cJSON_PrintUnformatted(hist);
+  x->answer_json = ans && !cJSON_IsNull(ans) ? cJSON_PrintUnformatted(ans) : NULL;
+  return 0;
+}
+
+/* findings[k] of the summary `path` into a new finding of `out`: -1 with err "PATH: findings[K]:
+ * WHY" when it is not one a campaign can make, so that a merge refuses it before it writes. */
+static int finding_read(const cJSON *it, const char *path, size_t k, cs_findings *out, cs_err *err) {
+  cs_finding *x = add_finding(out);
+  if (!cJSON_IsObject(it))
+    cs_err_set(err, "not an object");
+  else if (!names_once(it, err) && !finding_names(it, &out->settings, x, err) && !finding_place(it, x, err) &&
+           !finding_case(it, x, err))
+    return 0;
+  cs_err_prefix(err, "%s: findings[%zu]", path, k);
+  return -1;
+}
+
 int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   char *path = cs_findings_summary_path(dir);
@@ -530,10 +1063,26 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   cJSON *root = cs_read_json_object(path, "a callsign fuzz summary", err);
   if (!root)
     goto cleanup;
+  if (names_once(root, err)) {
+    cs_err_prefix(err, "%s", path);
+    goto cleanup;
+  }
   const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "callsign_fuzz");
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "findings");
-  if (!cJSON_IsNumber(ver) || ver->valuedouble != 1 || !cJSON_IsArray(arr)) {
+  if (!cJSON_IsNumber(ver) || !cJSON_IsArray(arr)) {
     cs_err_set(err, "%s: not a callsign fuzz summary", path);
+    goto cleanup;
+  }
+  if (ver->valuedouble == 1) {
+    cs_err_set(err,
+               "%s: callsign_fuzz 1, from an earlier callsign, does not record the settings a merge compares "
+               "(max_id_len, targets, properties, strict, rules): run its campaign again",
+               path);
+    goto cleanup;
+  }
+  if (ver->valuedouble != CS_FUZZ_SUMMARY_VERSION) {
+    cs_err_set(err, "%s: callsign_fuzz %g is not the version this callsign reads (%d)", path, ver->valuedouble,
+               CS_FUZZ_SUMMARY_VERSION);
     goto cleanup;
   }
   const char *impl = str_or(root, "impl", "");
@@ -569,44 +1118,20 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     goto cleanup;
   }
   out->interrupted = cJSON_IsTrue(intr);
-  const cJSON *it;
   const cJSON *gu = cJSON_GetObjectItemCaseSensitive(root, "given_up");
   if (gu && read_kinds(gu, &out->given_up)) {
     cs_err_set(err, "%s: given_up is not a list of request kinds", path);
     goto cleanup;
   }
+  if (read_settings(root, &out->settings, err)) {
+    cs_err_prefix(err, "%s", path);
+    goto cleanup;
+  }
   size_t k = 0;
+  const cJSON *it;
   cJSON_ArrayForEach(it, arr) {
-    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(it, "case_index");
-    const cJSON *hist = cJSON_GetObjectItemCaseSensitive(it, "history");
-    const cJSON *ans = cJSON_GetObjectItemCaseSensitive(it, "answer");
-    const char *prop = str_or(it, "property", NULL), *tgt = str_or(it, "target", NULL);
-    const char *sig = str_or(it, "signature", NULL);
-    uint64_t index = UINT64_MAX;
-    if (!prop || !tgt || !sig || strlen(sig) != 16 || !hist || (!cJSON_IsNull(ci) && u64_of(ci, &index))) {
-      cs_err_set(err, "%s: findings[%zu] is incomplete", path, k);
+    if (finding_read(it, path, k++, out, err))
       goto cleanup;
-    }
-    /* Names callsign does not know would be cut into the fields below, or replayed as nothing. */
-    if (!cs_property_find(prop) || (strcmp(tgt, "-") != 0 && cs_target_parse(tgt) < 0)) {
-      cs_err_set(err, "%s: findings[%zu] names an unknown property or target ('%.60s', '%.40s')", path, k, prop, tgt);
-      goto cleanup;
-    }
-    cs_finding *x = add_finding(out);
-    snprintf(x->property, sizeof x->property, "%s", prop);
-    snprintf(x->target, sizeof x->target, "%s", tgt);
-    snprintf(x->signature, sizeof x->signature, "%s", sig);
-    x->case_index = index;
-    x->window = cs_campaign_window(index);
-    x->token = dup_s(str_or(it, "token", NULL));
-    x->message = dup_s(str_or(it, "message", ""));
-    x->history_json = cJSON_PrintUnformatted(hist);
-    x->answer_json = ans && !cJSON_IsNull(ans) ? cJSON_PrintUnformatted(ans) : NULL;
-    /* Absent or not a pair (a token case): none. The calls are checked when the case is replayed. */
-    const cJSON *tw = cJSON_GetObjectItemCaseSensitive(it, "planted_twin");
-    if (tw)
-      cs_literal_twin_parse(tw, UINT32_MAX, &x->planted_twin);
-    k++;
   }
   rc = 0;
 cleanup:

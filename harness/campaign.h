@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "harness/runner.h"
 
 #define CS_WINDOW_CORPUS UINT32_MAX
@@ -36,9 +37,36 @@ typedef struct {
   cs_literal_twin planted_twin; /* a literal case's planted twin (token NULL) */
 } cs_finding;
 
+/* A target's rule as results were judged by it: the members of cs_rule that --rule and --profile
+ * set (heap strings; NULL: no pattern). */
+typedef struct {
+  char *pattern, *server_pattern;
+  uint32_t min_len, max_len;
+} cs_findings_rule;
+
+/* What defines the case space results cover, and what was judged in it. summary.json records them,
+ * and parts are merged only when they agree: the same case index means the same case only under
+ * the same --max-id-len, and a finding means the same failure only under the same selection,
+ * --strict and rules. Every target's rule counts, selected or not: an implementation-aware twin is
+ * planted from the implementation's answer for any target. */
+typedef struct {
+  uint32_t max_id_len; /* the longest generated ID (cs_gen_config.max_id_len, its default applied) */
+  unsigned targets;    /* bit per target selected (every target when --target was not given) */
+  uint64_t properties; /* bit per row of cs_properties() selected by --property (every row without it) */
+  bool strict;         /* recommended properties were findings too */
+  cs_findings_rule rules[CS_TARGET_COUNT]; /* the rules in force */
+  /* An external implementation's --impl-cmd argv (heap, NULL-terminated; NULL: a built-in), which
+   * the replay commands name, and its per-request deadline (0 for a built-in), under which its
+   * timeouts were judged. A built-in and an external implementation of one name are not merged;
+   * two argvs of one implementation may differ (paths differ between machines). */
+  char **impl_cmd;
+  unsigned deadline_ms;
+} cs_findings_settings;
+
 typedef struct {
   char impl[128];
   uint64_t seed;
+  cs_findings_settings settings; /* cs_findings_set_settings */
   uint64_t cases;
   uint64_t cases_cut; /* cut off by --time before their last answer: not judged */
   uint32_t given_up;  /* request kinds no longer sent (cs_run_result.given_up; parts: any of them) */
@@ -60,6 +88,10 @@ typedef struct {
   cs_run_config run; /* seed, cases, time_s, shard, targets, only, gen, corpus: as for a run */
   bool strict;       /* recommended properties are findings too */
   bool answer_named; /* --property named protocol.answer: it alone is something to check */
+  /* Recorded in the results, not used to run: the --impl-cmd argv that started the implementation
+   * (NULL: a built-in) and its --deadline (0: the default). */
+  char *const *impl_cmd;
+  unsigned deadline_ms;
   /* Live reports (any may be NULL): each finding as it is made, and progress about every batch
    * (failing: failing checks of the properties that count). */
   void (*on_finding)(void *user, const cs_finding *f);
@@ -75,14 +107,37 @@ uint32_t cs_campaign_window(uint64_t case_index);
  * Returns 0, or -1 with err when the implementation could not be run. */
 int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg, cs_findings *out, cs_err *err);
 
+/* Records in f->settings what cfg (its run's max_id_len, targets and property selection, strict, and
+ * the external implementation's argv and deadline) and the ruleset make of the case space and its
+ * judging. cs_campaign_run calls it. */
+void cs_findings_set_settings(cs_findings *f, const cs_campaign_config *cfg, const cs_ruleset *rs);
+
+/* A setting in which two results differ: its name in summary.json ("max_id_len", "rules.mistral.pattern")
+ * and each one's value as a message shows it. */
+typedef struct {
+  char name[64];
+  char a[200], b[200];
+} cs_findings_difference;
+/* False when results `a` and `b` may be merged: the same implementation (both built-in, or both
+ * external with the same deadline), seed and settings; otherwise true, with the first setting that
+ * differs in *d. */
+bool cs_findings_differ(const cs_findings *a, const cs_findings *b, cs_findings_difference *d);
+
+/* Appends to `out` the overrides ("TARGET.KEY=VALUE", each ended by a NUL byte) that turn this
+ * callsign's default rules into those f was judged by, in target order; returns how many. `replay
+ * --rule` with each of them judges a case as the campaign did. */
+size_t cs_findings_rule_overrides(const cs_findings *f, cs_buf *out);
+
 /* Keeps, per (property, target, window), the finding with the smallest case index (corpus
  * findings: one per signature), and sorts by property, target, window. */
 void cs_findings_select(cs_findings *f);
 /* Sets the parts these results cover: shard I/N, or "all" when N is 0. */
 void cs_findings_set_shard(cs_findings *f, uint64_t i, uint64_t n);
 /* Adds `from` to `into` (cases summed, the longer time, parts joined, findings appended and then
- * selected). The implementation and seed must match, and no part of one may share a case with a
- * part of the other (the same shard given twice would count its cases twice). */
+ * selected; an empty `into` takes from's implementation, seed and settings). The implementation,
+ * seed and settings must match (cs_findings_differ), no part of one may share a case with a part of
+ * the other (the same shard given twice would count its cases twice), and the cases must add up to
+ * at most 2^64 - 1. -1 with err, `into` unchanged, otherwise. */
 int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err);
 /* Indices of one finding per distinct (property, target, signature), the first in order; returns
  * how many (idx needs f->n entries). */

@@ -175,6 +175,8 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
           },
       .strict = c->o.strict,
       .answer_named = cs_options_named(&c->o, CS_PROPERTY_ANSWER),
+      .impl_cmd = name ? NULL : c->o.impl_cmd,
+      .deadline_ms = c->o.deadline_ms,
       .on_finding = on_finding,
       .on_progress = on_progress,
       .user = c,
@@ -360,8 +362,10 @@ static void put_plain(cs_buf *b, const char *s) {
     cs_buf_printf(b, " ... [%zu more bytes: see summary.json]", left);
 }
 
-/* Prints the distinct findings; returns how many count for the exit status (not in --expect). */
-static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect, bool external) {
+/* Prints the distinct findings, with replay commands under the options `o` (the rules, --max-id-len
+ * and, for an external implementation, its argv); returns how many count for the exit status (not
+ * in --expect). */
+static size_t print_summary(const cs_options *o, const cs_findings *f, cs_expect *expect, bool external) {
   size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
   size_t nd = cs_findings_distinct(f, idx), counted = 0;
   double rate = f->seconds > 0 ? (double)f->cases / f->seconds : 0;
@@ -386,7 +390,7 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
   }
   if (f->interrupted)
     cs_buf_puts(&b, "  interrupted by a signal: the campaign stopped early; these are its findings up to then\n");
-  if (!c->o.strict && !c->o.merge_out)
+  if (!f->settings.strict)
     cs_buf_puts(&b, "  failures of recommended properties were not looked for (--strict looks for them too)\n");
   for (size_t i = 0; i < nd; i++) {
     const cs_finding *x = &f->f[idx[i]];
@@ -410,7 +414,7 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
     if (x->token && p && cs_choices_parse_token(x->token, &v, &n, &err) == 0) {
       cs_outcome oc = {.prop = p, .target = cs_target_parse(x->target), .choices = v, .nchoices = n};
       cs_buf cmd = {0};
-      cs_replay_command(&c->o, f->impl, external, &oc, x->target, &cmd);
+      cs_replay_command(o, f->impl, external, &oc, x->target, &cmd);
       cs_buf_puts(&b, "    replay: ");
       cs_esc_plain(&b, cmd.data, cmd.len, false);
       cs_buf_putc(&b, '\n');
@@ -428,6 +432,19 @@ static size_t print_summary(fuzz_ctx *c, const cs_findings *f, cs_expect *expect
   return counted;
 }
 
+/* Makes the results directory `dir` and checks that its summary.json and cases/ can be written
+ * (something else named cases/ is found now, not after the work). The directories made go to
+ * `made`, also on failure. 0, or -1 with err. */
+static int prepare_out(const char *dir, cs_made *made, cs_err *err) {
+  char *summary = cs_findings_summary_path(dir);
+  cs_buf cases = {0};
+  cs_buf_printf(&cases, "%s/cases", dir);
+  int rc = cs_mkdir_p(dir, made, err) || cs_prepare_output(summary, made, err) || cs_dir_writable(cases.data, err);
+  free(summary);
+  cs_buf_free(&cases);
+  return rc ? -1 : 0;
+}
+
 /* The first option of argv other than --merge itself (NULL: none). A merge only joins result
  * directories: --impl, --jobs, --out and the rest would be silently ignored, so they are refused.
  * cs_options_parse has accepted argv, so after --merge OUT every "--" word is an option's name. */
@@ -443,6 +460,38 @@ static const char *merge_foreign_option(int argc, char **argv) {
   return NULL;
 }
 
+/* The options under which the replay commands of merged results reproduce their cases: the
+ * --max-id-len the parts ran with (when not the default), their rules, as --rule overrides of this
+ * callsign's defaults (their text in `text`, which must outlive `o`), and an external
+ * implementation's argv and --deadline (when not the default; both borrowed from f). */
+static void merged_options(const cs_findings *f, cs_options *o, cs_buf *text) {
+  memset(o, 0, sizeof *o);
+  if (f->settings.max_id_len != CS_GEN_DEFAULT_MAX_ID_LEN)
+    o->max_id_len = f->settings.max_id_len;
+  o->impl_cmd = f->settings.impl_cmd;
+  if (f->settings.deadline_ms != CS_DEFAULT_DEADLINE_MS)
+    o->deadline_ms = f->settings.deadline_ms;
+  size_t n = cs_findings_rule_overrides(f, text);
+  const char *p = text->data;
+  for (size_t i = 0; i < n && o->nrules < CS_MAX_LIST; i++, p += strlen(p) + 1)
+    o->rules[o->nrules++] = p;
+}
+
+/* Adds the results of DIR `dir` to `total`, which holds those of `first` and the directories
+ * after it: -1 with err naming the directories when they cannot be merged. */
+static int merge_one(cs_findings *total, const cs_findings *part, const char *dir, const char *first, cs_err *err) {
+  cs_findings_difference d;
+  if (total->impl[0] && cs_findings_differ(part, total, &d))
+    return cs_err_set(err,
+                      "cannot merge %s (%s %s) with %s (%s %s): parts are merged only when run with the same settings",
+                      dir, d.name, d.a, first, d.name, d.b);
+  if (cs_findings_merge(total, part, err)) {
+    cs_err_prefix(err, "%s", dir);
+    return -1;
+  }
+  return 0;
+}
+
 static int merge_command(fuzz_ctx *c, int argc, char **argv) {
   const char *foreign = merge_foreign_option(argc, argv);
   if (foreign)
@@ -452,13 +501,15 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
     return cs_fail(CS_EXIT_USAGE, "fuzz --merge OUT: name the result directories to merge after it");
   cs_findings total = {0};
   cs_err err = {{0}};
+  /* Every input is read, each finding checked, and merged before OUT is touched: a refused input
+   * leaves nothing behind. */
   for (size_t i = 0; i < c->o.npositional; i++) {
     cs_findings part;
     if (cs_findings_read(c->o.positional[i], &part, &err)) {
       cs_findings_free(&total);
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     }
-    int rc = cs_findings_merge(&total, &part, &err);
+    int rc = merge_one(&total, &part, c->o.positional[i], c->o.positional[0], &err);
     cs_findings_free(&part);
     if (rc) {
       cs_findings_free(&total);
@@ -466,10 +517,17 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
     }
   }
   int status = CS_EXIT_OK;
-  if (cs_findings_write(c->o.merge_out, &total, true, &err)) {
+  cs_made made = {0};
+  if (prepare_out(c->o.merge_out, &made, &err) || cs_findings_write(c->o.merge_out, &total, true, &err)) {
+    cs_made_undo(&made);
     status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   } else {
-    size_t counted = print_summary(c, &total, NULL, false);
+    cs_made_free(&made);
+    cs_options o;
+    cs_buf rules = {0};
+    merged_options(&total, &o, &rules);
+    size_t counted = print_summary(&o, &total, NULL, o.impl_cmd != NULL);
+    cs_buf_free(&rules);
     printf("merged %zu result directories into %s/summary.json and %s/cases/\n", c->o.npositional, c->o.merge_out,
            c->o.merge_out);
     status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
@@ -520,17 +578,12 @@ int cs_cmd_fuzz(int argc, char **argv) {
   /* Made now: an --out that cannot be made is refused before the campaign, not after it. The
    * directories made here are removed again if the campaign cannot run at all. */
   cs_made made = {0};
-  char *summary = cs_findings_summary_path(c.out_dir);
-  bool out_ok = cs_mkdir_p(c.out_dir, &made, &err) == 0 && cs_prepare_output(summary, &made, &err) == 0;
-  free(summary);
-  if (out_ok) { /* the shrunk cases go to cases/: something else there is found now, not after */
+  bool out_ok = prepare_out(c.out_dir, &made, &err) == 0;
+  if (out_ok && c.o.nimpls) { /* a built-in's name is known now (a program's only from its hello) */
+    char sub[256];
+    cs_corpus_dirname(cs_builtin_find(c.o.impls[0])->name, sub, sizeof sub);
     cs_buf cases = {0};
-    cs_buf_printf(&cases, "%s/cases", c.out_dir);
-    if (c.o.nimpls) { /* a built-in's name is known now (a program's only from its hello) */
-      char sub[256];
-      cs_corpus_dirname(cs_builtin_find(c.o.impls[0])->name, sub, sizeof sub);
-      cs_buf_printf(&cases, "/%s", sub);
-    }
+    cs_buf_printf(&cases, "%s/cases/%s", c.out_dir, sub);
     out_ok = cs_dir_writable(cases.data, &err) == 0;
     cs_buf_free(&cases);
   }
@@ -580,7 +633,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
    * campaign's findings are not lost to one path in the way. */
   cs_err write_err = {{0}};
   bool written = cs_findings_write(c.out_dir, &total, true, &write_err) == 0;
-  size_t counted = print_summary(&c, &total, &expect, c.o.impl_cmd != NULL);
+  size_t counted = print_summary(&c.o, &total, &expect, c.o.impl_cmd != NULL);
   size_t *idx = cs_xcalloc(total.n + 1, sizeof *idx);
   size_t nd = cs_findings_distinct(&total, idx);
   free(idx);

@@ -459,6 +459,8 @@ static const cs_property table[] = {
      emit_native_passthrough},
 };
 
+_Static_assert(sizeof table / sizeof table[0] <= CS_PROPERTY_MAX, "a selection of properties is a 64-bit set");
+
 const cs_property *cs_properties(size_t *count) {
   *count = sizeof table / sizeof table[0];
   return table;

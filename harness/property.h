@@ -37,6 +37,9 @@ typedef struct {
   cs_check_fn check;    /* NULL: checked outside the case loop (vectors) */
 } cs_property;
 
+/* The most rows the table may have: a selection of properties is a bit set (harness/campaign.h). */
+#define CS_PROPERTY_MAX 64
+
 const cs_property *cs_properties(size_t *count);
 const cs_property *cs_property_find(const char *name);
 /* Index of the pseudo-property that records faults (crash, timeout, protocol, rejected). */

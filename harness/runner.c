@@ -1058,7 +1058,7 @@ done:
 
 /* --- the run ------------------------------------------------------------------------------------ */
 
-static bool wanted(const cs_run_config *cfg, const char *name) {
+bool cs_run_selects(const cs_run_config *cfg, const char *name) {
   if (!cfg->nonly)
     return true;
   for (size_t i = 0; i < cfg->nonly; i++)
@@ -1074,7 +1074,7 @@ static void make_cells(runner *r) {
   r->ncells = 0;
   for (size_t i = 0; i < np; i++) {
     const cs_property *p = &props[i];
-    if (!wanted(r->cfg, p->name) && strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
+    if (!cs_run_selects(r->cfg, p->name) && strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
       continue;
     if (!p->per_target) {
       cs_outcome *c = &r->cells[r->ncells++];
@@ -1125,7 +1125,7 @@ static unsigned every_need(const runner *r) {
 /* What a replay of one case asks for: protocol.answer reads no reply of its own, so asked for by
  * name it is every request a full run makes, since the fault it replays may be in any of them. */
 static unsigned replay_needs(const runner *r, const cs_run_config *cfg) {
-  return cfg->nonly && wanted(cfg, CS_PROPERTY_ANSWER) ? r->needs | every_need(r) : r->needs;
+  return cfg->nonly && cs_run_selects(cfg, CS_PROPERTY_ANSWER) ? r->needs | every_need(r) : r->needs;
 }
 
 static void recompute_needs(runner *r) {

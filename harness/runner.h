@@ -132,6 +132,9 @@ typedef struct {
  * time_s not one case got all its answers in time (then `err` says which request was waiting). */
 int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_result *out, cs_err *err);
 void cs_run_result_free(cs_run_result *r);
+/* True when cfg's property selection (`only`: name prefixes; none: every property) names `property`.
+ * protocol.answer is checked whether named or not. */
+bool cs_run_selects(const cs_run_config *cfg, const char *property);
 /* An undecided cell as the one-line input error a command reports: "WHY (PROPERTY on TARGET is not
  * judged)". */
 void cs_outcome_undecided_message(const cs_outcome *oc, char *out, size_t n);

@@ -164,9 +164,10 @@ int cs_inproc_init(cs_inproc_impl *p, const cs_impl_env *env, cs_err *err);
 extern const cs_impl_vtable cs_inproc_vtable;
 
 /* The subprocess client for PROTOCOL.md (impls/subprocess.c). */
-#define CS_MAX_DEADLINE_MS 3600000u /* the longest per-request deadline the CLI accepts */
+#define CS_MAX_DEADLINE_MS 3600000u  /* the longest per-request deadline the CLI accepts */
+#define CS_DEFAULT_DEADLINE_MS 5000u /* the per-request deadline without one */
 typedef struct {
-  unsigned deadline_ms; /* per request; 0: 5000 */
+  unsigned deadline_ms; /* per request; 0: CS_DEFAULT_DEADLINE_MS */
   size_t stderr_tail;   /* bytes kept; 0: 4096 */
   unsigned pipeline;    /* requests in flight; 0: 64 */
   size_t max_line;      /* longest answer line accepted; 0: 64 MiB */

@@ -32,7 +32,7 @@
 
 extern char **environ;
 
-#define SP_DEFAULT_DEADLINE_MS 5000u
+#define SP_DEFAULT_DEADLINE_MS CS_DEFAULT_DEADLINE_MS
 /* Starting a program is not a request: hello gets at least the default deadline, so that a short
  * per-request deadline does not fail interpreters that take a second to start. */
 #define SP_HELLO_MIN_MS SP_DEFAULT_DEADLINE_MS

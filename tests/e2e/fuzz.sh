@@ -133,6 +133,117 @@ sed -i 's|"0/2"|"0/2 2/4"|' "$T/bigg/summary.json"
 check "merge of a summary with parts 0/2 2/4: exit 2, one line naming them" \
   "one_line_2 $? '$T/bigg/summary.json: parts 0/2 and 2/4 share cases' && [ ! -e '$T/biggm' ]"
 
+# Every finding is checked when its summary is read, before a merge writes anything: one that no
+# campaign makes is refused in one line naming the file and the finding, and OUT is not made.
+# hostile EXPR: $T/h/in/summary.json is $T/s0's after the Python EXPR, which may change d (the
+# summary) and f (its first finding), or make d the summary's text.
+hostile() {
+  rm -rf "$T/h" && mkdir -p "$T/h/in"
+  python3 - "$T/s0/summary.json" "$T/h/in/summary.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"][0]
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(d if isinstance(d, str) else json.dumps(d))
+PY
+}
+# refused LABEL EXPR WANT: a merge of that summary exits 2 with one line holding
+# "$T/h/in/summary.json: WANT", and makes nothing.
+refused() {
+  hostile "$2"
+  "$CS" fuzz --merge "$T/h/out" "$T/h/in" >"$T/o" 2>"$T/e"
+  rc=$? want="$T/h/in/summary.json: $3"
+  check "merge of a summary with $1: exit 2, one line naming the file and the finding, nothing written" \
+    'one_line_2 $rc "$want" && [ ! -e "$T/h/out" ]'
+}
+literal='f["token"] = None; f["case_index"] = None; f["window"] = -1; f["planted_twin"] = None'
+refused "a token that does not parse" 'f["token"] = "cs1.!!!"' \
+  "findings[0]: replay token: invalid character '!' at offset 4"
+refused "a literal finding whose history is 5" "$literal; f['history'] = 5" \
+  'findings[0]: history: expected an object, got a number'
+refused "emit.kimi_roundtrip on target -" 'f["property"] = "emit.kimi_roundtrip"; f["target"] = "-"' \
+  'findings[0]: emit.kimi_roundtrip is checked per target: its target names one, not "-"'
+refused "canon.charset on target mistral" 'f["property"] = "canon.charset"; f["target"] = "mistral"' \
+  "findings[0]: canon.charset takes no target: its target is \"-\", not 'mistral'"
+refused "a planted twin outside the history" "$literal; f['planted_twin'] = [0, 99]" \
+  'findings[0]: planted_twin is not null or [from, to], two call numbers with from < to < '
+refused "signature zzzz..." 'f["signature"] = "z" * 16' 'findings[0]: signature is not 16 lowercase hex digits'
+refused "signature ../../..." 'f["signature"] = "../../../../../x"' 'findings[0]: signature is not 16 lowercase hex digits'
+refused "a finding naming its property twice" \
+  'd = json.dumps(d).replace("\"property\": ", "\"property\": \"emit.pair\", \"property\": ", 1)' \
+  'findings[0]: the member "property" occurs twice'
+refused "a summary naming impl twice" 'd = json.dumps(d).replace("\"impl\": ", "\"impl\": \"reference\", \"impl\": ", 1)' \
+  'the member "impl" occurs twice'
+# The first finding is fine, the second is not: still nothing is written.
+refused "a bad second finding" 'd["findings"][1]["token"] = "cs1.!!!"' "findings[1]: replay token: invalid character '!'"
+# Cases summed past 2^64 - 1 are refused, not wrapped.
+hostile 'd["cases"] = "18446744073709551615"'
+"$CS" fuzz --merge "$T/h/out" "$T/h/in" "$T/s1" >"$T/o" 2>"$T/e"
+check "merge of parts whose cases add up past 2^64 - 1: exit 2, one line naming the part, nothing written" \
+  "one_line_2 $? \"$T/s1: cannot merge: the parts' cases add up to more than 18446744073709551615\" && [ ! -e '$T/h/out' ]"
+# An OUT whose cases/ cannot be made is found before anything is written.
+mkdir -p "$T/h/out" && : >"$T/h/out/cases"
+"$CS" fuzz --merge "$T/h/out" "$T/s0" "$T/s1" >"$T/o" 2>"$T/e"
+check "merge into an OUT whose cases/ is a file: exit 2, one line, no summary.json written" \
+  "one_line_2 $? 'cases: not a directory' && [ ! -e '$T/h/out/summary.json' ]"
+
+# Parts run with other settings are other case spaces, or judged otherwise: a merge refuses them in
+# one line naming both directories and the setting, and writes nothing.
+# space I/N ARGS...: a shard of the reference, 40 cases, with ARGS, into $T/sp/I (its whole shard).
+space() {
+  local i=$1
+  shift
+  rm -rf "$T/sp/$i"
+  "$CS" fuzz --impl reference --cases 40 --no-corpus --quiet --shard "$i/2" --out "$T/sp/$i" "$@" >"$T/o" 2>"$T/e"
+}
+space 0 --max-id-len 10 --target mistral --property emit.unique
+space 1
+"$CS" fuzz --merge "$T/sp/m" "$T/sp/0" "$T/sp/1" >"$T/o" 2>"$T/e"
+check "merge of shards run with --max-id-len 10 --target mistral --property emit.unique and with defaults: exit 2, one line naming both" \
+  "one_line_2 $? 'cannot merge $T/sp/1 (max_id_len 65536) with $T/sp/0 (max_id_len 10)' && [ ! -e '$T/sp/m' ]"
+echo 'openai_chat.max_len=64' >"$T/sp/profile"
+for args in "--target mistral|targets all) with $T/sp/0 (targets mistral)" \
+  "--property emit.unique|properties all) with $T/sp/0 (properties emit.unique)" \
+  "--strict|strict false) with $T/sp/0 (strict true)" \
+  "--rule openai_chat.max_len=64|rules.openai_chat.max_len 40) with $T/sp/0 (rules.openai_chat.max_len 64)" \
+  "--profile $T/sp/profile|rules.openai_chat.max_len 40) with $T/sp/0 (rules.openai_chat.max_len 64)" \
+  "--seed 2|seed 1) with $T/sp/0 (seed 2)"; do
+  # shellcheck disable=SC2086 # the options are words
+  space 0 ${args%%|*}
+  "$CS" fuzz --merge "$T/sp/m" "$T/sp/0" "$T/sp/1" >"$T/o" 2>"$T/e"
+  rc=$? want="cannot merge $T/sp/1 (${args#*|}: parts are merged only when run with the same settings"
+  check "merge of a shard run with ${args%%|*} and one without: exit 2, one line naming both and the setting" \
+    'one_line_2 $rc "$want" && [ ! -e "$T/sp/m" ]'
+done
+# The same rules are the same, however given; --time, --jobs and --deadline do not change the case space.
+space 0 --profile "$T/sp/profile" --time 30s --jobs 2
+space 1 --rule openai_chat.max_len=64
+"$CS" fuzz --merge "$T/sp/m" "$T/sp/0" "$T/sp/1" >"$T/o" 2>"$T/e"
+check "merge of shards with the same rule from --profile and from --rule: exit 0, the rule recorded" \
+  "[ $? -eq 0 ] && ! [ -s '$T/e' ] && python3 -c \"import json;d=json.load(open('$T/sp/m/summary.json'));assert d['rules']['openai_chat']['max_len']==64 and d['cases']==40, d['rules']\""
+# The replay commands a merge prints carry the parts' --max-id-len and rules: they reproduce the case.
+for i in 0 1; do
+  "$CS" fuzz --impl $BUGGY --cases 300 --no-corpus --quiet --shard $i/2 --max-id-len 100 --rule anthropic.max_len=50 \
+    --property emit.regex --target anthropic --out "$T/sp/r$i" >"$T/o" 2>"$T/e"
+done
+"$CS" fuzz --merge "$T/sp/rm" "$T/sp/r0" "$T/sp/r1" >"$T/sp/rm.txt" 2>"$T/e"
+rc=$?
+cmd=$(grep -m 1 'replay: callsign replay' "$T/sp/rm.txt" | sed 's/^ *replay: callsign //')
+check "merged replay commands carry --rule anthropic.max_len=50 and --max-id-len 100" \
+  "[ $rc -eq 1 ] && grep -q -- '--rule anthropic.max_len=50 --max-id-len 100 cs1\.' <<<'$cmd'"
+# shellcheck disable=SC2086 # the printed command is words
+"$CS" $cmd >"$T/o" 2>"$T/e"
+check "a merged replay command reproduces its failure" "[ $? -eq 1 ] && grep -q 'FAIL emit.regex' '$T/o'"
+# A summary of an earlier callsign records no settings: refused, saying so.
+hostile 'd["callsign_fuzz"] = 1'
+"$CS" fuzz --merge "$T/h/out" "$T/h/in" >"$T/o" 2>"$T/e"
+check "merge of a callsign_fuzz 1 summary: exit 2, one line saying it lacks the settings" \
+  "one_line_2 $? '$T/h/in/summary.json: callsign_fuzz 1, from an earlier callsign, does not record the settings' && [ ! -e '$T/h/out' ]"
+refused "a finding on a target the summary does not select" 'd["targets"] = ["bedrock"]' \
+  'findings[0]: target anthropic is not among the targets the summary selects'
+refused "a rule that does not compile" 'd["rules"]["mistral"]["pattern"] = "("' \
+  "rules: mistral: pattern '(' does not compile"
+
 # A long --out is used whole: the workers' directories below it were cut into other names.
 o="$T/longout"
 while [ ${#o} -lt 3000 ]; do o="$o/$(printf 'd%.0s' {1..50})"; done
@@ -189,11 +300,11 @@ rc=$?
 took=$(($(date +%s) - start))
 check "fuzz --time 2, every request crashes: exit 1, the crash reported, done in under 40 s (took $took s)" \
   "[ $rc -eq 1 ] && grep -q 'crash' '$T/crashy.txt' && [ $took -lt 40 ]"
-# A fault that needs many requests of one process first (here the 150th) holds when its case runs
+# A fault that needs many requests of one process first (here the 31st) holds when its case runs
 # again alone in a fresh process: it is reported unshrunk, and said so, instead of every shrink try
 # restarting the program until the shrink time ran out (20 s gave 6 cases).
-"$CS" fuzz --time 3 --no-corpus --out "$T/late" --impl-cmd -- python3 "$FIX/proto_echo.py" --crash-after 150 \
-  >"$T/late.txt" 2>&1
+"$CS" fuzz --cases 60 --property emit.pair --target anthropic --no-corpus --out "$T/late" --impl-cmd -- \
+  python3 "$FIX/proto_echo.py" --crash-after 30 >"$T/late.txt" 2>&1
 check "a fault that does not show when its case runs alone: reported unshrunk, said so" \
   "[ $? -eq 1 ] && grep -q 'crash: .*(not shrunk: the case held when run again alone)' '$T/late.txt'"
 # A campaign that checks nothing must not pass a gate: exit 2, as in run.
@@ -346,6 +457,46 @@ saved=$(grep -L '"token"' "$T/hand/initial/"emit.compression_stable@*.json 2>/de
 check "a literal case's null planted_twin is kept when a campaign saves it again; its replay still fails" \
   "[ -n '$saved' ] && grep -q '\"planted_twin\": null' '$saved' &&
    ! \"$CS\" replay --strict '$saved' --impl-cmd -- python3 '$T/initial.py' >/dev/null 2>&1"
+# The results of an external implementation replay with its argv, merged too: a merge's replay
+# commands name --impl-cmd, never the name from its hello (a built-in of that name, or none).
+cat >"$T/same.py" <<'PY'
+import json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": sys.argv[1], "version": "1", "ops": ["emit"],
+                          "targets": ["openai_chat"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:  # every call and result gets the one ID
+        calls = [c for t in r["history"]["turns"] for c in t.get("calls", [])]
+        results = [x for t in r["history"]["turns"] for x in t.get("results", [])]
+        print(json.dumps({"seq": r["seq"], "calls": ["same"] * len(calls), "results": ["same"] * len(results)}), flush=True)
+PY
+for i in 0 1; do
+  "$CS" fuzz --cases 60 --no-corpus --quiet --shard $i/2 --out "$T/ext$i" --impl-cmd -- python3 "$T/same.py" reference \
+    >"$T/o" 2>"$T/e"
+done
+python3 -c "import json;d=json.load(open('$T/ext0/summary.json'));assert d['impl']=='reference' and d['impl_cmd']==['python3','$T/same.py','reference'] and d['deadline_ms']==5000, d['impl_cmd']" 2>"$T/e"
+check "summary.json of an --impl-cmd campaign records its argv and deadline" "[ $? -eq 0 ]"
+"$CS" fuzz --merge "$T/extm" "$T/ext0" "$T/ext1" >"$T/extm.txt" 2>"$T/e"
+rc=$?
+cmd=$(grep -m 1 'replay: callsign replay' "$T/extm.txt" | sed 's/^ *replay: callsign //')
+check "merged results of an external implementation named reference: replay commands name its argv, not --impl" \
+  "[ $rc -eq 1 ] && grep -q -- ' cs1\.[^ ]* --impl-cmd -- python3 $T/same.py reference\$' <<<'$cmd' && ! grep -q -- '--impl ' '$T/extm.txt'"
+# shellcheck disable=SC2086 # the printed command is words
+"$CS" $cmd >"$T/o" 2>"$T/e"
+check "the merged replay command runs the external implementation and reproduces its failure" \
+  "[ $? -eq 1 ] && grep -q '== reference 1 (external)' '$T/o' && grep -qF \"FAIL \$(cut -d' ' -f3 <<<'$cmd')\" '$T/o'"
+"$CS" fuzz --impl reference --cases 60 --no-corpus --quiet --shard 1/2 --out "$T/ext1" >"$T/o" 2>"$T/e"
+"$CS" fuzz --merge "$T/extm2" "$T/ext0" "$T/ext1" >"$T/o" 2>"$T/e"
+check "merge of an external 'reference' with the built-in reference: exit 2, one line naming both" \
+  "one_line_2 $? 'cannot merge $T/ext1 (impl_cmd null (a built-in)) with $T/ext0 (impl_cmd python3 $T/same.py reference)' && [ ! -e '$T/extm2' ]"
+"$CS" fuzz --cases 60 --no-corpus --quiet --shard 1/2 --deadline 400 --out "$T/ext1" --impl-cmd -- python3 "$T/same.py" \
+  reference >"$T/o" 2>"$T/e"
+"$CS" fuzz --merge "$T/extm2" "$T/ext0" "$T/ext1" >"$T/o" 2>"$T/e"
+check "merge of external parts run with other deadlines: exit 2, one line naming both" \
+  "one_line_2 $? 'cannot merge $T/ext1 (deadline_ms 400) with $T/ext0 (deadline_ms 5000)' && [ ! -e '$T/extm2' ]"
 # A Ctrl-C reaches the whole process group of the terminal; an external implementation runs in a
 # group of its own, so it is not killed mid-answer (which would read as its fault) and callsign
 # ends it itself.
