@@ -1159,7 +1159,7 @@ int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err
       }
       snprintf(oc.message, sizeof oc.message, "%s", x->message ? x->message : "");
       oc.history_json = x->history_json;
-      int rc = cs_corpus_save(corpus_dir, f->impl, &oc, x->target, err);
+      int rc = cs_corpus_save(corpus_dir, f->impl, &oc, x->target, f->settings.max_id_len, err);
       free(oc.choices);
       saved = rc ? -1 : saved + 1;
     } else {

@@ -258,7 +258,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     }
     if (oc->failed && oc->choices && !c->o.no_corpus && !token && !c->corpus_unwritable) {
       const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
-      if (cs_corpus_save(corpus_dir, ir->name, oc, tname, &err)) {
+      if (cs_corpus_save(corpus_dir, ir->name, oc, tname, c->o.max_id_len, &err)) {
         fprintf(stderr, "callsign: warning: %s (no failure of this run is saved to the corpus)\n", err.msg);
         c->corpus_unwritable = true;
       }
@@ -529,12 +529,23 @@ int cs_cmd_replay(int argc, char **argv) {
   } else {
     char prop[128], tgt[64];
     cs_history *lit = cs_arena_alloc(&c.literal_arena, sizeof *lit);
-    int kind = cs_corpus_read_file(arg, &c.literal_arena, lit, &c.literal_twin, &v, &n, prop, sizeof prop, tgt,
+    uint32_t bound;
+    int kind = cs_corpus_read_file(arg, &c.literal_arena, lit, &c.literal_twin, &v, &n, &bound, prop, sizeof prop, tgt,
                                    sizeof tgt, &err);
     if (kind < 0) {
       cs_arena_free(&c.literal_arena);
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     }
+    /* A case found under another ID bound is regenerated under that bound, or it is another case. */
+    if (bound && c.o.max_id_len && c.o.max_id_len != bound) {
+      free(v);
+      cs_arena_free(&c.literal_arena);
+      return cs_fail(CS_EXIT_USAGE,
+                     "replay: %s was found under --max-id-len %u; --max-id-len %u would replay another case", arg,
+                     bound, c.o.max_id_len);
+    }
+    if (bound)
+      c.o.max_id_len = bound;
     if (kind == 1)
       c.literal = lit; /* a planted history: run as it is */
     c.literal_path = strcmp(arg, "-") ? arg : NULL;

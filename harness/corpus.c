@@ -85,6 +85,20 @@ static int token_of(const cJSON *root, const char *path, uint64_t **v, size_t *n
   return 0;
 }
 
+/* A token case's "max_id_len": the ID bound its token regenerates under (0 when absent: the
+ * default). Only a case found under another bound (fuzz --max-id-len) carries it. */
+static int bound_of(const cJSON *root, const char *path, uint32_t *out, cs_err *err) {
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "max_id_len");
+  *out = 0;
+  if (!m)
+    return 0;
+  if (!cJSON_IsNumber(m) || m->valuedouble < 1 || m->valuedouble > CS_GEN_MAX_ID_LEN_LIMIT ||
+      m->valuedouble != (double)(uint32_t)m->valuedouble)
+    return cs_err_set(err, "%s: \"max_id_len\" is not a whole number from 1 to %u", path, CS_GEN_MAX_ID_LEN_LIMIT);
+  *out = (uint32_t)m->valuedouble;
+  return 0;
+}
+
 static int history_of(const cJSON *root, const char *path, cs_arena *a, cs_history *out, cs_err *err) {
   if (cs_history_from_cjson(cJSON_GetObjectItemCaseSensitive(root, "history"), "history", NULL, a, out, err)) {
     cs_err_prefix(err, "%s", path);
@@ -137,17 +151,18 @@ static int twin_of(const cJSON *root, const cs_history *h, const char *path, cs_
 }
 
 int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, cs_literal_twin *twin, uint64_t **v, size_t *n,
-                        char *property, size_t plen, char *target, size_t tlen, cs_err *err) {
+                        uint32_t *max_id_len, char *property, size_t plen, char *target, size_t tlen, cs_err *err) {
   const char *label = strcmp(path, "-") ? path : "stdin";
   *v = NULL;
   *n = 0;
+  *max_id_len = 0;
   cJSON *root = load_case(path, err); /* read once: a pipe or FIFO gives its bytes one time */
   if (!root)
     return -1;
   int kind = kind_of(root, label, err);
   if (kind >= 0 && names_of(root, label, property, plen, target, tlen, err))
     kind = -1;
-  if (kind == 0 && token_of(root, label, v, n, err))
+  if (kind == 0 && (bound_of(root, label, max_id_len, err) || token_of(root, label, v, n, err)))
     kind = -1;
   cs_literal_twin ignored;
   if (kind == 1 && (history_of(root, label, a, lit, err) || twin_of(root, lit, label, twin ? twin : &ignored, err)))
@@ -219,8 +234,17 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
         out->lit_path[out->nlit] = cs_arena_strc(&out->arena, file.data).ptr;
         out->lit[out->nlit++] = h;
       }
-    } else if (kind == 0 && (ok = token_of(root, file.data, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
-      out->n++;
+    } else if (kind == 0) {
+      /* The corpus runs under the default bound: a case found under another is another case there. */
+      uint32_t bound = 0;
+      ok = bound_of(root, file.data, &bound, &bad) == 0;
+      if (ok && bound && bound != CS_GEN_DEFAULT_MAX_ID_LEN) {
+        cs_err_set(&bad, "%s: found under --max-id-len %u, not the corpus's bound: replay it on its own", file.data,
+                   bound);
+        ok = false;
+      }
+      if (ok && (ok = token_of(root, file.data, &out->v[out->n], &out->len[out->n], &bad) == 0))
+        out->n++;
     }
     cJSON_Delete(root);
     if (!ok && nbad++ == 0)
@@ -287,8 +311,8 @@ static bool holds_case(const char *file, const cs_str *token, const char *histor
  * or null); left as it is when it already holds the case. Its path (heap) goes to *path_out when
  * path_out is not NULL. */
 static int write_case(const char *dir, const char *impl, const char *property, const char *target_name, cs_str name_key,
-                      const cs_str *token, const char *message, const char *history_json, const char *twin_json,
-                      char **path_out, cs_err *err) {
+                      const cs_str *token, uint32_t max_id_len, const char *message, const char *history_json,
+                      const char *twin_json, char **path_out, cs_err *err) {
   char *path = impl_dir(dir, impl), hex[65];
   cs_buf file = {0}, body = {0};
   uint8_t d[32];
@@ -319,6 +343,8 @@ static int write_case(const char *dir, const char *impl, const char *property, c
     cs_buf_puts(&body, ",\n  \"token\": ");
     cs_buf_json_str(&body, *token);
   }
+  if (token && max_id_len && max_id_len != CS_GEN_DEFAULT_MAX_ID_LEN)
+    cs_buf_printf(&body, ",\n  \"max_id_len\": %u", max_id_len);
   cs_buf_puts(&body, ",\n  \"message\": ");
   cs_buf_json_str(&body, cs_str_c(message));
   if (twin_json) {
@@ -340,12 +366,13 @@ cleanup:
   return rc;
 }
 
-int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err) {
+int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name,
+                   uint32_t max_id_len, cs_err *err) {
   cs_buf tok = {0};
   cs_choices_token(cell->choices, cell->nchoices, &tok);
   cs_str t = cs_buf_view(&tok);
-  int rc =
-      write_case(dir, impl, cell->prop->name, target_name, t, &t, cell->message, cell->history_json, NULL, NULL, err);
+  int rc = write_case(dir, impl, cell->prop->name, target_name, t, &t, max_id_len, cell->message, cell->history_json,
+                      NULL, NULL, err);
   cs_buf_free(&tok);
   return rc;
 }
@@ -364,8 +391,8 @@ int cs_corpus_save_literal(const char *dir, const char *impl, const char *proper
   cs_history_write(&hist, h);
   char tj[CS_TWIN_JSON];
   cs_literal_twin_json(twin, tj);
-  int rc = write_case(dir, impl, property, target_name, cs_buf_view(&hist), NULL, message, hist.data, twin ? tj : NULL,
-                      path_out, err);
+  int rc = write_case(dir, impl, property, target_name, cs_buf_view(&hist), NULL, 0, message, hist.data,
+                      twin ? tj : NULL, path_out, err);
   cs_buf_free(&hist);
   return rc;
 }

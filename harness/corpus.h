@@ -35,16 +35,20 @@ void cs_corpus_free(cs_corpus *c);
 void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc);
 /* Saves one failure; the file name is derived from property, target and token, so saving the same
  * case twice writes one file, and a file that already holds the case is left untouched (its message
- * as first found). Returns 0, or -1 with err. */
-int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name, cs_err *err);
+ * as first found). max_id_len: the ID bound the case was generated under (0 or the default: not
+ * written; another is, as "max_id_len", since its token makes another case under the default).
+ * Returns 0, or -1 with err. */
+int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name,
+                   uint32_t max_id_len, cs_err *err);
 /* Reads one saved case file ("-": stdin), reading it once, so a pipe or FIFO works. A token case
- * gives its choices (*v, heap) and returns 0; a literal history case gives its history (memory in
+ * gives its choices (*v, heap) and the ID bound it was found under (*max_id_len; 0: the default) and
+ * returns 0; a literal history case gives its history (memory in
  * `a`) and its planted twin (into *twin when not NULL) and returns 1. Either gives its property/target names ("" and
  * "-" when the file gives none). -1 with err naming the file (stdin as "stdin"): it does not read, is not a JSON
  * object, lacks both "token" and "history", has a member of the wrong type, or names an unknown property or target
  * (replay would otherwise quietly check every property or target). */
 int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, cs_literal_twin *twin, uint64_t **v, size_t *n,
-                        char *property, size_t plen, char *target, size_t tlen, cs_err *err);
+                        uint32_t *max_id_len, char *property, size_t plen, char *target, size_t tlen, cs_err *err);
 /* Saves a literal history case under dir/impl/ as <property>@<target>-<hash of the history>.json
  * (saving the same history twice writes one file); `message` says what it shows, `twin` its planted
  * twin (NULL: the member is left out, as a case whose twin is not known). The path written goes to

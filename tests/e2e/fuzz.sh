@@ -307,6 +307,14 @@ check "fuzz --time 2, every request crashes: exit 1, the crash reported, done in
   python3 "$FIX/proto_echo.py" --crash-after 30 >"$T/late.txt" 2>&1
 check "a fault that does not show when its case runs alone: reported unshrunk, said so" \
   "[ $? -eq 1 ] && grep -q 'crash: .*(not shrunk: the case held when run again alone)' '$T/late.txt'"
+# A case file written under another ID bound says so: its token is another case under the default.
+"$CS" fuzz --impl prefix-swap --cases 300 --max-id-len 10 --no-corpus --quiet --out "$T/bound" >"$T/o" 2>"$T/e"
+bf=$(ls "$T"/bound/cases/prefix-swap/canon.charset@* 2>/dev/null | head -n 1)
+"$CS" replay --impl prefix-swap "$bf" >"$T/o" 2>"$T/e"
+check "a case file found under --max-id-len 10 records it and replays the same history" \
+  "[ -n '$bf' ] && [ $? -eq 1 ] && grep -q '\"max_id_len\": 10' '$bf' && grep -q '|all_0000' '$bf' && grep -q '|all_0000' '$T/o'"
+"$CS" replay --impl prefix-swap --max-id-len 20 "$bf" >"$T/o" 2>"$T/e"
+check "...and replaying it under another bound is refused" "one_line_2 $? 'was found under --max-id-len 10; --max-id-len 20'"
 # A campaign that checks nothing must not pass a gate: exit 2, as in run.
 "$CS" fuzz --impl prefix-swap --property vectors --time 2 --no-corpus --out "$T/none1" >"$T/o" 2>"$T/e"
 check "fuzz --property vectors (a fixed file, not fuzzed): exit 2, nothing to check" \

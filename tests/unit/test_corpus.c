@@ -52,12 +52,13 @@ typedef struct {
   cs_literal_twin twin;
   uint64_t *v;
   size_t n;
+  uint32_t bound;
   char prop[64], tgt[32];
 } case_read;
 
 static void read_case(const char *path, case_read *r) {
   memset(r, 0, sizeof *r);
-  r->kind = cs_corpus_read_file(path, &r->a, &r->h, &r->twin, &r->v, &r->n, r->prop, sizeof r->prop, r->tgt,
+  r->kind = cs_corpus_read_file(path, &r->a, &r->h, &r->twin, &r->v, &r->n, &r->bound, r->prop, sizeof r->prop, r->tgt,
                                 sizeof r->tgt, &r->err);
 }
 
@@ -111,8 +112,9 @@ Test(corpus, literal_case_round_trip) {
   uint64_t *v = (uint64_t *)1;
   size_t n = 5;
   cs_literal_twin twin = {0};
-  cr_assert_eq(cs_corpus_read_file(path, &b, &lit, &twin, &v, &n, prop, sizeof prop, tgt, sizeof tgt, &err), 1, "%s",
-               err.msg);
+  uint32_t bound;
+  cr_assert_eq(cs_corpus_read_file(path, &b, &lit, &twin, &v, &n, &bound, prop, sizeof prop, tgt, sizeof tgt, &err), 1,
+               "%s", err.msg);
   cr_assert(twin.set && twin.from == 0 && twin.to == 1);
   cr_assert(strstr(slurp(path), "\"planted_twin\": [0, 1]") != NULL, "the file says which call collided");
   cr_assert_str_eq(prop, "emit.unique");
@@ -170,6 +172,43 @@ Test(corpus, planted_twin_is_read_from_the_file) {
   }
 }
 
+/* A token regenerates its case under the ID bound it was found under: a case found under another
+ * bound than the default says which, replay reads it back, and the corpus (run under the default)
+ * skips it with a reason rather than replay another case. */
+Test(corpus, a_case_found_under_another_bound_records_it) {
+  cs_err err = {{0}};
+  uint64_t choices[] = {1, 0, 1};
+  cs_outcome oc = {.prop = cs_property_find("emit.unique"), .choices = choices, .nchoices = 3};
+  oc.history_json = (char *)pair_json;
+  cr_assert_eq(cs_corpus_save(dir, "bound", &oc, "anthropic", 10, &err), 0, "%s", err.msg);
+  char pattern[200], path[300] = "";
+  snprintf(pattern, sizeof pattern, "ls %s/bound/*.json", dir);
+  FILE *ls = popen(pattern, "r");
+  cr_assert_not_null(ls);
+  cr_assert_not_null(fgets(path, sizeof path, ls));
+  pclose(ls);
+  path[strcspn(path, "\n")] = 0;
+  case_read r;
+  read_case(path, &r);
+  cr_assert_eq(r.kind, 0, "%s", r.err.msg);
+  cr_assert_eq(r.bound, 10);
+  case_read_free(&r);
+  cs_corpus corpus;
+  cr_assert_eq(cs_corpus_load(dir, "bound", &corpus, &err), -1, "a case of another bound loaded");
+  cr_assert(strstr(err.msg, "found under --max-id-len 10") != NULL, "%s", err.msg);
+  cr_assert_eq(corpus.n, 0);
+  cs_corpus_free(&corpus);
+  /* the default bound is not written, and a bad one is refused */
+  cr_assert_eq(cs_corpus_save(dir, "unbound", &oc, "anthropic", CS_GEN_DEFAULT_MAX_ID_LEN, &err), 0, "%s", err.msg);
+  snprintf(pattern, sizeof pattern, "! grep -q max_id_len %s/unbound/*.json", dir);
+  cr_assert_eq(system(pattern), 0, "the default bound was written");
+  write_file(path, "{\"property\":\"emit.unique\",\"target\":\"anthropic\",\"token\":\"cs1.AQAB\",\"max_id_len\":0}");
+  read_case(path, &r);
+  cr_assert_eq(r.kind, -1);
+  cr_assert(strstr(r.err.msg, "\"max_id_len\" is not a whole number from 1 to") != NULL, "%s", r.err.msg);
+  case_read_free(&r);
+}
+
 /* A case found again is the same case: its file keeps the message it was first saved with (an
  * implementation with random IDs words each failure anew), so a committed corpus stays as it is. */
 Test(corpus, a_case_saved_again_keeps_its_file) {
@@ -178,7 +217,7 @@ Test(corpus, a_case_saved_again_keeps_its_file) {
   cs_outcome oc = {.prop = cs_property_find("emit.unique"), .choices = choices, .nchoices = 3};
   snprintf(oc.message, sizeof oc.message, "calls 0 and 1 get the same wire ID \"a1b2\"");
   oc.history_json = (char *)pair_json;
-  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
   char pattern[200], path[300] = "";
   snprintf(pattern, sizeof pattern, "ls %s/rand/*.json", dir);
   FILE *ls = popen(pattern, "r");
@@ -188,12 +227,12 @@ Test(corpus, a_case_saved_again_keeps_its_file) {
   path[strcspn(path, "\n")] = 0;
   cr_assert(strstr(slurp(path), "a1b2") != NULL);
   snprintf(oc.message, sizeof oc.message, "calls 0 and 1 get the same wire ID \"c3d4\"");
-  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
   cr_assert(strstr(slurp(path), "a1b2") != NULL, "the file was rewritten: %s", slurp(path));
   /* a different case under the same property and target is a file of its own */
   uint64_t other[] = {2, 0, 1};
   oc.choices = other;
-  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
   snprintf(pattern, sizeof pattern, "test $(ls %s/rand/*.json | wc -l) -eq 2", dir);
   cr_assert_eq(system(pattern), 0);
   /* a literal case found again keeps its file too */
