@@ -25,6 +25,7 @@
 #include "harness/corpus.h"
 #include "harness/runner.h"
 #include "harness/session.h"
+#include "reports/escape.h"
 
 #define PROBE_SAMPLES 2048
 #define PROBE_SLICE 64      /* samples evaluated between two looks at the clock */
@@ -269,57 +270,32 @@ static int collides(evaluator *ev, cs_str a, cs_str b, char **out, cs_err *err) 
   return 1;
 }
 
-static cs_str without(const char *s, size_t len, size_t i, char *buf) {
-  memcpy(buf, s, i);
-  memcpy(buf + i, s + i + 1, len - i - 1);
-  return (cs_str){buf, len - 1};
+/* What cs_collide_shrink asks of the evaluator: does a candidate pair still collide? */
+typedef struct {
+  evaluator *ev;
+  char **out;
+  cs_err *err;
+} shrink_ctx;
+
+static int shrink_test(void *user, cs_str a, cs_str b) {
+  shrink_ctx *c = user;
+  return collides(c->ev, a, b, c->out, c->err);
 }
 
-/* Deletes characters while the pair still collides: first a character both inputs share at the
- * same position, then one of A's, then one of B's, each pass scanning down from the end and going on
- * after a deletion (the characters below it keep their positions). Structural collisions shrink,
- * hash collisions do not: a pass that deletes nothing ends it, and the budget and SHRINK_MAX_S keep
- * a slow implementation from spending long on it. */
+/* Shrinks the found pair (harness/collide.h cs_collide_shrink): structural collisions shrink, hash
+ * collisions do not; SHRINK_BUDGET and SHRINK_MAX_S keep a slow implementation from spending long
+ * on it. */
 static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *steps, cs_err *err) {
-  unsigned budget = SHRINK_BUDGET;
-  double stop_at = cs_now_s() + SHRINK_MAX_S;
-  *steps = 0;
-  bool progress = true;
-  while (progress && budget) {
-    progress = false;
-    for (int which = 2; which >= 0 && budget; which--) { /* 2: both, 0: A, 1: B */
-      size_t n = strlen(which == 1 ? *b : *a);
-      for (size_t i = n; i-- > 0 && budget && cs_now_s() < stop_at;) {
-        size_t la = strlen(*a), lb = strlen(*b);
-        if (which == 2 && (i >= lb || (*a)[i] != (*b)[i])) /* both: only a shared character */
-          continue;
-        char *ba = cs_xmalloc(la + 1), *bb = cs_xmalloc(lb + 1);
-        cs_str ca = which == 1 ? (cs_str){*a, la} : without(*a, la, i, ba);
-        cs_str cb = which == 0 ? (cs_str){*b, lb} : without(*b, lb, i, bb);
-        budget--;
-        int rc = ca.len && cb.len ? collides(ev, ca, cb, out, err) : 0;
-        if (rc == 1) {
-          char *na = dup_str(ca), *nb = dup_str(cb);
-          free(*a);
-          free(*b);
-          *a = na;
-          *b = nb;
-          (*steps)++;
-          progress = true;
-        }
-        free(ba);
-        free(bb);
-        if (rc < 0)
-          return -1;
-      }
-    }
-  }
-  return 0;
+  shrink_ctx c = {ev, out, err};
+  cs_collide_shrink_config cfg = {.test = shrink_test, .user = &c, .budget = SHRINK_BUDGET, .max_s = SHRINK_MAX_S};
+  return cs_collide_shrink(&cfg, a, b, steps);
 }
 
+/* An ID as a JSON string with every hidden character escaped: whatever the implementation
+ * answered, nothing reaches the terminal raw. */
 static void print_json_str(FILE *f, const char *s) {
   cs_buf b = {0};
-  cs_buf_json_str(&b, cs_str_c(s));
+  cs_esc_json_visible(&b, s, strlen(s));
   fputs(b.data, f);
   cs_buf_free(&b);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/alloc.h"
 #include "core/clock.h"
 
 #define DEFAULT_MEMORY ((size_t)1 << 30)
@@ -540,4 +541,82 @@ cleanup:
   free(ws);
   free(th);
   return rc;
+}
+
+/* --- shrinking a pair --------------------------------------------------------------------------- */
+
+/* The start of the character that ends at byte `end` of s (end > 0): its continuation bytes are
+ * stepped over back to its lead byte. */
+static size_t char_before(const char *s, size_t end) {
+  size_t i = end - 1;
+  while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+    i--;
+  return i;
+}
+
+/* s[0..len) without its bytes [i, i + k), NUL-terminated in buf (len - k + 1 bytes). */
+static cs_str without(const char *s, size_t len, size_t i, size_t k, char *buf) {
+  memcpy(buf, s, i);
+  memcpy(buf + i, s + i + k, len - i - k);
+  buf[len - k] = 0;
+  return (cs_str){buf, len - k};
+}
+
+static char *dup_cstr(cs_str s) {
+  char *p = cs_xmalloc(s.len + 1);
+  memcpy(p, s.ptr, s.len);
+  p[s.len] = 0;
+  return p;
+}
+
+/* One candidate: the pair without the character [i, i + k) of A (which 0), of B (1) or of both at
+ * the same position (2). 1 when it still collides (and replaced the pair), 0 not, -1 error. */
+static int try_without(const cs_collide_shrink_config *cfg, char **a, char **b, int which, size_t i, size_t k) {
+  size_t la = strlen(*a), lb = strlen(*b);
+  char *ba = cs_xmalloc(la + 1), *bb = cs_xmalloc(lb + 1);
+  cs_str ca = which == 1 ? (cs_str){*a, la} : without(*a, la, i, k, ba);
+  cs_str cb = which == 0 ? (cs_str){*b, lb} : without(*b, lb, i, k, bb);
+  int rc = ca.len && cb.len ? cfg->test(cfg->user, ca, cb) : 0;
+  if (rc == 1) {
+    char *na = dup_cstr(ca), *nb = dup_cstr(cb);
+    free(*a);
+    free(*b);
+    *a = na;
+    *b = nb;
+  }
+  free(ba);
+  free(bb);
+  return rc;
+}
+
+int cs_collide_shrink(const cs_collide_shrink_config *cfg, char **a, char **b, unsigned *steps) {
+  unsigned budget = cfg->budget;
+  double stop_at = cfg->max_s > 0 ? cs_now_s() + cfg->max_s : 0;
+  *steps = 0;
+  bool progress = true;
+  while (progress && budget) {
+    progress = false;
+    for (int which = 2; which >= 0 && budget; which--) { /* 2: both, 0: A, 1: B */
+      /* Down from the end: a deletion leaves the characters below it where they were. */
+      size_t end = strlen(which == 1 ? *b : *a);
+      while (end > 0 && budget && !(stop_at > 0 && cs_now_s() >= stop_at)) {
+        const char *s = which == 1 ? *b : *a;
+        size_t i = char_before(s, end), k = end - i;
+        end = i;
+        /* Both: only a character B has at the same place (equal bytes from a lead byte: the same
+         * whole character, as B is valid UTF-8 too). */
+        if (which == 2 && (i + k > strlen(*b) || memcmp(*a + i, *b + i, k) != 0))
+          continue;
+        budget--;
+        int rc = try_without(cfg, a, b, which, i, k);
+        if (rc < 0)
+          return -1;
+        if (rc == 1) {
+          (*steps)++;
+          progress = true;
+        }
+      }
+    }
+  }
+  return 0;
 }

@@ -74,4 +74,22 @@ uint64_t cs_collide_fingerprint(cs_str out);
  * nothing; a sample too small to show all values underestimates. */
 double cs_collide_entropy(const cs_str *outs, size_t n);
 
+/* Does the pair (a, b) still collide? 1 yes, 0 no (or it could not be told: a fault is no
+ * collision), -1 an error that ends the shrinking. */
+typedef int (*cs_collide_pair_fn)(void *user, cs_str a, cs_str b);
+
+typedef struct {
+  cs_collide_pair_fn test;
+  void *user;
+  unsigned budget; /* candidate pairs tested at most */
+  double max_s;    /* seconds at most (0: no limit) */
+} cs_collide_shrink_config;
+
+/* Shrinks a colliding pair of NUL-terminated heap strings in place (each replaced by a smaller heap
+ * string while the pair still collides): deletes characters, first one both inputs share at the
+ * same position, then one of A's, then one of B's, each pass scanning down from the end. Only whole
+ * UTF-8 characters are deleted, so when a and b are valid UTF-8 every candidate is too; an empty
+ * candidate is never tested. *steps counts the deletions kept. Returns 0, or -1 when `test` did. */
+int cs_collide_shrink(const cs_collide_shrink_config *cfg, char **a, char **b, unsigned *steps);
+
 #endif

@@ -91,6 +91,24 @@ PY
 check "a structural collision shrinks to one character more than the three kept" \
   "[ $? -eq 1 ] && python3 -c \"import json,re,sys;t=open('$T/l3.txt').read();a,b=(json.loads(re.search(r'^  %s: (\\\".*\\\")\$' % k,t,re.M).group(1)) for k in 'AB');assert sorted(map(len,(a,b)))==[3,4] and a[-3:]==b[-3:],(a,b)\""
 
+# A normalizer that keeps the first character: the pair shrinks by whole characters (never a lone
+# lead byte of the unicode family's prefix), the output is valid UTF-8, and the planted files read back.
+"$CS" collide --target anthropic --corpus "$T/u8" --inputs unicode --jobs 1 --impl-cmd -- python3 "$T/norm.py" \
+  anthropic '"toolu_%x" % ord(i[0])' >"$T/u8.txt" 2>"$T/u8.err"
+check "a first-character collision shrinks to whole characters, printed as valid UTF-8" \
+  "[ $? -eq 1 ] && python3 -c \"import json,re;t=open('$T/u8.txt','rb').read().decode('utf-8');a,b=(json.loads(re.search(r'^  %s: (\\\".*\\\")\$' % k,t,re.M).group(1)) for k in 'AB');assert a[0]==b[0]=='\\u30c4' and a!=b,(a,b)\""
+for f in "$T/u8/norm/"*.json; do
+  "$CS" replay "$f" --impl-cmd -- python3 "$T/norm.py" anthropic '"toolu_%x" % ord(i[0])' >"$T/o" 2>"$T/e"
+  check "a planted file reads back and fails on replay (exit 1): ${f##*/}" "[ $? -eq 1 ] && ! grep -q 'UTF-8' '$T/e'"
+done
+check "two files were planted" "[ \$(ls '$T/u8/norm/' | wc -l) -eq 2 ]"
+# Through emit, a normalizer that cuts its output: no request carries a cut character, so no answer
+# is blamed for one.
+"$CS" collide --target mistral --no-corpus --via emit --inputs unicode --jobs 1 --time 10s --impl-cmd -- \
+  build/adapter-c --bug truncate >"$T/tr.txt" 2>"$T/tr.err"
+check "emit through a truncating adapter: a collision, no request with invalid UTF-8" \
+  "[ $? -eq 1 ] && grep -q '^COLLISION' '$T/tr.txt' && ! grep -q 'UTF-8' '$T/tr.err'"
+
 # An output that repeats a short hash is as small as the hash: 8 hex digits repeated eight times are
 # 32 bits, found by a birthday search (not missed by distinguished points chosen for 256 bits).
 "$CS" collide --no-corpus --target gemini --jobs 1 --budget 2000000 --impl-cmd -- python3 "$T/norm.py" gemini \

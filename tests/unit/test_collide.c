@@ -3,9 +3,12 @@
  * entropy estimate reads hex and base62 outputs right; budgets stop a hopeless search. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
 #include "harness/collide.h"
+#include "reports/escape.h"
 
 typedef struct {
   unsigned bits; /* output = the low `bits` bits of a mixed state, as hex */
@@ -187,4 +190,74 @@ Test(collide, memory_near_size_max_does_not_wrap) {
   cs_err err = {{0}};
   cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
   cr_assert(r.found);
+}
+
+/* --- shrinking a pair ----------------------------------------------------------------------------- */
+
+typedef struct {
+  unsigned tested, invalid;
+} shrink_probe;
+
+/* Collides when the two inputs differ and start with the same character (a normalizer that keeps
+ * the first character): every candidate must be whole characters. */
+static int same_first_char(void *user, cs_str a, cs_str b) {
+  shrink_probe *p = user;
+  p->tested++;
+  if (!cs_utf8_valid(a.ptr, a.len, NULL) || !cs_utf8_valid(b.ptr, b.len, NULL))
+    p->invalid++;
+  if (a.len == b.len && !memcmp(a.ptr, b.ptr, a.len))
+    return 0;
+  uint32_t ca, cb;
+  size_t ka = cs_esc_decode(a.ptr, a.len, &ca), kb = cs_esc_decode(b.ptr, b.len, &cb);
+  return ka && kb && ca == cb;
+}
+
+Test(collide, shrinking_deletes_whole_characters) {
+  char *a = strdup("\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|abc"), *b = strdup("\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|xyz");
+  shrink_probe p = {0};
+  cs_collide_shrink_config cfg = {.test = same_first_char, .user = &p, .budget = 4000};
+  unsigned steps = 0;
+  cr_assert_eq(cs_collide_shrink(&cfg, &a, &b, &steps), 0);
+  cr_assert_gt(p.tested, 0);
+  cr_assert_eq(p.invalid, 0, "%u of %u candidates were not valid UTF-8", p.invalid, p.tested);
+  cr_assert(cs_utf8_valid(a, strlen(a), NULL) && cs_utf8_valid(b, strlen(b), NULL), "%s / %s", a, b);
+  /* As small as whole characters allow: one input is the first character alone, the other one more. */
+  size_t la = strlen(a), lb = strlen(b);
+  cr_assert(!strncmp(a, "\xe3\x83\x84", 3) && !strncmp(b, "\xe3\x83\x84", 3), "%s / %s", a, b);
+  cr_assert((la == 3 && lb == 4) || (la == 4 && lb == 3) || (la == 3 && lb == 6) || (la == 6 && lb == 3),
+            "not shrunk to the first character and one more: %zu / %zu bytes", la, lb);
+  cr_assert_gt(steps, 0);
+  free(a);
+  free(b);
+}
+
+static int keeps_last_char(void *user, cs_str a, cs_str b) {
+  shrink_probe *p = user;
+  p->tested++;
+  if (!cs_utf8_valid(a.ptr, a.len, NULL) || !cs_utf8_valid(b.ptr, b.len, NULL))
+    p->invalid++;
+  return !(a.len == b.len && !memcmp(a.ptr, b.ptr, a.len)) && a.len >= 2 && b.len >= 2 &&
+         !memcmp(a.ptr + a.len - 2, b.ptr + b.len - 2, 2);
+}
+
+Test(collide, shrinking_a_pair_of_multibyte_characters_stays_valid) {
+  /* The last two bytes are the second half of a three-byte character: deleting single bytes could
+   * make a pair that keeps them, which no valid UTF-8 candidate is. */
+  char *a = strdup("\xc3\xa9\xe2\x82\xac\xe3\x83\x84"), *b = strdup("\xf0\x9f\x98\x80\xe3\x83\x84");
+  shrink_probe p = {0};
+  cs_collide_shrink_config cfg = {.test = keeps_last_char, .user = &p, .budget = 4000};
+  unsigned steps = 0;
+  cr_assert_eq(cs_collide_shrink(&cfg, &a, &b, &steps), 0);
+  cr_assert_eq(p.invalid, 0, "%u of %u candidates were not valid UTF-8", p.invalid, p.tested);
+  cr_assert(cs_utf8_valid(a, strlen(a), NULL) && cs_utf8_valid(b, strlen(b), NULL));
+  free(a);
+  free(b);
+}
+
+Test(collide, json_visible_escapes_hidden_characters_and_stray_bytes) {
+  cs_buf b = {0};
+  const char in[] = "a\"\\\x1b[31m\xc2\x85\xe2\x80\xae\xf0\x9f\x98\x80\xe3p";
+  cs_esc_json_visible(&b, in, sizeof in - 1);
+  cr_assert_str_eq(b.data, "\"a\\\"\\\\\\u001b[31m\\u0085\\u202e\xf0\x9f\x98\x80\\ufffdp\"");
+  cs_buf_free(&b);
 }
