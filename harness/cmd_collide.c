@@ -329,8 +329,42 @@ static cs_history planted(const char *a, const char *b, cs_provider provider, bo
   return h;
 }
 
+/* Prints one line of the implementation's text (a message, a name) with hidden characters escaped. */
+static void put_escaped(FILE *f, const char *s) {
+  cs_buf b = {0};
+  size_t cut = cs_esc_plain_cut(&b, s, 600);
+  fputs(b.data ? b.data : "", f);
+  if (cut)
+    fprintf(f, "... (%zu bytes more)", cut);
+  cs_buf_free(&b);
+}
+
+/* The verdict of a run on a planted case: 1 the property failed, 0 it held, -1 not judged (a fault
+ * of the implementation on the case, which `why` then names, or no answer checked at all). */
+static int planted_verdict(const cs_run_result *res, const char *property, int target, const char **why) {
+  *why = "no answer was checked";
+  int verdict = -1;
+  for (size_t i = 0; i < res->ncells; i++) {
+    const cs_outcome *oc = &res->cells[i];
+    if (!strcmp(oc->prop->name, CS_PROPERTY_ANSWER) && oc->failed) {
+      *why = oc->message;
+      return -1; /* a fault on the case: the property's own cell saw no answer to judge */
+    }
+    if (strcmp(oc->prop->name, property) != 0 || oc->target != target || !oc->applicable)
+      continue;
+    if (oc->failed) {
+      *why = oc->message;
+      verdict = 1;
+    } else if (oc->cases > 0) {
+      verdict = 0;
+    }
+  }
+  return verdict;
+}
+
 /* Runs a planted case against the implementation: does its collision handling keep the calls
- * apart? Prints the verdict; returns 1 if the property fails, 0 if it holds, -1 if it could not run. */
+ * apart? Prints the verdict; returns 1 if the property fails, 0 if it holds, -1 if it was not judged
+ * (could not run, or the implementation faulted on the case). */
 static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, const char *property, const char *shape) {
   const cs_history *lit[1] = {h};
   const char *only[1] = {property};
@@ -343,23 +377,23 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
                       .corpus_only = true};
   cs_run_result res;
   cs_err err = {{0}};
+  const char *target = cs_target_label((int)ev->target);
   if (cs_run_impl(ev->impl, rs, &rc, &res, &err)) {
-    fprintf(stderr, "callsign: collide: the planted case could not be run: %s\n", err.msg);
+    printf("run on the planted pair (%s): %s on %s not judged: the case could not be run: ", shape, property, target);
+    put_escaped(stdout, err.msg);
+    printf("\n");
     cs_run_result_free(&res);
     return -1;
   }
-  int verdict = -1;
-  for (size_t i = 0; i < res.ncells; i++) {
-    const cs_outcome *oc = &res.cells[i];
-    if (strcmp(oc->prop->name, property) != 0 || oc->target != (int)ev->target || !oc->applicable)
-      continue;
-    verdict = oc->failed ? 1 : 0;
-    if (oc->failed)
-      printf("run on the planted pair (%s): %s on %s FAILS: %s\n", shape, property, cs_target_label(oc->target),
-             oc->message);
-    else
-      printf("run on the planted pair (%s): %s on %s holds: the two calls stay distinct\n", shape, property,
-             cs_target_label(oc->target));
+  const char *why;
+  int verdict = planted_verdict(&res, property, (int)ev->target, &why);
+  if (verdict == 0) {
+    printf("run on the planted pair (%s): %s on %s holds: the two calls stay distinct\n", shape, property, target);
+  } else {
+    printf("run on the planted pair (%s): %s on %s %s: ", shape, property, target,
+           verdict == 1 ? "FAILS" : "not judged");
+    put_escaped(stdout, why);
+    printf("\n");
   }
   cs_run_result_free(&res);
   return verdict;

@@ -169,6 +169,36 @@ check "a kimi collision: planted for normalize.injective, which the pair fails" 
 check "an unwritable corpus: exit 2 before any search, one line" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'collide: the corpus' '$T/e' && ! grep -q COLLISION '$T/o'"
 
+# The planted pair is judged only on an answer: a fault of emit on it is reported as the fault, never
+# as the property holding.
+cat >"$T/emitfault.py" <<'PY'
+import hashlib, json, os, sys, time
+mode = sys.argv[1]
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "ef", "version": "1", "ops": ["normalize", "emit"],
+                          "targets": ["anthropic"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    elif r["op"] == "normalize":
+        ids = ["toolu_%s" % hashlib.sha256(i.encode()).hexdigest()[:2] for i in r["ids"]]
+        print(json.dumps({"seq": r["seq"], "ids": ids}), flush=True)
+    elif mode == "crash":
+        os._exit(9)
+    elif mode == "hang":
+        time.sleep(100)
+    elif mode == "garbage":
+        print("{nope", flush=True)
+    else:
+        print(json.dumps({"seq": r["seq"], "error": "no emit today"}), flush=True)
+PY
+for m in crash:crash hang:timeout garbage:protocol error:rejected; do
+  "$CS" collide --target anthropic --corpus "$T/ef-${m%%:*}" --jobs 1 --deadline 500 --impl-cmd -- python3 "$T/emitfault.py" "${m%%:*}" >"$T/ef.txt" 2>"$T/ef.err"
+  check "emit on the planted pair: ${m%%:*} reported as ${m#*:}, never as holding" \
+    "[ $? -eq 1 ] && [ \$(grep -c 'emit.unique on anthropic not judged: ${m#*:}: ' '$T/ef.txt') -eq 2 ] && ! grep -q 'holds' '$T/ef.txt'"
+done
+
 # Budgets: a 53.6-bit space is not searched through in a test.
 "$CS" collide --impl mistral-hash9 --target mistral --budget 200000 --no-corpus --jobs 2 >"$T/m.txt" 2>"$T/m.err"
 check "mistral-hash9 under a small budget: exit 0, says how much work a collision needs" "[ $? -eq 0 ] && grep -q 'no collision found' '$T/m.txt' && grep -q '53.6 bits' '$T/m.txt'"
