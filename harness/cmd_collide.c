@@ -34,6 +34,7 @@
 #define SHRINK_MAX_S 10.0   /* and seconds */
 #define TAIL_LEN 11         /* base62 digits of a 64-bit state: 62^11 > 2^64, so tails are injective */
 #define MAX_JOBS 64
+#define CUT_GRACE_S 1.0 /* as in a run: answers in flight get this long past --time */
 
 typedef struct {
   const char *name;
@@ -73,6 +74,11 @@ typedef struct {
    * answers stops the search. */
   uint64_t answered, faulted_batches;
   bool fault_told;
+  char last_fault[400]; /* the last fault, as "normalize request got crash (...)" */
+  /* Requests cut off by the stop time (cs_impl.stop_at_ns, --time and CUT_GRACE_S): not faults, and
+   * their inputs are skipped; the first one's message names the request that was waiting. */
+  uint64_t cut;
+  char first_cut[300];
 } evaluator;
 
 static void grow_inputs(evaluator *ev, size_t n) {
@@ -123,6 +129,7 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
   if (ev->fast) {
     for (size_t i = 0; i < n; i++)
       outs[i] = or_unique(ev, ev->fast->normalize(ev->fast, ev->target, in[i], &ev->arena), in[i]);
+    ev->answered += n;
     return 0;
   }
   size_t nreq = 0;
@@ -143,17 +150,26 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
   bool any_fault = false;
   for (size_t r = 0; r < nreq; r++) {
     const cs_reply *rp = &ev->replies[r];
+    int ml = (int)(rp->message.len < 300 ? rp->message.len : 300);
+    const char *msg = rp->message.ptr ? rp->message.ptr : "";
+    size_t k = ev->emit ? 1 : rp->nids ? rp->nids : ev->reqs[r].nids; /* the inputs it was for */
+    if (rp->status == CS_REPLY_CUT || rp->status == CS_REPLY_SKIPPED) {
+      /* Not a fault: still in flight when the time ran out. Its inputs are skipped. */
+      if (rp->status == CS_REPLY_CUT && !ev->cut++)
+        snprintf(ev->first_cut, sizeof ev->first_cut, "%.*s", ml, msg);
+      for (size_t j = 0; j < k; j++, o++)
+        outs[o] = or_unique(ev, CS_NULL_STR, in[o]);
+      continue;
+    }
     if (rp->status != CS_REPLY_OK) {
       const char *op = cs_op_name(ev->reqs[r].op), *st = cs_reply_status_name(rp->status);
-      int ml = (int)(rp->message.len < 300 ? rp->message.len : 300);
-      const char *msg = rp->message.ptr ? rp->message.ptr : "";
+      snprintf(ev->last_fault, sizeof ev->last_fault, "%s request got %s (%.*s)", op, st, ml, msg);
       if (!any_fault && !ev->fault_told) /* once per worker: the search goes on */
-        fprintf(stderr, "callsign: collide: a %s request got %s (%.*s); its inputs are skipped\n", op, st, ml, msg);
+        fprintf(stderr, "callsign: collide: a %s; its inputs are skipped\n", ev->last_fault);
       ev->fault_told = true;
       if (!any_fault && ev->answered == 0 && ++ev->faulted_batches >= 3)
         return cs_err_set(err, "no %s request answered in three batches (%s: %.*s)", op, st, ml, msg);
       any_fault = true;
-      size_t k = ev->emit ? 1 : rp->nids ? rp->nids : ev->reqs[r].nids;
       for (size_t j = 0; j < k; j++, o++)
         outs[o] = or_unique(ev, CS_NULL_STR, in[o]);
       continue;
@@ -164,8 +180,8 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
       outs[o] = or_unique(ev, out, in[o]);
       o++;
     } else {
-      for (uint32_t k = 0; k < rp->nids; k++, o++)
-        outs[o] = or_unique(ev, rp->ids[k], in[o]);
+      for (uint32_t j = 0; j < rp->nids; j++, o++)
+        outs[o] = or_unique(ev, rp->ids[j], in[o]);
     }
   }
   return 0;
@@ -288,7 +304,11 @@ static int shrink_test(void *user, cs_str a, cs_str b) {
 static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *steps, cs_err *err) {
   shrink_ctx c = {ev, out, err};
   cs_collide_shrink_config cfg = {.test = shrink_test, .user = &c, .budget = SHRINK_BUDGET, .max_s = SHRINK_MAX_S};
-  return cs_collide_shrink(&cfg, a, b, steps);
+  /* A candidate still unanswered when the shrinking's time is up is cut: no collision. */
+  ev->impl->stop_at_ns = cs_now_ns() + (int64_t)(SHRINK_MAX_S * 1e9);
+  int rc = cs_collide_shrink(&cfg, a, b, steps);
+  ev->impl->stop_at_ns = 0;
+  return rc;
 }
 
 /* An ID as a JSON string with every hidden character escaped: whatever the implementation
@@ -397,6 +417,21 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
   }
   cs_run_result_free(&res);
   return verdict;
+}
+
+/* Exit 3 for an implementation that answered no request at all: names the request that was
+ * waiting when the time ran out, as `run` does, or the last fault. */
+static int never_answered(const char *name, const evaluator *ev, double time_s) {
+  cs_buf b = {0};
+  cs_esc_plain_cut(&b, name, 200);
+  int st = ev->cut ? cs_fail(CS_EXIT_IMPL,
+                             "collide: %s: no request got its answer within --time %gs and %gs more for answers in "
+                             "flight (%s)",
+                             b.data, time_s, CUT_GRACE_S, ev->first_cut)
+                   : cs_fail(CS_EXIT_IMPL, "collide: %s: no request answered (the last: %s)", b.data,
+                             ev->last_fault[0] ? ev->last_fault : "none was sent");
+  cs_buf_free(&b);
+  return st;
 }
 
 /* --- the command -------------------------------------------------------------------------------- */
@@ -525,6 +560,11 @@ int cs_cmd_collide(int argc, char **argv) {
   /* Probe the input families: the smallest-looking output space is the one to search. Under
    * --time the probe counts: it stops after a quarter of it (the search gets the rest). */
   double t0 = cs_now_s(), probe_stop = o.time_s > 0 ? t0 + o.time_s / 4 : 0;
+  /* Under --time a request still unanswered a second after it is cut off, as in a run: an
+   * implementation that hangs cannot hold the search to its --deadline. */
+  if (o.time_s > 0)
+    for (unsigned i = 0; i < opened; i++)
+      evs[i].impl->stop_at_ns = cs_now_ns() + (int64_t)((o.time_s + CUT_GRACE_S) * 1e9);
   double bits = 0;
   bool found = false;
   uint64_t sa = 0, sb = 0, evals = 0;
@@ -555,6 +595,10 @@ int cs_cmd_collide(int argc, char **argv) {
       cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
       goto cleanup;
     }
+  }
+  if (!found && evs[0].answered == 0) {
+    status = never_answered(impl_name, &evs[0], o.time_s);
+    goto cleanup;
   }
   for (unsigned i = 0; i < opened; i++)
     set_family(&evs[i], family);
@@ -625,6 +669,7 @@ int cs_cmd_collide(int argc, char **argv) {
 
   /* The pair: rebuild the inputs, confirm, shrink. */
   evaluator *ev = &evs[0];
+  ev->impl->stop_at_ns = 0; /* the time was the search's: the pair is confirmed, shrunk and run */
   cs_arena_reset(&ev->arena);
   a = dup_str(input_of(ev, sa));
   b = dup_str(input_of(ev, sb));

@@ -123,6 +123,28 @@ rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "--time 3s with 0.3 s per request: exit 0 within 7 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 7000 ] && grep -q 'no collision found' '$T/t.txt'"
 
+# An implementation that never answers within --time: cut a second after it, as a run does, and
+# exit 3 naming the request that was waiting (not "no collision found", exit 0, after --deadline).
+cat >"$T/hang.py" <<'PY'
+import json, sys, time
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "hang", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:
+        time.sleep(100)
+PY
+start=$(date +%s%N)
+"$CS" collide --no-corpus --target anthropic --jobs 1 --time 2s --deadline 8000 --impl-cmd -- python3 "$T/hang.py" >"$T/h.txt" 2>"$T/h.err"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "a hang under --time 2s: exit 3 within 5 s naming the request (took ${ms} ms)" \
+  "[ $rc -eq 3 ] && [ $ms -lt 5000 ] && grep -q 'no request got its answer within --time 2s and 1s more' '$T/h.err' &&
+   grep -q 'seq 1 (normalize anthropic) was unanswered' '$T/h.err' && ! grep -q 'no collision found' '$T/h.txt'"
+
 # Through emit each input is a request of its own: the probe looks at the clock between slices.
 start=$(date +%s%N)
 "$CS" collide --no-corpus --target anthropic --via emit --jobs 1 --time 3s --impl-cmd -- python3 tests/fixtures/proto_echo.py --slow 0.01 >"$T/te.txt" 2>"$T/te.err"
