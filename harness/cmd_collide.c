@@ -65,6 +65,7 @@ typedef struct {
   size_t plen;
   cs_arena arena;
   cs_str *inputs;
+  bool *real; /* per output of the last evaluation: an answer (not null, not a fault's stand-in) */
   size_t cap;
   cs_request *reqs;
   cs_reply *replies;
@@ -86,6 +87,7 @@ static void grow_inputs(evaluator *ev, size_t n) {
     return;
   ev->cap = n;
   ev->inputs = cs_xrealloc_array(ev->inputs, n, sizeof *ev->inputs);
+  ev->real = cs_xrealloc_array(ev->real, n, sizeof *ev->real);
   ev->reqs = cs_xrealloc_array(ev->reqs, n, sizeof *ev->reqs);
   ev->replies = cs_xrealloc_array(ev->replies, n, sizeof *ev->replies);
 }
@@ -117,8 +119,10 @@ static cs_history *single_call(evaluator *ev, cs_str id) {
   return h;
 }
 
-/* A null output cannot collide: it becomes a text no real output has the same as. */
-static cs_str or_unique(evaluator *ev, cs_str out, cs_str in) {
+/* Output o of an evaluation: `out`, or for a null output (a null answer, a fault, a cut) a text no
+ * real output has the same as, since a null cannot collide. ev->real[o] says which it was. */
+static cs_str or_unique(evaluator *ev, size_t o, cs_str out, cs_str in) {
+  ev->real[o] = out.ptr != NULL;
   if (out.ptr)
     return out;
   return cs_arena_printf(&ev->arena, "\x01(null for %.*s)", (int)in.len, in.ptr);
@@ -128,7 +132,7 @@ static cs_str or_unique(evaluator *ev, cs_str out, cs_str in) {
 static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, cs_err *err) {
   if (ev->fast) {
     for (size_t i = 0; i < n; i++)
-      outs[i] = or_unique(ev, ev->fast->normalize(ev->fast, ev->target, in[i], &ev->arena), in[i]);
+      outs[i] = or_unique(ev, i, ev->fast->normalize(ev->fast, ev->target, in[i], &ev->arena), in[i]);
     ev->answered += n;
     return 0;
   }
@@ -158,7 +162,7 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
       if (rp->status == CS_REPLY_CUT && !ev->cut++)
         snprintf(ev->first_cut, sizeof ev->first_cut, "%.*s", ml, msg);
       for (size_t j = 0; j < k; j++, o++)
-        outs[o] = or_unique(ev, CS_NULL_STR, in[o]);
+        outs[o] = or_unique(ev, o, CS_NULL_STR, in[o]);
       continue;
     }
     if (rp->status != CS_REPLY_OK) {
@@ -171,17 +175,17 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
         return cs_err_set(err, "no %s request answered in three batches (%s: %.*s)", op, st, ml, msg);
       any_fault = true;
       for (size_t j = 0; j < k; j++, o++)
-        outs[o] = or_unique(ev, CS_NULL_STR, in[o]);
+        outs[o] = or_unique(ev, o, CS_NULL_STR, in[o]);
       continue;
     }
     ev->answered++;
     if (ev->emit) {
       cs_str out = rp->answer.ncalls == 1 ? rp->answer.calls[0] : CS_NULL_STR;
-      outs[o] = or_unique(ev, out, in[o]);
+      outs[o] = or_unique(ev, o, out, in[o]);
       o++;
     } else {
       for (uint32_t j = 0; j < rp->nids; j++, o++)
-        outs[o] = or_unique(ev, rp->ids[j], in[o]);
+        outs[o] = or_unique(ev, o, rp->ids[j], in[o]);
     }
   }
   return 0;
@@ -212,18 +216,29 @@ static int by_fp(const void *x, const void *y) {
   return a->fp < b->fp ? -1 : a->fp > b->fp;
 }
 
-/* Estimates the output space of one family; a collision among the samples themselves is reported
- * through *found/a/b. Evaluated in slices of PROBE_SLICE, so a time limit (stop_at > 0, cs_now_s())
- * is checked between them: through emit each sample is a request of its own. A probe cut short
- * estimates from the samples it has. Returns 0, or -1 with err. */
-static int probe(evaluator *ev, uint64_t seed, double stop_at, double *bits, bool *found, uint64_t *a, uint64_t *b,
-                 uint64_t *evaluated, cs_err *err) {
+/* What the probe of one family saw. */
+typedef struct {
+  double bits;        /* estimated output entropy of the usable samples */
+  uint64_t evaluated; /* samples evaluated */
+  size_t usable;      /* of them, answered with an ID (not null, not faulted, not cut) */
+  bool found;         /* two samples collided: a and b */
+  uint64_t a, b;
+} probe_result;
+
+/* Estimates the output space of one family from the samples answered with an ID: a null answer, a
+ * fault or a cut says nothing of the space (their stand-ins are unique texts, which would read as
+ * many bits). A collision among the samples themselves is reported too. Evaluated in slices of
+ * PROBE_SLICE, so a time limit (stop_at > 0, cs_now_s()) is checked between them: through emit each
+ * sample is a request of its own. A probe cut short estimates from the samples it has. Returns 0,
+ * or -1 with err. */
+static int probe(evaluator *ev, uint64_t seed, double stop_at, probe_result *pr, cs_err *err) {
   uint64_t *states = malloc(PROBE_SAMPLES * sizeof *states);
   cs_str *outs = malloc(PROBE_SAMPLES * sizeof *outs);
   sample *s = malloc(PROBE_SAMPLES * sizeof *s);
-  cs_arena kept = {0}; /* the outputs, copied: each evaluation reuses the evaluator's arena */
+  cs_arena kept = {0}; /* the usable outputs, copied: each evaluation reuses the evaluator's arena */
   int rc = -1;
-  size_t n = 0;
+  size_t n = 0, u = 0;
+  memset(pr, 0, sizeof *pr);
   if (!states || !outs || !s) {
     cs_err_set(err, "collide: out of memory");
     goto cleanup;
@@ -232,23 +247,26 @@ static int probe(evaluator *ev, uint64_t seed, double stop_at, double *bits, boo
     states[i] = cs_seed_mix(seed + i);
   while (n < PROBE_SAMPLES && (n == 0 || stop_at <= 0 || cs_now_s() < stop_at)) {
     size_t m = PROBE_SAMPLES - n < PROBE_SLICE ? PROBE_SAMPLES - n : PROBE_SLICE;
-    if (eval_states(ev, states + n, m, outs + n, err))
+    size_t base = u; /* the slice's outputs land at outs[base..), the usable ones are moved down */
+    if (eval_states(ev, states + n, m, outs + base, err))
       goto cleanup;
-    for (size_t i = n; i < n + m; i++)
-      outs[i] = cs_arena_str(&kept, outs[i]);
+    for (size_t i = 0; i < m; i++)
+      if (ev->real[i]) {
+        outs[u] = cs_arena_str(&kept, outs[base + i]);
+        s[u] = (sample){cs_collide_fingerprint(outs[u]), states[n + i]};
+        u++;
+      }
     n += m;
   }
-  *evaluated = n;
-  *bits = cs_collide_entropy(outs, n);
-  for (size_t i = 0; i < n; i++)
-    s[i] = (sample){cs_collide_fingerprint(outs[i]), states[i]};
-  qsort(s, n, sizeof *s, by_fp);
-  *found = false;
-  for (size_t i = 1; i < n && !*found; i++)
+  pr->evaluated = n;
+  pr->usable = u;
+  pr->bits = cs_collide_entropy(outs, u);
+  qsort(s, u, sizeof *s, by_fp);
+  for (size_t i = 1; i < u && !pr->found; i++)
     if (s[i].fp == s[i - 1].fp && s[i].state != s[i - 1].state) {
-      *found = true;
-      *a = s[i - 1].state;
-      *b = s[i].state;
+      pr->found = true;
+      pr->a = s[i - 1].state;
+      pr->b = s[i].state;
     }
   rc = 0;
 cleanup:
@@ -257,6 +275,38 @@ cleanup:
   free(outs);
   free(s);
   return rc;
+}
+
+/* Probes the family `given`, or (NULL) each in turn until one shows a collision or the probe's time
+ * is up, and chooses the one whose usable outputs look smallest. A family with fewer than two
+ * samples answered with an ID is not chosen (its estimate would say nothing): *chosen is NULL when
+ * none had them. *pr is the chosen family's probe (evaluated: over all families probed), *usable
+ * the usable samples over all of them. Returns 0, or -1 with err. */
+static int probe_families(evaluator *ev, const input_family *given, uint64_t seed, double stop_at,
+                          const input_family **chosen, probe_result *pr, size_t *usable, cs_err *err) {
+  uint64_t evaluated = 0;
+  *chosen = NULL;
+  *usable = 0;
+  memset(pr, 0, sizeof *pr);
+  for (size_t i = 0; i < NFAMILIES && !pr->found; i++) {
+    const input_family *f = given ? given : &families[i];
+    if (given && i)
+      break;
+    if (i && stop_at > 0 && cs_now_s() >= stop_at)
+      break;
+    probe_result r;
+    set_family(ev, f);
+    if (probe(ev, seed, stop_at, &r, err))
+      return -1;
+    evaluated += r.evaluated;
+    *usable += r.usable;
+    if (r.found || (r.usable >= 2 && (!*chosen || r.bits < pr->bits))) {
+      *pr = r;
+      *chosen = f;
+    }
+  }
+  pr->evaluated = evaluated;
+  return 0;
 }
 
 /* --- shrinking, printing, planting -------------------------------------------------------------- */
@@ -275,6 +325,7 @@ static int collides(evaluator *ev, cs_str a, cs_str b, char **out, cs_err *err) 
     return 0;
   cs_arena_reset(&ev->arena);
   cs_str in[2] = {a, b}, o[2];
+  grow_inputs(ev, 2);
   if (eval_inputs(ev, in, 2, o, err))
     return -1;
   if (o[0].len != o[1].len || memcmp(o[0].ptr, o[1].ptr, o[0].len) != 0)
@@ -459,6 +510,7 @@ static void close_evaluators(evaluator *evs, unsigned n) {
     cs_ruleset_free(evs[i].rs);
     cs_arena_free(&evs[i].arena);
     free(evs[i].inputs);
+    free(evs[i].real);
     free(evs[i].reqs);
     free(evs[i].replies);
   }
@@ -570,34 +622,29 @@ int cs_cmd_collide(int argc, char **argv) {
   uint64_t sa = 0, sb = 0, evals = 0;
   const char *mode = "probe";
   double seconds = 0, expected = 0;
-  if (!family) {
-    double best = -1;
-    for (size_t i = 0; i < NFAMILIES && !found; i++) {
-      if (i && probe_stop > 0 && cs_now_s() >= probe_stop)
-        break;
-      double fb;
-      uint64_t done = 0;
-      set_family(&evs[0], &families[i]);
-      if (probe(&evs[0], seed, probe_stop, &fb, &found, &sa, &sb, &done, &err)) {
-        cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
-        goto cleanup;
-      }
-      evals += done;
-      if (found || best < 0 || fb < best) {
-        best = fb;
-        family = &families[i];
-      }
-    }
-    bits = best;
-  } else {
-    set_family(&evs[0], family);
-    if (probe(&evs[0], seed, probe_stop, &bits, &found, &sa, &sb, &evals, &err)) {
-      cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
-      goto cleanup;
-    }
+  probe_result pr;
+  size_t usable = 0;
+  if (probe_families(&evs[0], family, seed, probe_stop, &family, &pr, &usable, &err)) {
+    cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+    goto cleanup;
   }
+  found = pr.found;
+  sa = pr.a;
+  sb = pr.b;
+  bits = pr.bits;
+  evals = pr.evaluated;
   if (!found && evs[0].answered == 0) {
     status = never_answered(impl_name, &evs[0], o.time_s);
+    goto cleanup;
+  }
+  if (!family) { /* nothing to estimate the space from, nor to search */
+    cs_buf nb = {0};
+    cs_esc_plain_cut(&nb, impl_name, 200);
+    status = cs_fail(CS_EXIT_IMPL,
+                     "collide: %s answered %zu of %llu probe inputs with an ID (the rest null, faulted or cut off): "
+                     "too few to search",
+                     nb.data, usable, (unsigned long long)evals);
+    cs_buf_free(&nb);
     goto cleanup;
   }
   for (unsigned i = 0; i < opened; i++)

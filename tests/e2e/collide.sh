@@ -250,6 +250,19 @@ PY
 "$CS" collide --no-corpus --target mistral --budget 2000 --jobs 1 --impl-cmd -- python3 "$T/crash5.py" >"$T/c5.out" 2>"$T/c5.err"
 check "a crash during a search: restarted, skipped, said once, the search goes on" \
   "[ $? -eq 0 ] && [ \$(grep -c 'its inputs are skipped' '$T/c5.err') -eq 1 ] && grep -q 'no collision found' '$T/c5.out'"
+check "the skipped inputs do not count toward the estimate: 9 decimal digits are 29.9 bits" \
+  "grep -q 'outputs look like 29.9 bits' '$T/c5.out'"
+# Null answers say nothing of the output space either: half of them null leaves a 16-bit hash at about
+# 16 bits (found at once, not missed by a search sized for 100 bits); all of them null is nothing to
+# search, exit 3.
+"$CS" collide --no-corpus --target anthropic --jobs 1 --budget 100000 --impl-cmd -- python3 "$T/norm.py" anthropic \
+  'None if hashlib.sha256(("k" + i).encode()).digest()[0] & 1 else "toolu_" + hashlib.sha256(i.encode()).hexdigest()[:4]' \
+  >"$T/nh.txt" 2>"$T/nh.err"
+check "half the outputs null: estimated from the others (16 bits), the collision found" \
+  "[ $? -eq 1 ] && grep -q 'outputs look like 16.0 bits' '$T/nh.txt' && grep -q '^COLLISION' '$T/nh.txt'"
+"$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/norm.py" anthropic 'None' >"$T/o" 2>"$T/e"
+check "every output null: exit 3, one line, says there is too little to search" \
+  "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'answered 0 of 10240 probe inputs with an ID' '$T/e' && ! grep -q 'bits' '$T/o'"
 "$CS" collide --no-corpus --target mistral --budget 2000 --jobs 1 --impl-cmd -- python3 "$T/crash5.py" always >"$T/o" 2>"$T/e"
 check "an implementation that never answers: exit 3" "[ $? -eq 3 ] && grep -q 'no normalize request answered' '$T/e'"
 
