@@ -10,7 +10,7 @@
  * shaped like the search's (harness/cmd_collide.c planted()), which are then run against the
  * implementation to show whether its collision handling keeps the calls apart.
  * Exit status: 1 a collision was found, 0 none within the budget, 2 usage or output error (an
- * unwritable corpus), 3 cannot run. */
+ * unwritable corpus), 3 cannot run, nothing usable answered, or the pair found not confirmed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +34,7 @@
 #define SHRINK_MAX_S 10.0   /* and seconds */
 #define TAIL_LEN 11         /* base62 digits of a 64-bit state: 62^11 > 2^64, so tails are injective */
 #define MAX_JOBS 64
+#define CONFIRM_TRIES 3 /* evaluations of the pair found, when the implementation faults on it */
 #define CUT_GRACE_S 1.0 /* as in a run: answers in flight get this long past --time */
 
 typedef struct {
@@ -74,6 +75,7 @@ typedef struct {
    * inputs are skipped, as a run goes on with the next case; only an implementation that never
    * answers stops the search. */
   uint64_t answered, faulted_batches;
+  uint64_t faults; /* replies that faulted: crash, timeout, protocol, rejected */
   bool fault_told;
   char last_fault[400]; /* the last fault, as "normalize request got crash (...)" */
   /* Requests cut off by the stop time (cs_impl.stop_at_ns, --time and CUT_GRACE_S): not faults, and
@@ -168,6 +170,7 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
     if (rp->status != CS_REPLY_OK) {
       const char *op = cs_op_name(ev->reqs[r].op), *st = cs_reply_status_name(rp->status);
       snprintf(ev->last_fault, sizeof ev->last_fault, "%s request got %s (%.*s)", op, st, ml, msg);
+      ev->faults++;
       if (!any_fault && !ev->fault_told) /* once per worker: the search goes on */
         fprintf(stderr, "callsign: collide: a %s; its inputs are skipped\n", ev->last_fault);
       ev->fault_told = true;
@@ -318,16 +321,23 @@ static char *dup_str(cs_str s) {
   return p;
 }
 
-/* 1 when a and b are different inputs with the same output (which goes to *out, heap), 0 when not,
- * -1 on error. */
+/* What evaluating a pair again says. */
+enum { PAIR_DIFFERENT = 0, PAIR_COLLIDES = 1, PAIR_NOT_ANSWERED = 2 };
+
+/* PAIR_COLLIDES when a and b are different inputs with the same output (which goes to *out, heap),
+ * PAIR_DIFFERENT when not, PAIR_NOT_ANSWERED when a request for them faulted or was cut off
+ * (ev->last_fault, ev->first_cut say how), -1 on error. */
 static int collides(evaluator *ev, cs_str a, cs_str b, char **out, cs_err *err) {
   if (a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0)
-    return 0;
+    return PAIR_DIFFERENT;
   cs_arena_reset(&ev->arena);
   cs_str in[2] = {a, b}, o[2];
   grow_inputs(ev, 2);
+  uint64_t unanswered = ev->faults + ev->cut;
   if (eval_inputs(ev, in, 2, o, err))
     return -1;
+  if (ev->faults + ev->cut != unanswered)
+    return PAIR_NOT_ANSWERED;
   if (o[0].len != o[1].len || memcmp(o[0].ptr, o[1].ptr, o[0].len) != 0)
     return 0;
   if (out) {
@@ -335,6 +345,19 @@ static int collides(evaluator *ev, cs_str a, cs_str b, char **out, cs_err *err) 
     *out = dup_str(o[0]);
   }
   return 1;
+}
+
+/* Evaluates the pair found again: a fault there (a crash, a hang, garbage) says nothing of the
+ * collision, so the implementation is restarted and asked again, up to CONFIRM_TRIES times. Returns
+ * as collides(); PAIR_NOT_ANSWERED when every try faulted. */
+static int confirm_pair(evaluator *ev, const char *a, const char *b, char **out, cs_err *err) {
+  int rc = PAIR_NOT_ANSWERED;
+  for (int t = 0; t < CONFIRM_TRIES && rc == PAIR_NOT_ANSWERED; t++) {
+    if (t && ev->impl->vt->restart(ev->impl, err))
+      return -1;
+    rc = collides(ev, cs_str_c(a), cs_str_c(b), out, err);
+  }
+  return rc;
 }
 
 /* What cs_collide_shrink asks of the evaluator: does a candidate pair still collide? */
@@ -346,7 +369,8 @@ typedef struct {
 
 static int shrink_test(void *user, cs_str a, cs_str b) {
   shrink_ctx *c = user;
-  return collides(c->ev, a, b, c->out, c->err);
+  int rc = collides(c->ev, a, b, c->out, c->err);
+  return rc == PAIR_NOT_ANSWERED ? 0 : rc; /* a candidate that was not answered is not kept */
 }
 
 /* Shrinks the found pair (harness/collide.h cs_collide_shrink): structural collisions shrink, hash
@@ -720,9 +744,23 @@ int cs_cmd_collide(int argc, char **argv) {
   cs_arena_reset(&ev->arena);
   a = dup_str(input_of(ev, sa));
   b = dup_str(input_of(ev, sb));
-  if (collides(ev, cs_str_c(a), cs_str_c(b), &out, &err) != 1) {
-    cs_fail(CS_EXIT_IMPL, "%s: the pair found does not collide when evaluated again (%s)", impl_name,
-            err.msg[0] ? err.msg : "nondeterministic implementation?");
+  int confirmed = confirm_pair(ev, a, b, &out, &err);
+  if (confirmed != PAIR_COLLIDES) {
+    cs_buf nb = {0};
+    cs_esc_plain_cut(&nb, impl_name, 200);
+    if (confirmed < 0)
+      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", nb.data, err.msg);
+    else if (confirmed == PAIR_NOT_ANSWERED)
+      cs_fail(CS_EXIT_IMPL,
+              "collide: %s: the pair found could not be confirmed: %d tries, each after a restart, got no "
+              "answer (the last: %s)",
+              nb.data, CONFIRM_TRIES, ev->last_fault);
+    else
+      cs_fail(CS_EXIT_IMPL,
+              "collide: %s: the pair found does not collide when evaluated again "
+              "(nondeterministic implementation?)",
+              nb.data);
+    cs_buf_free(&nb);
     goto cleanup;
   }
   unsigned steps = 0;

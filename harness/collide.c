@@ -22,7 +22,8 @@
 #define MAX_LOAD_NUM 7 /* grow or switch at 70% load */
 #define MAX_LOAD_DEN 10
 #define MIN_DP_BITS 8
-#define WALK_LIMIT 20 /* a walk longer than 20 expected lengths is in a cycle: restart it */
+#define CONFIRM_TRIES 3 /* evaluations of a candidate pair whose outputs came back different */
+#define WALK_LIMIT 20   /* a walk longer than 20 expected lengths is in a cycle: restart it */
 
 enum { MODE_BIRTHDAY, MODE_DP };
 
@@ -258,6 +259,21 @@ static int eval_pair(worker *w, uint64_t a, uint64_t b, uint64_t *fa, uint64_t *
   return out[0].len == out[1].len && (out[0].len == 0 || memcmp(out[0].ptr, out[1].ptr, out[0].len) == 0);
 }
 
+/* Confirms a birthday candidate, two states the table holds with one fingerprint: 1 when their
+ * outputs are equal, 0 when not, -1 on error. Outputs whose fingerprints now differ are not the ones
+ * the table saw: an evaluator stands in for an output it could not get (a fault of the
+ * implementation) with a unique text, so the pair is asked again, up to CONFIRM_TRIES times. */
+static int confirm_candidate(worker *w, uint64_t a, uint64_t b) {
+  int eq = 0;
+  for (int t = 0; t < CONFIRM_TRIES; t++) {
+    uint64_t fa, fb;
+    eq = eval_pair(w, a, b, &fa, &fb);
+    if (eq != 0 || fa == fb) /* an answer, an error, or equal fingerprints of different outputs */
+      break;
+  }
+  return eq;
+}
+
 /* Advances a walk one step: its next state. */
 static int step(worker *w, uint64_t x, uint64_t *next) {
   cs_str out;
@@ -408,11 +424,9 @@ static void *work(void *arg) {
             break;
         }
       pthread_mutex_unlock(&sh->lock);
-      for (size_t k = 0; k < npairs && !atomic_load(&sh->stop); k++) {
-        uint64_t fa, fb;
-        if (eval_pair(w, pairs[k].a, pairs[k].b, &fa, &fb) == 1)
+      for (size_t k = 0; k < npairs && !atomic_load(&sh->stop); k++)
+        if (confirm_candidate(w, pairs[k].a, pairs[k].b) == 1)
           record_found(sh, pairs[k].a, pairs[k].b);
-      }
     } else {
       for (size_t i = 0; i < batch; i++) {
         lens[i]++;

@@ -266,6 +266,36 @@ check "every output null: exit 3, one line, says there is too little to search" 
 "$CS" collide --no-corpus --target mistral --budget 2000 --jobs 1 --impl-cmd -- python3 "$T/crash5.py" always >"$T/o" 2>"$T/e"
 check "an implementation that never answers: exit 3" "[ $? -eq 3 ] && grep -q 'no normalize request answered' '$T/e'"
 
+# A fault on the request that confirms the pair found says nothing of the collision: asked again after
+# a restart; a program that faults on every try is reported with its fault, exit 3.
+cat >"$T/confirm.py" <<'PY'
+import hashlib, json, os, sys
+mode, n = sys.argv[1], 0
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "cf", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+        continue
+    if r["op"] == "stop":
+        sys.exit(0)
+    n += 1
+    if (mode == "every11" and n == 11) or (mode == "pairs" and len(r["ids"]) == 2):
+        os._exit(7)
+    print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256(i.encode()).hexdigest()[:4] for i in r["ids"]]}),
+          flush=True)
+PY
+"$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" every11 >"$T/cf.txt" 2>"$T/cf.err"
+check "a crash on the confirming request: asked again after a restart, the collision reported (exit 1)" \
+  "[ $? -eq 1 ] && grep -q '^COLLISION' '$T/cf.txt' && ! grep -q 'nondeterministic' '$T/cf.err'"
+"$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" pairs >"$T/cf.txt" 2>"$T/cf.err"
+check "a crash on every try at confirming: exit 3, one line naming the crash, not nondeterminism" \
+  "[ $? -eq 3 ] && [ \$(grep -c 'could not be confirmed: 3 tries' '$T/cf.err') -eq 1 ] &&
+   grep -q 'got crash (the process exited with status 7' '$T/cf.err' && ! grep -q 'nondeterministic' '$T/cf.err'"
+"$CS" help collide >"$T/o" 2>"$T/e"
+check "help collide states exit status 3 and what it covers" \
+  "grep -q '3 the implementation could not be run' '$T/o' && grep -q 'could not be confirmed' '$T/o'"
+
 # A real collision of the reference's own mistral mapper, found by
 #   callsign collide --impl reference --target mistral --via emit   (about 2^27 evaluations)
 # Alone, each call gets the same wire ID; planted in two turns of one history, the reference's

@@ -261,3 +261,44 @@ Test(collide, json_visible_escapes_hidden_characters_and_stray_bytes) {
   cr_assert_str_eq(b.data, "\"a\\\"\\\\\\u001b[31m\\u0085\\u202e\xf0\x9f\x98\x80\\ufffdp\"");
   cs_buf_free(&b);
 }
+
+/* An evaluator that cannot get the first output of a pair the first time it is asked for it (a crash
+ * of the implementation) stands in a unique text for it: the search asks again rather than drop a
+ * real collision. */
+typedef struct {
+  toy t;
+  unsigned pairs;
+  uint64_t last[2];
+  char stand_in[32];
+} flaky_toy;
+
+static int flaky_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+  flaky_toy *f = ev;
+  toy_eval(&f->t, states, n, outs, err);
+  if (n == 2 && (states[0] != f->last[0] || states[1] != f->last[1])) {
+    f->last[0] = states[0];
+    f->last[1] = states[1];
+    int len = snprintf(f->stand_in, sizeof f->stand_in, "\x01(fault %u)", f->pairs++);
+    outs[0] = (cs_str){f->stand_in, (size_t)len};
+  }
+  return 0;
+}
+
+Test(collide, a_fault_on_confirming_a_candidate_is_asked_again) {
+  static flaky_toy f;
+  f.t.bits = 20;
+  void *evs[1] = {&f};
+  cs_collide_config cfg = {.eval = flaky_eval,
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .space_bits = 20,
+                           .seed = 11,
+                           .batch = 256,
+                           .budget = 1000000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert(r.found, "a candidate whose confirmation faulted was dropped (%llu evaluations)",
+            (unsigned long long)r.evals);
+  cr_assert_gt(f.pairs, 0);
+}
