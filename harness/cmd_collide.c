@@ -171,8 +171,12 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
       const char *op = cs_op_name(ev->reqs[r].op), *st = cs_reply_status_name(rp->status);
       snprintf(ev->last_fault, sizeof ev->last_fault, "%s request got %s (%.*s)", op, st, ml, msg);
       ev->faults++;
-      if (!any_fault && !ev->fault_told) /* once per worker: the search goes on */
-        fprintf(stderr, "callsign: collide: a %s; its inputs are skipped\n", ev->last_fault);
+      if (!any_fault && !ev->fault_told) { /* once per worker: the search goes on */
+        cs_buf b = {0};
+        cs_esc_plain_cut(&b, ev->last_fault, sizeof ev->last_fault);
+        fprintf(stderr, "callsign: collide: a %s; its inputs are skipped\n", b.data);
+        cs_buf_free(&b);
+      }
       ev->fault_told = true;
       if (!any_fault && ev->answered == 0 && ++ev->faulted_batches >= 3)
         return cs_err_set(err, "no %s request answered in three batches (%s: %.*s)", op, st, ml, msg);
@@ -494,17 +498,25 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
   return verdict;
 }
 
+/* s as one line for the terminal (NULL: ""), hidden characters escaped, cut at 300 bytes: the
+ * implementation's name from its hello and messages carrying its stderr are its own text. Valid
+ * until b changes. */
+static const char *shown(cs_buf *b, const char *s) {
+  cs_buf_clear(b);
+  cs_esc_plain_cut(b, s, 300);
+  return b->data ? b->data : "";
+}
+
 /* Exit 3 for an implementation that answered no request at all: names the request that was
  * waiting when the time ran out, as `run` does, or the last fault. */
 static int never_answered(const char *name, const evaluator *ev, double time_s) {
+  if (ev->cut)
+    return cs_fail(CS_EXIT_IMPL,
+                   "collide: %s: no request got its answer within --time %gs and %gs more for answers in flight (%s)",
+                   name, time_s, CUT_GRACE_S, ev->first_cut);
   cs_buf b = {0};
-  cs_esc_plain_cut(&b, name, 200);
-  int st = ev->cut ? cs_fail(CS_EXIT_IMPL,
-                             "collide: %s: no request got its answer within --time %gs and %gs more for answers in "
-                             "flight (%s)",
-                             b.data, time_s, CUT_GRACE_S, ev->first_cut)
-                   : cs_fail(CS_EXIT_IMPL, "collide: %s: no request answered (the last: %s)", b.data,
-                             ev->last_fault[0] ? ev->last_fault : "none was sent");
+  int st = cs_fail(CS_EXIT_IMPL, "collide: %s: no request answered (the last: %s)", name,
+                   ev->last_fault[0] ? shown(&b, ev->last_fault) : "none was sent");
   cs_buf_free(&b);
   return st;
 }
@@ -581,6 +593,7 @@ int cs_cmd_collide(int argc, char **argv) {
   memset(evs, 0, sizeof evs);
   unsigned opened = 0;
   char *a = NULL, *b = NULL, *out = NULL;
+  cs_buf nameb = {0}, msgb = {0}; /* the name and a message as shown on the terminal */
   int saved = 0;
   const char *name = o.nimpls ? o.impls[0] : NULL;
   for (; opened < jobs; opened++) {
@@ -589,7 +602,7 @@ int cs_cmd_collide(int argc, char **argv) {
     ev->impl = ev->rs ? cs_session_open(&o, ev->rs, name, &err) : NULL;
     if (!ev->impl) {
       cs_ruleset_free(ev->rs); /* close_evaluators ends at the ones opened */
-      cs_fail(CS_EXIT_IMPL, "%s", err.msg);
+      cs_fail(CS_EXIT_IMPL, "%s", shown(&msgb, err.msg));
       goto cleanup;
     }
     const cs_impl_info *info = &ev->impl->info;
@@ -602,8 +615,8 @@ int cs_cmd_collide(int argc, char **argv) {
                           : !norm && !emit                              ? "neither normalize nor emit"
                                                                         : NULL;
     if (missing) {
-      cs_fail(CS_EXIT_USAGE, "collide: %s has %s%s for target %s", info->name, strchr(missing, ' ') ? "" : "no ",
-              missing, cs_target_label((int)target));
+      cs_fail(CS_EXIT_USAGE, "collide: %s has %s%s for target %s", shown(&nameb, info->name),
+              strchr(missing, ' ') ? "" : "no ", missing, cs_target_label((int)target));
       status = CS_EXIT_USAGE;
       opened++;
       goto cleanup;
@@ -625,11 +638,12 @@ int cs_cmd_collide(int argc, char **argv) {
     evp[opened] = ev;
   }
   const char *impl_name = evs[0].impl->info.name ? evs[0].impl->info.name : "external";
+  const char *shown_name = shown(&nameb, impl_name); /* the corpus makes its own directory name of impl_name */
   const char *op = evs[0].emit ? "emit" : "normalize";
   uint64_t seed = o.seed_set ? o.seed : 1;
   const char *corpus_dir = o.corpus_dir ? o.corpus_dir : "corpus/regressions";
   if (!o.no_corpus && cs_corpus_writable(corpus_dir, impl_name, &err)) {
-    status = cs_fail(CS_EXIT_USAGE, "collide: the corpus: %s (--no-corpus plants nothing)", err.msg);
+    status = cs_fail(CS_EXIT_USAGE, "collide: the corpus: %s (--no-corpus plants nothing)", shown(&msgb, err.msg));
     goto cleanup;
   }
 
@@ -649,7 +663,7 @@ int cs_cmd_collide(int argc, char **argv) {
   probe_result pr;
   size_t usable = 0;
   if (probe_families(&evs[0], family, seed, probe_stop, &family, &pr, &usable, &err)) {
-    cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+    cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
     goto cleanup;
   }
   found = pr.found;
@@ -658,24 +672,21 @@ int cs_cmd_collide(int argc, char **argv) {
   bits = pr.bits;
   evals = pr.evaluated;
   if (!found && evs[0].answered == 0) {
-    status = never_answered(impl_name, &evs[0], o.time_s);
+    status = never_answered(shown_name, &evs[0], o.time_s);
     goto cleanup;
   }
   if (!family) { /* nothing to estimate the space from, nor to search */
-    cs_buf nb = {0};
-    cs_esc_plain_cut(&nb, impl_name, 200);
     status = cs_fail(CS_EXIT_IMPL,
                      "collide: %s answered %zu of %llu probe inputs with an ID (the rest null, faulted or cut off): "
                      "too few to search",
-                     nb.data, usable, (unsigned long long)evals);
-    cs_buf_free(&nb);
+                     shown_name, usable, (unsigned long long)evals);
     goto cleanup;
   }
   for (unsigned i = 0; i < opened; i++)
     set_family(&evs[i], family);
   if (!o.quiet)
     printf("collide: %s %s of %s, inputs '%s' (%s + %d varying characters): outputs look like %.1f bits\n", op,
-           cs_target_label((int)target), impl_name, family->name, family->prefix, TAIL_LEN, bits);
+           cs_target_label((int)target), shown_name, family->name, family->prefix, TAIL_LEN, bits);
   double left = o.time_s > 0 ? o.time_s - (cs_now_s() - t0) : 0;
   if (!found && o.time_s > 0 && left <= 0 && !o.quiet)
     printf("collide: the time limit ran out in the probe\n");
@@ -711,7 +722,7 @@ int cs_cmd_collide(int argc, char **argv) {
       goto cleanup;
     }
     if (src) {
-      cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
       goto cleanup;
     }
     found = r.found;
@@ -746,30 +757,27 @@ int cs_cmd_collide(int argc, char **argv) {
   b = dup_str(input_of(ev, sb));
   int confirmed = confirm_pair(ev, a, b, &out, &err);
   if (confirmed != PAIR_COLLIDES) {
-    cs_buf nb = {0};
-    cs_esc_plain_cut(&nb, impl_name, 200);
     if (confirmed < 0)
-      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", nb.data, err.msg);
+      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
     else if (confirmed == PAIR_NOT_ANSWERED)
       cs_fail(CS_EXIT_IMPL,
               "collide: %s: the pair found could not be confirmed: %d tries, each after a restart, got no "
               "answer (the last: %s)",
-              nb.data, CONFIRM_TRIES, ev->last_fault);
+              shown_name, CONFIRM_TRIES, shown(&msgb, ev->last_fault));
     else
       cs_fail(CS_EXIT_IMPL,
               "collide: %s: the pair found does not collide when evaluated again "
               "(nondeterministic implementation?)",
-              nb.data);
-    cs_buf_free(&nb);
+              shown_name);
     goto cleanup;
   }
   unsigned steps = 0;
   if (shrink_pair(ev, &a, &b, &out, &steps, &err)) {
-    cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+    cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
     goto cleanup;
   }
   printf("COLLISION: %s %s of %s maps two different IDs to the same ID\n  A: ", op, cs_target_label((int)target),
-         impl_name);
+         shown_name);
   print_json_str(stdout, a);
   printf("\n  B: ");
   print_json_str(stdout, b);
@@ -799,10 +807,10 @@ int cs_cmd_collide(int argc, char **argv) {
       cs_buf_free(&m);
       if (cs_corpus_save_literal(corpus_dir, impl_name, property, cs_target_label((int)target), msg, &h, &PLANTED_PAIR,
                                  &path, &err)) {
-        fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", err.msg);
+        fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", shown(&msgb, err.msg));
         status = CS_EXIT_USAGE; /* an output error: the run lost what it found */
       } else {
-        printf("planted (%s): %s\n", shapes[k], path);
+        printf("planted (%s): %s\n", shapes[k], shown(&msgb, path));
         saved++;
       }
       free(path);
@@ -812,12 +820,14 @@ int cs_cmd_collide(int argc, char **argv) {
   if (saved)
     printf("the planted cases are replayed first by every run of %s; `callsign replay --impl NAME FILE` runs them "
            "against another implementation\n",
-           impl_name);
+           shown_name);
   cs_arena_free(&ar);
 cleanup:
   free(a);
   free(b);
   free(out);
+  cs_buf_free(&nameb);
+  cs_buf_free(&msgb);
   close_evaluators(evs, opened);
   cs_ruleset_free(rs);
   return status;

@@ -221,6 +221,29 @@ for m in crash:crash hang:timeout garbage:protocol error:rejected; do
     "[ $? -eq 1 ] && [ \$(grep -c 'emit.unique on anthropic not judged: ${m#*:}: ' '$T/ef.txt') -eq 2 ] && ! grep -q 'holds' '$T/ef.txt'"
 done
 
+# The implementation's name (from its hello) and its stderr are its own text: escaped on the terminal.
+cat >"$T/badname.py" <<'PY'
+import hashlib, json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "bad\n\x1b[31mname", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:
+        print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256(i.encode()).hexdigest()[:2] for i in r["ids"]]}),
+              flush=True)
+PY
+"$CS" collide --target anthropic --corpus "$T/bn" --jobs 1 --impl-cmd -- python3 "$T/badname.py" >"$T/bn.txt" 2>"$T/bn.err"
+check "a hello name with a newline and ESC: escaped in every line that names it" \
+  "[ $? -eq 1 ] && python3 -c \"import sys;d=open('$T/bn.txt','rb').read()+open('$T/bn.err','rb').read();sys.exit(b'\\x1b' in d or b'bad\\n' in d)\" &&
+   grep -qF 'COLLISION: normalize anthropic of bad\n\u001B[31mname maps' '$T/bn.txt' &&
+   grep -qF 'replayed first by every run of bad\n\u001B[31mname;' '$T/bn.txt'"
+"$CS" collide --target mistral --no-corpus --jobs 1 --impl-cmd -- python3 "$T/badname.py" >"$T/o" 2>"$T/e"
+check "and in an error naming it: one line, escaped" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF 'bad\n\u001B[31mname has neither' '$T/e'"
+
 # Budgets: a 53.6-bit space is not searched through in a test.
 "$CS" collide --impl mistral-hash9 --target mistral --budget 200000 --no-corpus --jobs 2 >"$T/m.txt" 2>"$T/m.err"
 check "mistral-hash9 under a small budget: exit 0, says how much work a collision needs" "[ $? -eq 0 ] && grep -q 'no collision found' '$T/m.txt' && grep -q '53.6 bits' '$T/m.txt'"
