@@ -314,8 +314,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--time: at most 8760h (a year)");
     o->time_s = d;
   } else if (!strcmp(n, "jobs")) {
-    if (u == 0 || u > 256)
-      return cs_err_set(err, "--jobs: must be 1 to 256");
+    if (u == 0 || u > CS_MAX_JOBS)
+      return cs_err_set(err, "--jobs: must be 1 to %d", CS_MAX_JOBS);
     o->jobs = (unsigned)u;
   } else if (!strcmp(n, "shard")) {
     /* Two decimal numbers: sscanf's %u would take " 1" and wrap "-1" to 4294967295. */

@@ -33,9 +33,8 @@
 #define SHRINK_BUDGET 4000  /* evaluations spent on shrinking a found pair */
 #define SHRINK_MAX_S 10.0   /* and seconds */
 #define TAIL_LEN 11         /* base62 digits of a 64-bit state: 62^11 > 2^64, so tails are injective */
-#define MAX_JOBS 64
-#define CONFIRM_TRIES 3 /* evaluations of the pair found, when the implementation faults on it */
-#define CUT_GRACE_S 1.0 /* as in a run: answers in flight get this long past --time */
+#define CONFIRM_TRIES 3     /* evaluations of the pair found, when the implementation faults on it */
+#define CUT_GRACE_S 1.0     /* as in a run: answers in flight get this long past --time */
 
 typedef struct {
   const char *name;
@@ -581,16 +580,15 @@ int cs_cmd_collide(int argc, char **argv) {
     target++;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned jobs = o.jobs ? o.jobs : cpus > 0 ? (unsigned)cpus : 1;
-  if (jobs > MAX_JOBS)
-    jobs = MAX_JOBS;
+  if (jobs > CS_MAX_JOBS) /* the default, one per core: --jobs itself is at most CS_MAX_JOBS */
+    jobs = CS_MAX_JOBS;
   cs_ruleset *rs = cs_cli_ruleset(&o, &err);
   if (!rs)
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
 
   int status = CS_EXIT_IMPL;
-  evaluator evs[MAX_JOBS];
-  void *evp[MAX_JOBS];
-  memset(evs, 0, sizeof evs);
+  evaluator *evs = cs_xcalloc(jobs, sizeof *evs);
+  void **evp = cs_xcalloc(jobs, sizeof *evp);
   unsigned opened = 0;
   char *a = NULL, *b = NULL, *out = NULL;
   cs_buf nameb = {0}, msgb = {0}; /* the name and a message as shown on the terminal */
@@ -829,6 +827,8 @@ cleanup:
   cs_buf_free(&nameb);
   cs_buf_free(&msgb);
   close_evaluators(evs, opened);
+  free(evs);
+  free(evp);
   cs_ruleset_free(rs);
   return status;
 }

@@ -335,6 +335,12 @@ printf '{"turns":[%s,%s]}' "$(turn "$PA")" "$(turn "$PB")" >"$T/rab.json"
 check "the reference maps the two single-call histories to the same mistral ID" "python3 -c \"import json;a=json.load(open('$T/ra.out'))['calls'];b=json.load(open('$T/rb.out'))['calls'];assert a==b and len(a[0])==9, (a,b)\""
 check "planted together, the reference resolves the collision" "python3 -c \"import json;a=json.load(open('$T/ra.out'))['calls'][0];c=json.load(open('$T/rab.out'))['calls'];assert c[0]==a and c[1]!=a and len(c[1])==9, c\""
 
+# --jobs is honoured up to the 256 that help states, not cut to 64 without a word.
+"$CS" collide --impl reference --target anthropic --no-corpus --jobs 65 --budget 1000 >"$T/o" 2>"$T/e"
+check "--jobs 65: 65 workers" "[ $? -eq 0 ] && grep -q '; 65 workers$' '$T/o'"
+"$CS" collide --impl reference --target anthropic --no-corpus --jobs 257 --budget 1000 >"$T/o" 2>"$T/e"
+check "--jobs 257: exit 2, one line naming the limit" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'must be 1 to 256' '$T/e'"
+
 # Usage errors: one line, exit 2.
 "$CS" collide --impl anthropic-sanitize >"$T/o" 2>"$T/e"
 check "no --target: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
