@@ -37,8 +37,10 @@ typedef struct {
 static const option_row rows[] = {
     {"impl", ARG_LIST, GEN, "NAME  a built-in implementation (run: repeatable, 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
-    {"target", ARG_LIST, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT,
+    {"target", ARG_LIST, (GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE) | CS_CMD_EMIT,
      "T  restrict to a target (repeatable); emit: the one target to emit for"},
+    /* A list as above, so that a second one is told "exactly one" by collide itself. */
+    {"target", ARG_LIST, CS_CMD_COLLIDE, "T  the target to search for, exactly one"},
     {"property", ARG_LIST, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
@@ -481,8 +483,10 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     memcpy(name, a + 2, nl);
     name[nl] = 0;
     const option_row *row = NULL;
+    /* An option may have a row of its own for some commands (its help differs): the row of this
+     * command, else any (which then refuses it). */
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
-      if (!strcmp(rows[k].name, name))
+      if (!strcmp(rows[k].name, name) && (!row || (rows[k].commands & cmd)))
         row = &rows[k];
     if (!row)
       return cs_err_set(err, "unknown option '--%s' (see callsign help)", name);

@@ -173,7 +173,8 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
       if (!any_fault && !ev->fault_told) { /* once per worker: the search goes on */
         cs_buf b = {0};
         cs_esc_plain_cut(&b, ev->last_fault, sizeof ev->last_fault);
-        fprintf(stderr, "callsign: collide: a %s; its inputs are skipped\n", b.data);
+        fprintf(stderr, "callsign: collide: %s %s; its inputs are skipped\n", ev->reqs[r].op == CS_OP_EMIT ? "an" : "a",
+                b.data);
         cs_buf_free(&b);
       }
       ev->fault_told = true;
@@ -529,8 +530,11 @@ typedef struct {
 
 static void show_progress(void *user, uint64_t evals, uint64_t stored, double elapsed, const char *mode) {
   progress_state *p = user;
-  fprintf(stderr, "\r\033[K  collide: %.1fM evaluations (%.2fM/s), %.2fM stored, %s, %.0f s", evals / 1e6,
-          elapsed > 0 ? evals / elapsed / 1e6 : 0.0, stored / 1e6, mode, elapsed);
+  char done[32], rate[32], kept[32];
+  cs_collide_amount(done, sizeof done, (double)evals);
+  cs_collide_amount(rate, sizeof rate, elapsed > 0 ? (double)evals / elapsed : 0.0);
+  cs_collide_amount(kept, sizeof kept, (double)stored);
+  fprintf(stderr, "\r\033[K  collide: %s evaluations (%s/s), %s stored, %s, %.0f s", done, rate, kept, mode, elapsed);
   if (p->expected > 0)
     fprintf(stderr, ", ~%.0f%% of the expected work", 100.0 * (double)evals / p->expected);
 }
@@ -731,8 +735,9 @@ int cs_cmd_collide(int argc, char **argv) {
     seconds = r.seconds;
     expected = r.expected;
     if (!o.quiet) {
-      printf("collide: %llu evaluations in %.1f s (%.2fM/s), %s", (unsigned long long)r.evals, r.seconds,
-             r.seconds > 0 ? r.evals / r.seconds / 1e6 : 0.0, mode);
+      char rate[32];
+      cs_collide_amount(rate, sizeof rate, r.seconds > 0 ? (double)r.evals / r.seconds : 0.0);
+      printf("collide: %llu evaluations in %.1f s (%s/s), %s", (unsigned long long)r.evals, r.seconds, rate, mode);
       if (r.dp_bits)
         printf(" (%d bits)", r.dp_bits);
       printf(", %llu stored\n", (unsigned long long)r.stored);

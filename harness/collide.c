@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -555,6 +556,17 @@ cleanup:
   free(ws);
   free(th);
   return rc;
+}
+
+void cs_collide_amount(char *out, size_t cap, double v) {
+  if (v >= 1e6)
+    snprintf(out, cap, "%.2fM", v / 1e6);
+  else if (v >= 1e3)
+    snprintf(out, cap, "%.1fk", v / 1e3);
+  else if (v >= 10)
+    snprintf(out, cap, "%.0f", v);
+  else
+    snprintf(out, cap, "%.2f", v);
 }
 
 /* --- shrinking a pair --------------------------------------------------------------------------- */

@@ -74,6 +74,11 @@ uint64_t cs_collide_fingerprint(cs_str out);
  * nothing; a sample too small to show all values underestimates. */
 double cs_collide_entropy(const cs_str *outs, size_t n);
 
+/* A count or a rate as the terminal shows it, with a unit that keeps its digits: "1.23M" from a
+ * million up, "45.6k" from a thousand, "789", and below ten two decimals ("0.42"): a slow
+ * implementation's rate still shows. */
+void cs_collide_amount(char *out, size_t cap, double v);
+
 /* Does the pair (a, b) still collide? 1 yes, 0 no (or it could not be told: a fault is no
  * collision), -1 an error that ends the shrinking. */
 typedef int (*cs_collide_pair_fn)(void *user, cs_str a, cs_str b);

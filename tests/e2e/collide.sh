@@ -122,6 +122,8 @@ start=$(date +%s%N)
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "--time 3s with 0.3 s per request: exit 0 within 7 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 7000 ] && grep -q 'no collision found' '$T/t.txt'"
+check "a slow implementation's rate shows in evaluations a second, not 0.00M/s" \
+  "grep -qE '^collide: [0-9]+ evaluations in [0-9.]+ s \([0-9.]+/s\)' '$T/t.txt'"
 
 # An implementation that never answers within --time: cut a second after it, as a run does, and
 # exit 3 naming the request that was waiting (not "no collision found", exit 0, after --deadline).
@@ -250,6 +252,14 @@ check "mistral-hash9 under a small budget: exit 0, says how much work a collisio
 # `make e2e` builds build/adapter-c first: its absence is a failure, not a reason to skip.
 "$CS" collide --target mistral --budget 50000 --no-corpus --jobs 2 --impl-cmd -- build/adapter-c >"$T/x.txt" 2>"$T/x.err"
 check "an external implementation is searched through pipelined normalize requests" "[ $? -eq 0 ] && grep -q 'normalize mistral of' '$T/x.txt'"
+
+# Help and messages say what collide does: one target; "an emit request".
+"$CS" help collide >"$T/o" 2>"$T/e"
+check "help collide: --target is exactly one, not repeatable" \
+  "grep -q -- '--target T  the target to search for, exactly one' '$T/o' && ! grep -q -- '--target.*repeatable' '$T/o'"
+"$CS" collide --no-corpus --target anthropic --via emit --jobs 1 --budget 100 --impl-cmd -- python3 tests/fixtures/proto_echo.py \
+  --crash-after 40 >"$T/o" 2>"$T/e"
+check "a fault of emit is told as 'an emit request'" "[ $? -eq 0 ] && grep -q 'collide: an emit request got crash' '$T/e'"
 
 # Faults do not end a search: the process is restarted and the faulted inputs skipped (said once);
 # an implementation that never answers is exit 3.

@@ -302,3 +302,17 @@ Test(collide, a_fault_on_confirming_a_candidate_is_asked_again) {
             (unsigned long long)r.evals);
   cr_assert_gt(f.pairs, 0);
 }
+
+/* Rates are shown with a unit that keeps their digits: a slow adapter's 42 evaluations a second are
+ * not "0.00M/s". */
+Test(collide, amounts_keep_their_digits) {
+  char s[32];
+  cs_collide_amount(s, sizeof s, 1234567);
+  cr_assert_str_eq(s, "1.23M");
+  cs_collide_amount(s, sizeof s, 45600);
+  cr_assert_str_eq(s, "45.6k");
+  cs_collide_amount(s, sizeof s, 42);
+  cr_assert_str_eq(s, "42");
+  cs_collide_amount(s, sizeof s, 0.4166);
+  cr_assert_str_eq(s, "0.42");
+}
