@@ -12,6 +12,7 @@
  * Exit status: 1 a collision was found, 0 none within the budget, 2 usage or output error (an
  * unwritable corpus), 3 cannot run, nothing usable answered, or the pair found not confirmed. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,23 @@ static const input_family families[] = {
     {"unicode", "\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|"},
 };
 #define NFAMILIES (sizeof families / sizeof *families)
+
+/* The signal that interrupted the search, or 0. File-scope because a signal handler has no context
+ * to write to (as in harness/cmd_fuzz.c); set only by on_stop_signal, read by the probe and through
+ * the search's and the shrinker's configs. */
+static volatile sig_atomic_t stop_signal;
+
+/* The first SIGINT or SIGTERM asks for a graceful stop: the batches in flight finish, and collide
+ * sums up what it searched. The same signal again takes its default action. */
+static void on_stop_signal(int sig) {
+  if (stop_signal == sig) {
+    cs_subprocess_kill_all(); /* in their own process groups, they would outlive the default action */
+    signal(sig, SIG_DFL);
+    raise(sig);
+  } else if (!stop_signal) {
+    stop_signal = sig;
+  }
+}
 
 /* One worker's view of the implementation. */
 typedef struct {
@@ -252,7 +270,7 @@ static int probe(evaluator *ev, uint64_t seed, double stop_at, probe_result *pr,
   }
   for (size_t i = 0; i < PROBE_SAMPLES; i++)
     states[i] = cs_seed_mix(seed + i);
-  while (n < PROBE_SAMPLES && (n == 0 || stop_at <= 0 || cs_now_s() < stop_at)) {
+  while (n < PROBE_SAMPLES && (n == 0 || ((stop_at <= 0 || cs_now_s() < stop_at) && !stop_signal))) {
     size_t m = PROBE_SAMPLES - n < PROBE_SLICE ? PROBE_SAMPLES - n : PROBE_SLICE;
     size_t base = u; /* the slice's outputs land at outs[base..), the usable ones are moved down */
     if (eval_states(ev, states + n, m, outs + base, err))
@@ -299,7 +317,7 @@ static int probe_families(evaluator *ev, const input_family *given, uint64_t see
     const input_family *f = given ? given : &families[i];
     if (given && i)
       break;
-    if (i && stop_at > 0 && cs_now_s() >= stop_at)
+    if (i && ((stop_at > 0 && cs_now_s() >= stop_at) || stop_signal))
       break;
     probe_result r;
     set_family(ev, f);
@@ -382,7 +400,8 @@ static int shrink_test(void *user, cs_str a, cs_str b) {
  * on it. */
 static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *steps, cs_err *err) {
   shrink_ctx c = {ev, out, err};
-  cs_collide_shrink_config cfg = {.test = shrink_test, .user = &c, .budget = SHRINK_BUDGET, .max_s = SHRINK_MAX_S};
+  cs_collide_shrink_config cfg = {
+      .test = shrink_test, .user = &c, .budget = SHRINK_BUDGET, .max_s = SHRINK_MAX_S, .interrupt = &stop_signal};
   /* A candidate still unanswered when the shrinking's time is up is cut: no collision. */
   ev->impl->stop_at_ns = cs_now_ns() + (int64_t)(SHRINK_MAX_S * 1e9);
   int rc = cs_collide_shrink(&cfg, a, b, steps);
@@ -521,6 +540,43 @@ static int never_answered(const char *name, const evaluator *ev, double time_s) 
   return st;
 }
 
+/* A duration for a person: seconds, minutes, hours, days or years. */
+static void describe_duration(char *out, size_t cap, double s) {
+  if (s < 120)
+    snprintf(out, cap, "%.0f s", s);
+  else if (s < 7200)
+    snprintf(out, cap, "%.0f minutes", s / 60);
+  else if (s < 2 * 86400)
+    snprintf(out, cap, "%.0f hours", s / 3600);
+  else if (s < 2 * 365.25 * 86400)
+    snprintf(out, cap, "%.0f days", s / 86400);
+  else
+    snprintf(out, cap, "%.3g years", s / (365.25 * 86400));
+}
+
+/* A one-line note before the search when the expected work is far beyond what the rate allows:
+ * more than ten times --time or --budget, or without either (the search then runs until a
+ * collision or a signal) more than a day. rate: evaluations a second over all workers, 0 unknown. */
+static void note_expected_work(const cs_options *o, double expected, double rate) {
+  if (expected <= 0 || rate <= 0)
+    return;
+  double need_s = expected / rate;
+  char r[32], took[48];
+  cs_collide_amount(r, sizeof r, rate);
+  describe_duration(took, sizeof took, need_s);
+  if (o->time_s > 0 && need_s > 10 * o->time_s)
+    printf("collide: note: at about %s evaluations/s the %.3g a collision needs take about %s: --time %gs will most "
+           "likely end without one\n",
+           r, expected, took, o->time_s);
+  else if (o->time_s <= 0 && o->budget && expected > 10 * (double)o->budget)
+    printf("collide: note: a collision needs about %.3g evaluations: --budget %llu will most likely end without one\n",
+           expected, (unsigned long long)o->budget);
+  else if (o->time_s <= 0 && !o->budget && need_s > 86400)
+    printf("collide: note: at about %s evaluations/s the %.3g a collision needs take about %s; without --time or "
+           "--budget the search runs until a collision or a signal (SIGINT or SIGTERM sums it up)\n",
+           r, expected, took);
+}
+
 /* --- the command -------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -562,6 +618,10 @@ int cs_cmd_collide(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (cs_options_parse(&o, argc, argv, 2, CS_CMD_COLLIDE, &err))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  /* A stop signal ends the search as its time would: what was searched is summed up. */
+  const int stop[] = {SIGINT, SIGTERM};
+  stop_signal = 0;
+  cs_catch_signals(stop, sizeof stop / sizeof *stop, on_stop_signal, SA_RESTART);
   if (o.npositional)
     return cs_fail(CS_EXIT_USAGE, "collide: unexpected argument '%s'", o.positional[0]);
   if ((o.impl_cmd != NULL) == (o.nimpls == 1) || o.nimpls > 1)
@@ -668,6 +728,7 @@ int cs_cmd_collide(int argc, char **argv) {
     cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
     goto cleanup;
   }
+  double probe_rate = cs_now_s() > t0 ? (double)pr.evaluated / (cs_now_s() - t0) : 0; /* one worker's */
   found = pr.found;
   sa = pr.a;
   sb = pr.b;
@@ -692,7 +753,7 @@ int cs_cmd_collide(int argc, char **argv) {
   double left = o.time_s > 0 ? o.time_s - (cs_now_s() - t0) : 0;
   if (!found && o.time_s > 0 && left <= 0 && !o.quiet)
     printf("collide: the time limit ran out in the probe\n");
-  if (!found && (o.time_s <= 0 || left > 0)) {
+  if (!found && !stop_signal && (o.time_s <= 0 || left > 0)) {
     progress_state ps = {!o.quiet && isatty(2), 0};
     cs_collide_config cfg = {
         .eval = eval_states,
@@ -708,13 +769,16 @@ int cs_cmd_collide(int argc, char **argv) {
         .force_dp = o.dp_bits > 0,
         .progress = ps.on ? show_progress : NULL,
         .progress_user = &ps,
+        .interrupt = &stop_signal,
     };
     cs_collide_result r;
     if (bits > 0) {
       ps.expected = 1.2533 * pow(2.0, bits / 2);
-      if (!o.quiet)
+      if (!o.quiet) {
         printf("collide: a collision needs about 2^%.1f evaluations; %u worker%s\n", bits / 2, opened,
                opened == 1 ? "" : "s");
+        note_expected_work(&o, ps.expected, probe_rate * opened);
+      }
     }
     int src = cs_collide_search(&cfg, &r, &err);
     if (ps.on)
@@ -747,6 +811,8 @@ int cs_cmd_collide(int argc, char **argv) {
     printf("collide: no collision found in %llu evaluations", (unsigned long long)evals);
     if (expected > 0)
       printf(" (one needs about %.3g on average)", expected);
+    if (stop_signal)
+      printf("; interrupted by %s: the search stopped early", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
     printf("\n");
     status = CS_EXIT_OK;
     goto cleanup;

@@ -328,8 +328,14 @@ typedef struct {
   uint64_t a, la, b, lb;
 } pair;
 
+static bool interrupted(const volatile sig_atomic_t *flag) {
+  return flag && *flag;
+}
+
 static bool out_of_bounds(shared *sh) {
   const cs_collide_config *cfg = sh->cfg;
+  if (interrupted(cfg->interrupt))
+    return true;
   if (cfg->budget && atomic_load(&sh->evals) >= cfg->budget)
     return true;
   if (cfg->time_s > 0 && cs_now_s() - sh->t0 >= cfg->time_s)
@@ -548,6 +554,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   out->mode = sh->mode == MODE_DP ? "distinguished points" : "birthday";
   out->dp_bits = sh->mode == MODE_DP ? sh->dp_bits : 0;
   out->expected = sh->expected;
+  out->interrupted = !sh->found && interrupted(cfg->interrupt);
   rc = 0;
 cleanup:
   table_free(sh->table, sh->cap);
@@ -625,7 +632,7 @@ int cs_collide_shrink(const cs_collide_shrink_config *cfg, char **a, char **b, u
     for (int which = 2; which >= 0 && budget; which--) { /* 2: both, 0: A, 1: B */
       /* Down from the end: a deletion leaves the characters below it where they were. */
       size_t end = strlen(which == 1 ? *b : *a);
-      while (end > 0 && budget && !(stop_at > 0 && cs_now_s() >= stop_at)) {
+      while (end > 0 && budget && !(stop_at > 0 && cs_now_s() >= stop_at) && !interrupted(cfg->interrupt)) {
         const char *s = which == 1 ? *b : *a;
         size_t i = char_before(s, end), k = end - i;
         end = i;

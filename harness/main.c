@@ -36,9 +36,12 @@ static const command commands[] = {
      "time-bounded campaign; distinct shrunk failures go to --out and the corpus (--merge OUT DIR... merges)", NULL},
     {"collide", cs_cmd_collide, CS_CMD_COLLIDE, "--impl NAME | --impl-cmd -- ARGV... --target T",
      "search for two different IDs an implementation maps to the same ID; plant the pair as a regression case",
-     "exit status: 1 a collision was found, 0 none within --budget or --time, 2 usage, input or output error (a\n"
-     "corpus that cannot be written), 3 the implementation could not be run, answered no request or too few\n"
-     "IDs to search, or the pair found could not be confirmed (a fault on every try, or no collision again)"},
+     "Without --time or --budget the search runs until a collision or a signal: SIGINT or SIGTERM ends it with\n"
+     "the summary of what was searched, saying it was interrupted (the same signal again ends it at once).\n"
+     "exit status: 1 a collision was found, 0 none within --budget, --time or before a signal, 2 usage, input\n"
+     "or output error (a corpus that cannot be written), 3 the implementation could not be run, answered no\n"
+     "request or too few IDs to search, or the pair found could not be confirmed (a fault on every try, or no\n"
+     "collision again)"},
     {"list", cs_cmd_list, CS_CMD_LIST, "[--markdown]",
      "list targets, properties, implementations and pathology classes (--markdown: as the README's tables)", NULL},
     {"help", cmd_help, 0, "[COMMAND]", "show this help or a command's options", NULL},

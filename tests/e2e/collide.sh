@@ -154,9 +154,21 @@ rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "--time 3s through emit at 10 ms a request: exit 0 within 7 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 7000 ] && grep -q 'no collision found' '$T/te.txt'"
 
-# A search ended by a signal has still said what it searched, even into a pipe.
-timeout -s INT 2 "$CS" collide --impl reference --target anthropic --no-corpus >"$T/int.txt" 2>"$T/int.err"
-check "collide ended by SIGINT: its lines so far are out" "grep -q 'outputs look like' '$T/int.txt'"
+# Without --time or --budget the search runs until a collision or a signal: it says so when a
+# collision is out of reach, and SIGINT or SIGTERM ends it with the summary (exit 0, as for none found).
+timeout --preserve-status -s INT 2 "$CS" collide --impl reference --target anthropic --no-corpus >"$T/int.txt" 2>"$T/int.err"
+check "collide ended by SIGINT: exit 0, the summary with the evaluations and 'interrupted'" \
+  "[ $? -eq 0 ] && grep -q 'outputs look like' '$T/int.txt' &&
+   grep -qE '^collide: no collision found in [1-9][0-9]* evaluations .*; interrupted by SIGINT' '$T/int.txt'"
+check "a collision out of reach is noted at the start: runs until a collision or a signal" \
+  "grep -q '^collide: note: .* without --time or --budget the search runs until a collision or a signal' '$T/int.txt'"
+timeout --preserve-status -s TERM 2 "$CS" collide --target anthropic --no-corpus --jobs 1 \
+  --impl-cmd -- python3 "$T/norm.py" anthropic 'hashlib.sha256(i.encode()).hexdigest()' >"$T/int.txt" 2>"$T/int.err"
+check "collide of an external implementation ended by SIGTERM: exit 0, interrupted" \
+  "[ $? -eq 0 ] && grep -qE '^collide: no collision found in [1-9][0-9]* evaluations .*; interrupted by SIGTERM' '$T/int.txt'"
+"$CS" collide --impl reference --target anthropic --no-corpus --time 1s >"$T/o" 2>"$T/e"
+check "--time far short of the expected work: noted at the start" \
+  "[ $? -eq 0 ] && grep -q '^collide: note: .* --time 1s will most likely end without one' '$T/o'"
 
 # The corpus directory is made before the search (to refuse one that cannot be), and removed again
 # when no pair was planted in it.
@@ -328,6 +340,8 @@ check "a crash on every try at confirming: exit 3, one line naming the crash, no
 "$CS" help collide >"$T/o" 2>"$T/e"
 check "help collide states exit status 3 and what it covers" \
   "grep -q '3 the implementation could not be run' '$T/o' && grep -q 'could not be confirmed' '$T/o'"
+check "help collide says that without --time or --budget the search runs until a collision or a signal" \
+  "grep -q 'Without --time or --budget the search runs until a collision or a signal' '$T/o'"
 
 # A real collision of the reference's own mistral mapper, found by
 #   callsign collide --impl reference --target mistral --via emit   (about 2^27 evaluations)

@@ -316,3 +316,49 @@ Test(collide, amounts_keep_their_digits) {
   cs_collide_amount(s, sizeof s, 0.4166);
   cr_assert_str_eq(s, "0.42");
 }
+
+/* A stop signal (its handler sets the flag) ends the search as its time would, and says so. */
+static volatile sig_atomic_t stop_flag;
+static unsigned interrupt_calls;
+
+static int interrupting_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+  if (++interrupt_calls == 5)
+    stop_flag = 1;
+  return toy_eval(ev, states, n, outs, err);
+}
+
+Test(collide, an_interrupt_ends_the_search_and_says_so) {
+  static toy toys[1];
+  void *evs[1] = {&toys[0]};
+  toys[0].bits = 63;
+  stop_flag = 0;
+  interrupt_calls = 0;
+  cs_collide_config cfg = {.eval = interrupting_eval,
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .space_bits = 63,
+                           .seed = 1,
+                           .batch = 512,
+                           .budget = 50000000,
+                           .interrupt = &stop_flag};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert_not(r.found);
+  cr_assert(r.interrupted, "the result does not say it was interrupted");
+  cr_assert_eq(r.evals, 5 * 512, "batches after the interrupt were run (%llu evaluations)",
+               (unsigned long long)r.evals);
+}
+
+Test(collide, an_interrupt_stops_shrinking) {
+  char *a = strdup("\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|abc"), *b = strdup("\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|xyz");
+  shrink_probe p = {0};
+  stop_flag = 1;
+  cs_collide_shrink_config cfg = {.test = same_first_char, .user = &p, .budget = 4000, .interrupt = &stop_flag};
+  unsigned steps = 0;
+  cr_assert_eq(cs_collide_shrink(&cfg, &a, &b, &steps), 0);
+  cr_assert_eq(p.tested, 0, "%u candidates tested after the interrupt", p.tested);
+  cr_assert_str_eq(a, "\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|abc");
+  free(a);
+  free(b);
+}
