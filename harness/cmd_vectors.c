@@ -406,6 +406,10 @@ int cs_cmd_vectors(int argc, char **argv) {
   const char *path = o.npositional ? o.positional[0]
                      : o.generate  ? CS_VECTORS_DEFAULT
                                    : cs_vectors_locate(located, sizeof located);
+  /* '-' is stdin to --check; --generate reads its file and writes it back, which stdin is not. */
+  if (o.generate && !strcmp(path, "-"))
+    return cs_fail(CS_EXIT_USAGE, "vectors: --generate rewrites a file in place, and '-' (stdin) is none: give a path "
+                                  "(./- for a file named -)");
   cs_ruleset *rs = cs_ruleset_new(&err);
   cs_hasher *hs = cs_hasher_new();
   if (!rs || !hs) {

@@ -25,7 +25,7 @@ static const command commands[] = {
     {"replay", cs_cmd_replay, CS_CMD_REPLAY, "--impl NAME TOKEN|FILE|-",
      "re-run one case from a replay token or a saved case file ('-': the file on stdin)", NULL},
     {"vectors", cs_cmd_vectors, CS_CMD_VECTORS, "[--check | --generate] [FILE]",
-     "check or regenerate the canonical v1 vectors", NULL},
+     "check or regenerate the canonical v1 vectors (--check -: from stdin; --generate rewrites a file, not -)", NULL},
     {"canon", cs_cmd_canon, CS_CMD_CANON, "[FILE]",
      "print the reference's canonical IDs for one history (file or stdin)", NULL},
     {"emit", cs_cmd_emit, CS_CMD_EMIT, "--target T [FILE]",

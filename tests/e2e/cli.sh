@@ -453,6 +453,11 @@ del t[-40:]
 t[0]['tcId']=1000000000
 json.dump(d,open(sys.argv[2],'w'))
 P
+# '-' is stdin to --check; --generate, which rewrites its file, refuses it rather than write a file named -.
+"$CS" vectors --check - <corpus/vectors/canonical_v1.json >"$T/o" 2>"$T/e"
+check "vectors --check - reads stdin" "[ $? -eq 0 ] && grep -q 'all agree' '$T/o'"
+(cd "$T" && "$CS_ABS" vectors --generate -) <corpus/vectors/canonical_v1.json >"$T/o" 2>"$T/e"
+check "vectors --generate -: exit 2, one line, no file named - written" "one_line_2 $? \"'-' (stdin) is none: give a path\" && ! [ -e '$T/-' ]"
 cp "$T/vbig.json" "$T/vbig.orig"
 "$CS" vectors --generate "$T/vbig.json" >"$T/o" 2>"$T/e"
 check "vectors --generate with tcId 1000000000 taken: exit 2, one line naming the limit, file unchanged" \
