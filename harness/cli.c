@@ -37,8 +37,10 @@ typedef struct {
 static const option_row rows[] = {
     {"impl", ARG_LIST, GEN, "NAME  a built-in implementation (run: repeatable, 'all' for every built-in)"},
     {"impl-cmd", ARG_NONE, GEN, "-- ARGV...  an external implementation speaking PROTOCOL.md (no shell)"},
-    {"target", ARG_LIST, (GEN & ~CS_CMD_PROBE) | CS_CMD_EMIT,
+    {"target", ARG_LIST, (GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE) | CS_CMD_EMIT,
      "T  restrict to a target (repeatable); emit: the one target to emit for"},
+    /* A list as above, so that a second one is told "exactly one" by collide itself. */
+    {"target", ARG_LIST, CS_CMD_COLLIDE, "T  the target to search for, exactly one"},
     {"property", ARG_LIST, GEN & ~CS_CMD_PROBE & ~CS_CMD_COLLIDE,
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
@@ -315,8 +317,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--time: at most 8760h (a year)");
     o->time_s = d;
   } else if (!strcmp(n, "jobs")) {
-    if (u == 0 || u > 256)
-      return cs_err_set(err, "--jobs: must be 1 to 256");
+    if (u == 0 || u > CS_MAX_JOBS)
+      return cs_err_set(err, "--jobs: must be 1 to %d", CS_MAX_JOBS);
     o->jobs = (unsigned)u;
   } else if (!strcmp(n, "shard")) {
     /* Two decimal numbers: sscanf's %u would take " 1" and wrap "-1" to 4294967295. */
@@ -482,8 +484,10 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     memcpy(name, a + 2, nl);
     name[nl] = 0;
     const option_row *row = NULL;
+    /* An option may have a row of its own for some commands (its help differs): the row of this
+     * command, else any (which then refuses it). */
     for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
-      if (!strcmp(rows[k].name, name))
+      if (!strcmp(rows[k].name, name) && (!row || (rows[k].commands & cmd)))
         row = &rows[k];
     if (!row)
       return cs_err_set(err, "unknown option '--%s' (see callsign help)", name);

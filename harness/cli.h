@@ -16,6 +16,7 @@
 
 #define CS_VERSION "0.1.0"
 #define CS_MAX_LIST 64
+#define CS_MAX_JOBS 256 /* --jobs at most: every command that takes it honours up to this many */
 
 /* Exit statuses of DESIGN.md. */
 enum { CS_EXIT_OK = 0, CS_EXIT_FAIL = 1, CS_EXIT_USAGE = 2, CS_EXIT_IMPL = 3 };

@@ -10,8 +10,9 @@
  * shaped like the search's (harness/cmd_collide.c planted()), which are then run against the
  * implementation to show whether its collision handling keeps the calls apart.
  * Exit status: 1 a collision was found, 0 none within the budget, 2 usage or output error (an
- * unwritable corpus), 3 cannot run. */
+ * unwritable corpus), 3 cannot run, nothing usable answered, or the pair found not confirmed. */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "harness/corpus.h"
 #include "harness/runner.h"
 #include "harness/session.h"
+#include "reports/escape.h"
 
 #define PROBE_SAMPLES 2048
 #define PROBE_SLICE 64      /* samples evaluated between two looks at the clock */
@@ -32,7 +34,8 @@
 #define SHRINK_BUDGET 4000  /* evaluations spent on shrinking a found pair */
 #define SHRINK_MAX_S 10.0   /* and seconds */
 #define TAIL_LEN 11         /* base62 digits of a 64-bit state: 62^11 > 2^64, so tails are injective */
-#define MAX_JOBS 64
+#define CONFIRM_TRIES 3     /* evaluations of the pair found, when the implementation faults on it */
+#define CUT_GRACE_S 1.0     /* as in a run: answers in flight get this long past --time */
 
 typedef struct {
   const char *name;
@@ -49,6 +52,23 @@ static const input_family families[] = {
 };
 #define NFAMILIES (sizeof families / sizeof *families)
 
+/* The signal that interrupted the search, or 0. File-scope because a signal handler has no context
+ * to write to (as in harness/cmd_fuzz.c); set only by on_stop_signal, read by the probe and through
+ * the search's and the shrinker's configs. */
+static volatile sig_atomic_t stop_signal;
+
+/* The first SIGINT or SIGTERM asks for a graceful stop: the batches in flight finish, and collide
+ * sums up what it searched. The same signal again takes its default action. */
+static void on_stop_signal(int sig) {
+  if (stop_signal == sig) {
+    cs_subprocess_kill_all(); /* in their own process groups, they would outlive the default action */
+    signal(sig, SIG_DFL);
+    raise(sig);
+  } else if (!stop_signal) {
+    stop_signal = sig;
+  }
+}
+
 /* One worker's view of the implementation. */
 typedef struct {
   cs_impl *impl;
@@ -63,6 +83,7 @@ typedef struct {
   size_t plen;
   cs_arena arena;
   cs_str *inputs;
+  bool *real; /* per output of the last evaluation: an answer (not null, not a fault's stand-in) */
   size_t cap;
   cs_request *reqs;
   cs_reply *replies;
@@ -71,7 +92,13 @@ typedef struct {
    * inputs are skipped, as a run goes on with the next case; only an implementation that never
    * answers stops the search. */
   uint64_t answered, faulted_batches;
+  uint64_t faults; /* replies that faulted: crash, timeout, protocol, rejected */
   bool fault_told;
+  char last_fault[400]; /* the last fault, as "normalize request got crash (...)" */
+  /* Requests cut off by the stop time (cs_impl.stop_at_ns, --time and CUT_GRACE_S): not faults, and
+   * their inputs are skipped; the first one's message names the request that was waiting. */
+  uint64_t cut;
+  char first_cut[300];
 } evaluator;
 
 static void grow_inputs(evaluator *ev, size_t n) {
@@ -79,6 +106,7 @@ static void grow_inputs(evaluator *ev, size_t n) {
     return;
   ev->cap = n;
   ev->inputs = cs_xrealloc_array(ev->inputs, n, sizeof *ev->inputs);
+  ev->real = cs_xrealloc_array(ev->real, n, sizeof *ev->real);
   ev->reqs = cs_xrealloc_array(ev->reqs, n, sizeof *ev->reqs);
   ev->replies = cs_xrealloc_array(ev->replies, n, sizeof *ev->replies);
 }
@@ -110,8 +138,10 @@ static cs_history *single_call(evaluator *ev, cs_str id) {
   return h;
 }
 
-/* A null output cannot collide: it becomes a text no real output has the same as. */
-static cs_str or_unique(evaluator *ev, cs_str out, cs_str in) {
+/* Output o of an evaluation: `out`, or for a null output (a null answer, a fault, a cut) a text no
+ * real output has the same as, since a null cannot collide. ev->real[o] says which it was. */
+static cs_str or_unique(evaluator *ev, size_t o, cs_str out, cs_str in) {
+  ev->real[o] = out.ptr != NULL;
   if (out.ptr)
     return out;
   return cs_arena_printf(&ev->arena, "\x01(null for %.*s)", (int)in.len, in.ptr);
@@ -121,7 +151,8 @@ static cs_str or_unique(evaluator *ev, cs_str out, cs_str in) {
 static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, cs_err *err) {
   if (ev->fast) {
     for (size_t i = 0; i < n; i++)
-      outs[i] = or_unique(ev, ev->fast->normalize(ev->fast, ev->target, in[i], &ev->arena), in[i]);
+      outs[i] = or_unique(ev, i, ev->fast->normalize(ev->fast, ev->target, in[i], &ev->arena), in[i]);
+    ev->answered += n;
     return 0;
   }
   size_t nreq = 0;
@@ -142,29 +173,44 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
   bool any_fault = false;
   for (size_t r = 0; r < nreq; r++) {
     const cs_reply *rp = &ev->replies[r];
+    int ml = (int)(rp->message.len < 300 ? rp->message.len : 300);
+    const char *msg = rp->message.ptr ? rp->message.ptr : "";
+    size_t k = ev->emit ? 1 : rp->nids ? rp->nids : ev->reqs[r].nids; /* the inputs it was for */
+    if (rp->status == CS_REPLY_CUT || rp->status == CS_REPLY_SKIPPED) {
+      /* Not a fault: still in flight when the time ran out. Its inputs are skipped. */
+      if (rp->status == CS_REPLY_CUT && !ev->cut++)
+        snprintf(ev->first_cut, sizeof ev->first_cut, "%.*s", ml, msg);
+      for (size_t j = 0; j < k; j++, o++)
+        outs[o] = or_unique(ev, o, CS_NULL_STR, in[o]);
+      continue;
+    }
     if (rp->status != CS_REPLY_OK) {
       const char *op = cs_op_name(ev->reqs[r].op), *st = cs_reply_status_name(rp->status);
-      int ml = (int)(rp->message.len < 300 ? rp->message.len : 300);
-      const char *msg = rp->message.ptr ? rp->message.ptr : "";
-      if (!any_fault && !ev->fault_told) /* once per worker: the search goes on */
-        fprintf(stderr, "callsign: collide: a %s request got %s (%.*s); its inputs are skipped\n", op, st, ml, msg);
+      snprintf(ev->last_fault, sizeof ev->last_fault, "%s request got %s (%.*s)", op, st, ml, msg);
+      ev->faults++;
+      if (!any_fault && !ev->fault_told) { /* once per worker: the search goes on */
+        cs_buf b = {0};
+        cs_esc_plain_cut(&b, ev->last_fault, sizeof ev->last_fault);
+        fprintf(stderr, "callsign: collide: %s %s; its inputs are skipped\n", ev->reqs[r].op == CS_OP_EMIT ? "an" : "a",
+                b.data);
+        cs_buf_free(&b);
+      }
       ev->fault_told = true;
       if (!any_fault && ev->answered == 0 && ++ev->faulted_batches >= 3)
         return cs_err_set(err, "no %s request answered in three batches (%s: %.*s)", op, st, ml, msg);
       any_fault = true;
-      size_t k = ev->emit ? 1 : rp->nids ? rp->nids : ev->reqs[r].nids;
       for (size_t j = 0; j < k; j++, o++)
-        outs[o] = or_unique(ev, CS_NULL_STR, in[o]);
+        outs[o] = or_unique(ev, o, CS_NULL_STR, in[o]);
       continue;
     }
     ev->answered++;
     if (ev->emit) {
       cs_str out = rp->answer.ncalls == 1 ? rp->answer.calls[0] : CS_NULL_STR;
-      outs[o] = or_unique(ev, out, in[o]);
+      outs[o] = or_unique(ev, o, out, in[o]);
       o++;
     } else {
-      for (uint32_t k = 0; k < rp->nids; k++, o++)
-        outs[o] = or_unique(ev, rp->ids[k], in[o]);
+      for (uint32_t j = 0; j < rp->nids; j++, o++)
+        outs[o] = or_unique(ev, o, rp->ids[j], in[o]);
     }
   }
   return 0;
@@ -195,43 +241,57 @@ static int by_fp(const void *x, const void *y) {
   return a->fp < b->fp ? -1 : a->fp > b->fp;
 }
 
-/* Estimates the output space of one family; a collision among the samples themselves is reported
- * through *found/a/b. Evaluated in slices of PROBE_SLICE, so a time limit (stop_at > 0, cs_now_s())
- * is checked between them: through emit each sample is a request of its own. A probe cut short
- * estimates from the samples it has. Returns 0, or -1 with err. */
-static int probe(evaluator *ev, uint64_t seed, double stop_at, double *bits, bool *found, uint64_t *a, uint64_t *b,
-                 uint64_t *evaluated, cs_err *err) {
+/* What the probe of one family saw. */
+typedef struct {
+  double bits;        /* estimated output entropy of the usable samples */
+  uint64_t evaluated; /* samples evaluated */
+  size_t usable;      /* of them, answered with an ID (not null, not faulted, not cut) */
+  bool found;         /* two samples collided: a and b */
+  uint64_t a, b;
+} probe_result;
+
+/* Estimates the output space of one family from the samples answered with an ID: a null answer, a
+ * fault or a cut says nothing of the space (their stand-ins are unique texts, which would read as
+ * many bits). A collision among the samples themselves is reported too. Evaluated in slices of
+ * PROBE_SLICE, so a time limit (stop_at > 0, cs_now_s()) is checked between them: through emit each
+ * sample is a request of its own. A probe cut short estimates from the samples it has. Returns 0,
+ * or -1 with err. */
+static int probe(evaluator *ev, uint64_t seed, double stop_at, probe_result *pr, cs_err *err) {
   uint64_t *states = malloc(PROBE_SAMPLES * sizeof *states);
   cs_str *outs = malloc(PROBE_SAMPLES * sizeof *outs);
   sample *s = malloc(PROBE_SAMPLES * sizeof *s);
-  cs_arena kept = {0}; /* the outputs, copied: each evaluation reuses the evaluator's arena */
+  cs_arena kept = {0}; /* the usable outputs, copied: each evaluation reuses the evaluator's arena */
   int rc = -1;
-  size_t n = 0;
+  size_t n = 0, u = 0;
+  memset(pr, 0, sizeof *pr);
   if (!states || !outs || !s) {
     cs_err_set(err, "collide: out of memory");
     goto cleanup;
   }
   for (size_t i = 0; i < PROBE_SAMPLES; i++)
     states[i] = cs_seed_mix(seed + i);
-  while (n < PROBE_SAMPLES && (n == 0 || stop_at <= 0 || cs_now_s() < stop_at)) {
+  while (n < PROBE_SAMPLES && (n == 0 || ((stop_at <= 0 || cs_now_s() < stop_at) && !stop_signal))) {
     size_t m = PROBE_SAMPLES - n < PROBE_SLICE ? PROBE_SAMPLES - n : PROBE_SLICE;
-    if (eval_states(ev, states + n, m, outs + n, err))
+    size_t base = u; /* the slice's outputs land at outs[base..), the usable ones are moved down */
+    if (eval_states(ev, states + n, m, outs + base, err))
       goto cleanup;
-    for (size_t i = n; i < n + m; i++)
-      outs[i] = cs_arena_str(&kept, outs[i]);
+    for (size_t i = 0; i < m; i++)
+      if (ev->real[i]) {
+        outs[u] = cs_arena_str(&kept, outs[base + i]);
+        s[u] = (sample){cs_collide_fingerprint(outs[u]), states[n + i]};
+        u++;
+      }
     n += m;
   }
-  *evaluated = n;
-  *bits = cs_collide_entropy(outs, n);
-  for (size_t i = 0; i < n; i++)
-    s[i] = (sample){cs_collide_fingerprint(outs[i]), states[i]};
-  qsort(s, n, sizeof *s, by_fp);
-  *found = false;
-  for (size_t i = 1; i < n && !*found; i++)
+  pr->evaluated = n;
+  pr->usable = u;
+  pr->bits = cs_collide_entropy(outs, u);
+  qsort(s, u, sizeof *s, by_fp);
+  for (size_t i = 1; i < u && !pr->found; i++)
     if (s[i].fp == s[i - 1].fp && s[i].state != s[i - 1].state) {
-      *found = true;
-      *a = s[i - 1].state;
-      *b = s[i].state;
+      pr->found = true;
+      pr->a = s[i - 1].state;
+      pr->b = s[i].state;
     }
   rc = 0;
 cleanup:
@@ -240,6 +300,38 @@ cleanup:
   free(outs);
   free(s);
   return rc;
+}
+
+/* Probes the family `given`, or (NULL) each in turn until one shows a collision or the probe's time
+ * is up, and chooses the one whose usable outputs look smallest. A family with fewer than two
+ * samples answered with an ID is not chosen (its estimate would say nothing): *chosen is NULL when
+ * none had them. *pr is the chosen family's probe (evaluated: over all families probed), *usable
+ * the usable samples over all of them. Returns 0, or -1 with err. */
+static int probe_families(evaluator *ev, const input_family *given, uint64_t seed, double stop_at,
+                          const input_family **chosen, probe_result *pr, size_t *usable, cs_err *err) {
+  uint64_t evaluated = 0;
+  *chosen = NULL;
+  *usable = 0;
+  memset(pr, 0, sizeof *pr);
+  for (size_t i = 0; i < NFAMILIES && !pr->found; i++) {
+    const input_family *f = given ? given : &families[i];
+    if (given && i)
+      break;
+    if (i && ((stop_at > 0 && cs_now_s() >= stop_at) || stop_signal))
+      break;
+    probe_result r;
+    set_family(ev, f);
+    if (probe(ev, seed, stop_at, &r, err))
+      return -1;
+    evaluated += r.evaluated;
+    *usable += r.usable;
+    if (r.found || (r.usable >= 2 && (!*chosen || r.bits < pr->bits))) {
+      *pr = r;
+      *chosen = f;
+    }
+  }
+  pr->evaluated = evaluated;
+  return 0;
 }
 
 /* --- shrinking, printing, planting -------------------------------------------------------------- */
@@ -251,15 +343,23 @@ static char *dup_str(cs_str s) {
   return p;
 }
 
-/* 1 when a and b are different inputs with the same output (which goes to *out, heap), 0 when not,
- * -1 on error. */
+/* What evaluating a pair again says. */
+enum { PAIR_DIFFERENT = 0, PAIR_COLLIDES = 1, PAIR_NOT_ANSWERED = 2 };
+
+/* PAIR_COLLIDES when a and b are different inputs with the same output (which goes to *out, heap),
+ * PAIR_DIFFERENT when not, PAIR_NOT_ANSWERED when a request for them faulted or was cut off
+ * (ev->last_fault, ev->first_cut say how), -1 on error. */
 static int collides(evaluator *ev, cs_str a, cs_str b, char **out, cs_err *err) {
   if (a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0)
-    return 0;
+    return PAIR_DIFFERENT;
   cs_arena_reset(&ev->arena);
   cs_str in[2] = {a, b}, o[2];
+  grow_inputs(ev, 2);
+  uint64_t unanswered = ev->faults + ev->cut;
   if (eval_inputs(ev, in, 2, o, err))
     return -1;
+  if (ev->faults + ev->cut != unanswered)
+    return PAIR_NOT_ANSWERED;
   if (o[0].len != o[1].len || memcmp(o[0].ptr, o[1].ptr, o[0].len) != 0)
     return 0;
   if (out) {
@@ -269,57 +369,51 @@ static int collides(evaluator *ev, cs_str a, cs_str b, char **out, cs_err *err) 
   return 1;
 }
 
-static cs_str without(const char *s, size_t len, size_t i, char *buf) {
-  memcpy(buf, s, i);
-  memcpy(buf + i, s + i + 1, len - i - 1);
-  return (cs_str){buf, len - 1};
-}
-
-/* Deletes characters while the pair still collides: first a character both inputs share at the
- * same position, then one of A's, then one of B's, each pass scanning down from the end and going on
- * after a deletion (the characters below it keep their positions). Structural collisions shrink,
- * hash collisions do not: a pass that deletes nothing ends it, and the budget and SHRINK_MAX_S keep
- * a slow implementation from spending long on it. */
-static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *steps, cs_err *err) {
-  unsigned budget = SHRINK_BUDGET;
-  double stop_at = cs_now_s() + SHRINK_MAX_S;
-  *steps = 0;
-  bool progress = true;
-  while (progress && budget) {
-    progress = false;
-    for (int which = 2; which >= 0 && budget; which--) { /* 2: both, 0: A, 1: B */
-      size_t n = strlen(which == 1 ? *b : *a);
-      for (size_t i = n; i-- > 0 && budget && cs_now_s() < stop_at;) {
-        size_t la = strlen(*a), lb = strlen(*b);
-        if (which == 2 && (i >= lb || (*a)[i] != (*b)[i])) /* both: only a shared character */
-          continue;
-        char *ba = cs_xmalloc(la + 1), *bb = cs_xmalloc(lb + 1);
-        cs_str ca = which == 1 ? (cs_str){*a, la} : without(*a, la, i, ba);
-        cs_str cb = which == 0 ? (cs_str){*b, lb} : without(*b, lb, i, bb);
-        budget--;
-        int rc = ca.len && cb.len ? collides(ev, ca, cb, out, err) : 0;
-        if (rc == 1) {
-          char *na = dup_str(ca), *nb = dup_str(cb);
-          free(*a);
-          free(*b);
-          *a = na;
-          *b = nb;
-          (*steps)++;
-          progress = true;
-        }
-        free(ba);
-        free(bb);
-        if (rc < 0)
-          return -1;
-      }
-    }
+/* Evaluates the pair found again: a fault there (a crash, a hang, garbage) says nothing of the
+ * collision, so the implementation is restarted and asked again, up to CONFIRM_TRIES times. Returns
+ * as collides(); PAIR_NOT_ANSWERED when every try faulted. */
+static int confirm_pair(evaluator *ev, const char *a, const char *b, char **out, cs_err *err) {
+  int rc = PAIR_NOT_ANSWERED;
+  for (int t = 0; t < CONFIRM_TRIES && rc == PAIR_NOT_ANSWERED; t++) {
+    if (t && ev->impl->vt->restart(ev->impl, err))
+      return -1;
+    rc = collides(ev, cs_str_c(a), cs_str_c(b), out, err);
   }
-  return 0;
+  return rc;
 }
 
+/* What cs_collide_shrink asks of the evaluator: does a candidate pair still collide? */
+typedef struct {
+  evaluator *ev;
+  char **out;
+  cs_err *err;
+} shrink_ctx;
+
+static int shrink_test(void *user, cs_str a, cs_str b) {
+  shrink_ctx *c = user;
+  int rc = collides(c->ev, a, b, c->out, c->err);
+  return rc == PAIR_NOT_ANSWERED ? 0 : rc; /* a candidate that was not answered is not kept */
+}
+
+/* Shrinks the found pair (harness/collide.h cs_collide_shrink): structural collisions shrink, hash
+ * collisions do not; SHRINK_BUDGET and SHRINK_MAX_S keep a slow implementation from spending long
+ * on it. */
+static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *steps, cs_err *err) {
+  shrink_ctx c = {ev, out, err};
+  cs_collide_shrink_config cfg = {
+      .test = shrink_test, .user = &c, .budget = SHRINK_BUDGET, .max_s = SHRINK_MAX_S, .interrupt = &stop_signal};
+  /* A candidate still unanswered when the shrinking's time is up is cut: no collision. */
+  ev->impl->stop_at_ns = cs_now_ns() + (int64_t)(SHRINK_MAX_S * 1e9);
+  int rc = cs_collide_shrink(&cfg, a, b, steps);
+  ev->impl->stop_at_ns = 0;
+  return rc;
+}
+
+/* An ID as a JSON string with every hidden character escaped: whatever the implementation
+ * answered, nothing reaches the terminal raw. */
 static void print_json_str(FILE *f, const char *s) {
   cs_buf b = {0};
-  cs_buf_json_str(&b, cs_str_c(s));
+  cs_esc_json_visible(&b, s, strlen(s));
   fputs(b.data, f);
   cs_buf_free(&b);
 }
@@ -353,8 +447,42 @@ static cs_history planted(const char *a, const char *b, cs_provider provider, bo
   return h;
 }
 
+/* Prints one line of the implementation's text (a message, a name) with hidden characters escaped. */
+static void put_escaped(FILE *f, const char *s) {
+  cs_buf b = {0};
+  size_t cut = cs_esc_plain_cut(&b, s, 600);
+  fputs(b.data ? b.data : "", f);
+  if (cut)
+    fprintf(f, "... (%zu bytes more)", cut);
+  cs_buf_free(&b);
+}
+
+/* The verdict of a run on a planted case: 1 the property failed, 0 it held, -1 not judged (a fault
+ * of the implementation on the case, which `why` then names, or no answer checked at all). */
+static int planted_verdict(const cs_run_result *res, const char *property, int target, const char **why) {
+  *why = "no answer was checked";
+  int verdict = -1;
+  for (size_t i = 0; i < res->ncells; i++) {
+    const cs_outcome *oc = &res->cells[i];
+    if (!strcmp(oc->prop->name, CS_PROPERTY_ANSWER) && oc->failed) {
+      *why = oc->message;
+      return -1; /* a fault on the case: the property's own cell saw no answer to judge */
+    }
+    if (strcmp(oc->prop->name, property) != 0 || oc->target != target || !oc->applicable)
+      continue;
+    if (oc->failed) {
+      *why = oc->message;
+      verdict = 1;
+    } else if (oc->cases > 0) {
+      verdict = 0;
+    }
+  }
+  return verdict;
+}
+
 /* Runs a planted case against the implementation: does its collision handling keep the calls
- * apart? Prints the verdict; returns 1 if the property fails, 0 if it holds, -1 if it could not run. */
+ * apart? Prints the verdict; returns 1 if the property fails, 0 if it holds, -1 if it was not judged
+ * (could not run, or the implementation faulted on the case). */
 static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, const char *property, const char *shape) {
   const cs_history *lit[1] = {h};
   const char *only[1] = {property};
@@ -367,26 +495,86 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
                       .corpus_only = true};
   cs_run_result res;
   cs_err err = {{0}};
+  const char *target = cs_target_label((int)ev->target);
   if (cs_run_impl(ev->impl, rs, &rc, &res, &err)) {
-    fprintf(stderr, "callsign: collide: the planted case could not be run: %s\n", err.msg);
+    printf("run on the planted pair (%s): %s on %s not judged: the case could not be run: ", shape, property, target);
+    put_escaped(stdout, err.msg);
+    printf("\n");
     cs_run_result_free(&res);
     return -1;
   }
-  int verdict = -1;
-  for (size_t i = 0; i < res.ncells; i++) {
-    const cs_outcome *oc = &res.cells[i];
-    if (strcmp(oc->prop->name, property) != 0 || oc->target != (int)ev->target || !oc->applicable)
-      continue;
-    verdict = oc->failed ? 1 : 0;
-    if (oc->failed)
-      printf("run on the planted pair (%s): %s on %s FAILS: %s\n", shape, property, cs_target_label(oc->target),
-             oc->message);
-    else
-      printf("run on the planted pair (%s): %s on %s holds: the two calls stay distinct\n", shape, property,
-             cs_target_label(oc->target));
+  const char *why;
+  int verdict = planted_verdict(&res, property, (int)ev->target, &why);
+  if (verdict == 0) {
+    printf("run on the planted pair (%s): %s on %s holds: the two calls stay distinct\n", shape, property, target);
+  } else {
+    printf("run on the planted pair (%s): %s on %s %s: ", shape, property, target,
+           verdict == 1 ? "FAILS" : "not judged");
+    put_escaped(stdout, why);
+    printf("\n");
   }
   cs_run_result_free(&res);
   return verdict;
+}
+
+/* s as one line for the terminal (NULL: ""), hidden characters escaped, cut at 300 bytes: the
+ * implementation's name from its hello and messages carrying its stderr are its own text. Valid
+ * until b changes. */
+static const char *shown(cs_buf *b, const char *s) {
+  cs_buf_clear(b);
+  cs_esc_plain_cut(b, s, 300);
+  return b->data ? b->data : "";
+}
+
+/* Exit 3 for an implementation that answered no request at all: names the request that was
+ * waiting when the time ran out, as `run` does, or the last fault. */
+static int never_answered(const char *name, const evaluator *ev, double time_s) {
+  if (ev->cut)
+    return cs_fail(CS_EXIT_IMPL,
+                   "collide: %s: no request got its answer within --time %gs and %gs more for answers in flight (%s)",
+                   name, time_s, CUT_GRACE_S, ev->first_cut);
+  cs_buf b = {0};
+  int st = cs_fail(CS_EXIT_IMPL, "collide: %s: no request answered (the last: %s)", name,
+                   ev->last_fault[0] ? shown(&b, ev->last_fault) : "none was sent");
+  cs_buf_free(&b);
+  return st;
+}
+
+/* A duration for a person: seconds, minutes, hours, days or years. */
+static void describe_duration(char *out, size_t cap, double s) {
+  if (s < 120)
+    snprintf(out, cap, "%.0f s", s);
+  else if (s < 7200)
+    snprintf(out, cap, "%.0f minutes", s / 60);
+  else if (s < 2 * 86400)
+    snprintf(out, cap, "%.0f hours", s / 3600);
+  else if (s < 2 * 365.25 * 86400)
+    snprintf(out, cap, "%.0f days", s / 86400);
+  else
+    snprintf(out, cap, "%.3g years", s / (365.25 * 86400));
+}
+
+/* A one-line note before the search when the expected work is far beyond what the rate allows:
+ * more than ten times --time or --budget, or without either (the search then runs until a
+ * collision or a signal) more than a day. rate: evaluations a second over all workers, 0 unknown. */
+static void note_expected_work(const cs_options *o, double expected, double rate) {
+  if (expected <= 0 || rate <= 0)
+    return;
+  double need_s = expected / rate;
+  char r[32], took[48];
+  cs_collide_amount(r, sizeof r, rate);
+  describe_duration(took, sizeof took, need_s);
+  if (o->time_s > 0 && need_s > 10 * o->time_s)
+    printf("collide: note: at about %s evaluations/s the %.3g a collision needs take about %s: --time %gs will most "
+           "likely end without one\n",
+           r, expected, took, o->time_s);
+  else if (o->time_s <= 0 && o->budget && expected > 10 * (double)o->budget)
+    printf("collide: note: a collision needs about %.3g evaluations: --budget %llu will most likely end without one\n",
+           expected, (unsigned long long)o->budget);
+  else if (o->time_s <= 0 && !o->budget && need_s > 86400)
+    printf("collide: note: at about %s evaluations/s the %.3g a collision needs take about %s; without --time or "
+           "--budget the search runs until a collision or a signal (SIGINT or SIGTERM sums it up)\n",
+           r, expected, took);
 }
 
 /* --- the command -------------------------------------------------------------------------------- */
@@ -398,8 +586,11 @@ typedef struct {
 
 static void show_progress(void *user, uint64_t evals, uint64_t stored, double elapsed, const char *mode) {
   progress_state *p = user;
-  fprintf(stderr, "\r\033[K  collide: %.1fM evaluations (%.2fM/s), %.2fM stored, %s, %.0f s", evals / 1e6,
-          elapsed > 0 ? evals / elapsed / 1e6 : 0.0, stored / 1e6, mode, elapsed);
+  char done[32], rate[32], kept[32];
+  cs_collide_amount(done, sizeof done, (double)evals);
+  cs_collide_amount(rate, sizeof rate, elapsed > 0 ? (double)evals / elapsed : 0.0);
+  cs_collide_amount(kept, sizeof kept, (double)stored);
+  fprintf(stderr, "\r\033[K  collide: %s evaluations (%s/s), %s stored, %s, %.0f s", done, rate, kept, mode, elapsed);
   if (p->expected > 0)
     fprintf(stderr, ", ~%.0f%% of the expected work", 100.0 * (double)evals / p->expected);
 }
@@ -414,6 +605,7 @@ static void close_evaluators(evaluator *evs, unsigned n) {
     cs_ruleset_free(evs[i].rs);
     cs_arena_free(&evs[i].arena);
     free(evs[i].inputs);
+    free(evs[i].real);
     free(evs[i].reqs);
     free(evs[i].replies);
   }
@@ -426,6 +618,10 @@ int cs_cmd_collide(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (cs_options_parse(&o, argc, argv, 2, CS_CMD_COLLIDE, &err))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
+  /* A stop signal ends the search as its time would: what was searched is summed up. */
+  const int stop[] = {SIGINT, SIGTERM};
+  stop_signal = 0;
+  cs_catch_signals(stop, sizeof stop / sizeof *stop, on_stop_signal, SA_RESTART);
   if (o.npositional)
     return cs_fail(CS_EXIT_USAGE, "collide: unexpected argument '%s'", o.positional[0]);
   if ((o.impl_cmd != NULL) == (o.nimpls == 1) || o.nimpls > 1)
@@ -448,18 +644,18 @@ int cs_cmd_collide(int argc, char **argv) {
     target++;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned jobs = o.jobs ? o.jobs : cpus > 0 ? (unsigned)cpus : 1;
-  if (jobs > MAX_JOBS)
-    jobs = MAX_JOBS;
+  if (jobs > CS_MAX_JOBS) /* the default, one per core: --jobs itself is at most CS_MAX_JOBS */
+    jobs = CS_MAX_JOBS;
   cs_ruleset *rs = cs_cli_ruleset(&o, &err);
   if (!rs)
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
 
   int status = CS_EXIT_IMPL;
-  evaluator evs[MAX_JOBS];
-  void *evp[MAX_JOBS];
-  memset(evs, 0, sizeof evs);
+  evaluator *evs = cs_xcalloc(jobs, sizeof *evs);
+  void **evp = cs_xcalloc(jobs, sizeof *evp);
   unsigned opened = 0;
   char *a = NULL, *b = NULL, *out = NULL;
+  cs_buf nameb = {0}, msgb = {0}; /* the name and a message as shown on the terminal */
   int saved = 0;
   const char *name = o.nimpls ? o.impls[0] : NULL;
   for (; opened < jobs; opened++) {
@@ -468,7 +664,7 @@ int cs_cmd_collide(int argc, char **argv) {
     ev->impl = ev->rs ? cs_session_open(&o, ev->rs, name, &err) : NULL;
     if (!ev->impl) {
       cs_ruleset_free(ev->rs); /* close_evaluators ends at the ones opened */
-      cs_fail(CS_EXIT_IMPL, "%s", err.msg);
+      cs_fail(CS_EXIT_IMPL, "%s", shown(&msgb, err.msg));
       goto cleanup;
     }
     const cs_impl_info *info = &ev->impl->info;
@@ -481,8 +677,8 @@ int cs_cmd_collide(int argc, char **argv) {
                           : !norm && !emit                              ? "neither normalize nor emit"
                                                                         : NULL;
     if (missing) {
-      cs_fail(CS_EXIT_USAGE, "collide: %s has %s%s for target %s", info->name, strchr(missing, ' ') ? "" : "no ",
-              missing, cs_target_label((int)target));
+      cs_fail(CS_EXIT_USAGE, "collide: %s has %s%s for target %s", shown(&nameb, info->name),
+              strchr(missing, ' ') ? "" : "no ", missing, cs_target_label((int)target));
       status = CS_EXIT_USAGE;
       opened++;
       goto cleanup;
@@ -504,57 +700,60 @@ int cs_cmd_collide(int argc, char **argv) {
     evp[opened] = ev;
   }
   const char *impl_name = evs[0].impl->info.name ? evs[0].impl->info.name : "external";
+  const char *shown_name = shown(&nameb, impl_name); /* the corpus makes its own directory name of impl_name */
   const char *op = evs[0].emit ? "emit" : "normalize";
   uint64_t seed = o.seed_set ? o.seed : 1;
   const char *corpus_dir = o.corpus_dir ? o.corpus_dir : "corpus/regressions";
   if (!o.no_corpus && cs_corpus_writable(corpus_dir, impl_name, &err)) {
-    status = cs_fail(CS_EXIT_USAGE, "collide: the corpus: %s (--no-corpus plants nothing)", err.msg);
+    status = cs_fail(CS_EXIT_USAGE, "collide: the corpus: %s (--no-corpus plants nothing)", shown(&msgb, err.msg));
     goto cleanup;
   }
 
   /* Probe the input families: the smallest-looking output space is the one to search. Under
    * --time the probe counts: it stops after a quarter of it (the search gets the rest). */
   double t0 = cs_now_s(), probe_stop = o.time_s > 0 ? t0 + o.time_s / 4 : 0;
+  /* Under --time a request still unanswered a second after it is cut off, as in a run: an
+   * implementation that hangs cannot hold the search to its --deadline. */
+  if (o.time_s > 0)
+    for (unsigned i = 0; i < opened; i++)
+      evs[i].impl->stop_at_ns = cs_now_ns() + (int64_t)((o.time_s + CUT_GRACE_S) * 1e9);
   double bits = 0;
   bool found = false;
   uint64_t sa = 0, sb = 0, evals = 0;
   const char *mode = "probe";
   double seconds = 0, expected = 0;
-  if (!family) {
-    double best = -1;
-    for (size_t i = 0; i < NFAMILIES && !found; i++) {
-      if (i && probe_stop > 0 && cs_now_s() >= probe_stop)
-        break;
-      double fb;
-      uint64_t done = 0;
-      set_family(&evs[0], &families[i]);
-      if (probe(&evs[0], seed, probe_stop, &fb, &found, &sa, &sb, &done, &err)) {
-        cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
-        goto cleanup;
-      }
-      evals += done;
-      if (found || best < 0 || fb < best) {
-        best = fb;
-        family = &families[i];
-      }
-    }
-    bits = best;
-  } else {
-    set_family(&evs[0], family);
-    if (probe(&evs[0], seed, probe_stop, &bits, &found, &sa, &sb, &evals, &err)) {
-      cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
-      goto cleanup;
-    }
+  probe_result pr;
+  size_t usable = 0;
+  if (probe_families(&evs[0], family, seed, probe_stop, &family, &pr, &usable, &err)) {
+    cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
+    goto cleanup;
+  }
+  double probe_rate = cs_now_s() > t0 ? (double)pr.evaluated / (cs_now_s() - t0) : 0; /* one worker's */
+  found = pr.found;
+  sa = pr.a;
+  sb = pr.b;
+  bits = pr.bits;
+  evals = pr.evaluated;
+  if (!found && evs[0].answered == 0) {
+    status = never_answered(shown_name, &evs[0], o.time_s);
+    goto cleanup;
+  }
+  if (!family) { /* nothing to estimate the space from, nor to search */
+    status = cs_fail(CS_EXIT_IMPL,
+                     "collide: %s answered %zu of %llu probe inputs with an ID (the rest null, faulted or cut off): "
+                     "too few to search",
+                     shown_name, usable, (unsigned long long)evals);
+    goto cleanup;
   }
   for (unsigned i = 0; i < opened; i++)
     set_family(&evs[i], family);
   if (!o.quiet)
     printf("collide: %s %s of %s, inputs '%s' (%s + %d varying characters): outputs look like %.1f bits\n", op,
-           cs_target_label((int)target), impl_name, family->name, family->prefix, TAIL_LEN, bits);
+           cs_target_label((int)target), shown_name, family->name, family->prefix, TAIL_LEN, bits);
   double left = o.time_s > 0 ? o.time_s - (cs_now_s() - t0) : 0;
   if (!found && o.time_s > 0 && left <= 0 && !o.quiet)
     printf("collide: the time limit ran out in the probe\n");
-  if (!found && (o.time_s <= 0 || left > 0)) {
+  if (!found && !stop_signal && (o.time_s <= 0 || left > 0)) {
     progress_state ps = {!o.quiet && isatty(2), 0};
     cs_collide_config cfg = {
         .eval = eval_states,
@@ -570,13 +769,16 @@ int cs_cmd_collide(int argc, char **argv) {
         .force_dp = o.dp_bits > 0,
         .progress = ps.on ? show_progress : NULL,
         .progress_user = &ps,
+        .interrupt = &stop_signal,
     };
     cs_collide_result r;
     if (bits > 0) {
       ps.expected = 1.2533 * pow(2.0, bits / 2);
-      if (!o.quiet)
+      if (!o.quiet) {
         printf("collide: a collision needs about 2^%.1f evaluations; %u worker%s\n", bits / 2, opened,
                opened == 1 ? "" : "s");
+        note_expected_work(&o, ps.expected, probe_rate * opened);
+      }
     }
     int src = cs_collide_search(&cfg, &r, &err);
     if (ps.on)
@@ -586,7 +788,7 @@ int cs_cmd_collide(int argc, char **argv) {
       goto cleanup;
     }
     if (src) {
-      cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
       goto cleanup;
     }
     found = r.found;
@@ -597,8 +799,9 @@ int cs_cmd_collide(int argc, char **argv) {
     seconds = r.seconds;
     expected = r.expected;
     if (!o.quiet) {
-      printf("collide: %llu evaluations in %.1f s (%.2fM/s), %s", (unsigned long long)r.evals, r.seconds,
-             r.seconds > 0 ? r.evals / r.seconds / 1e6 : 0.0, mode);
+      char rate[32];
+      cs_collide_amount(rate, sizeof rate, r.seconds > 0 ? (double)r.evals / r.seconds : 0.0);
+      printf("collide: %llu evaluations in %.1f s (%s/s), %s", (unsigned long long)r.evals, r.seconds, rate, mode);
       if (r.dp_bits)
         printf(" (%d bits)", r.dp_bits);
       printf(", %llu stored\n", (unsigned long long)r.stored);
@@ -608,6 +811,8 @@ int cs_cmd_collide(int argc, char **argv) {
     printf("collide: no collision found in %llu evaluations", (unsigned long long)evals);
     if (expected > 0)
       printf(" (one needs about %.3g on average)", expected);
+    if (stop_signal)
+      printf("; interrupted by %s: the search stopped early", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
     printf("\n");
     status = CS_EXIT_OK;
     goto cleanup;
@@ -615,21 +820,33 @@ int cs_cmd_collide(int argc, char **argv) {
 
   /* The pair: rebuild the inputs, confirm, shrink. */
   evaluator *ev = &evs[0];
+  ev->impl->stop_at_ns = 0; /* the time was the search's: the pair is confirmed, shrunk and run */
   cs_arena_reset(&ev->arena);
   a = dup_str(input_of(ev, sa));
   b = dup_str(input_of(ev, sb));
-  if (collides(ev, cs_str_c(a), cs_str_c(b), &out, &err) != 1) {
-    cs_fail(CS_EXIT_IMPL, "%s: the pair found does not collide when evaluated again (%s)", impl_name,
-            err.msg[0] ? err.msg : "nondeterministic implementation?");
+  int confirmed = confirm_pair(ev, a, b, &out, &err);
+  if (confirmed != PAIR_COLLIDES) {
+    if (confirmed < 0)
+      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
+    else if (confirmed == PAIR_NOT_ANSWERED)
+      cs_fail(CS_EXIT_IMPL,
+              "collide: %s: the pair found could not be confirmed: %d tries, each after a restart, got no "
+              "answer (the last: %s)",
+              shown_name, CONFIRM_TRIES, shown(&msgb, ev->last_fault));
+    else
+      cs_fail(CS_EXIT_IMPL,
+              "collide: %s: the pair found does not collide when evaluated again "
+              "(nondeterministic implementation?)",
+              shown_name);
     goto cleanup;
   }
   unsigned steps = 0;
   if (shrink_pair(ev, &a, &b, &out, &steps, &err)) {
-    cs_fail(CS_EXIT_IMPL, "%s: %s", impl_name, err.msg);
+    cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
     goto cleanup;
   }
   printf("COLLISION: %s %s of %s maps two different IDs to the same ID\n  A: ", op, cs_target_label((int)target),
-         impl_name);
+         shown_name);
   print_json_str(stdout, a);
   printf("\n  B: ");
   print_json_str(stdout, b);
@@ -659,10 +876,10 @@ int cs_cmd_collide(int argc, char **argv) {
       cs_buf_free(&m);
       if (cs_corpus_save_literal(corpus_dir, impl_name, property, cs_target_label((int)target), msg, &h, &PLANTED_PAIR,
                                  &path, &err)) {
-        fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", err.msg);
+        fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", shown(&msgb, err.msg));
         status = CS_EXIT_USAGE; /* an output error: the run lost what it found */
       } else {
-        printf("planted (%s): %s\n", shapes[k], path);
+        printf("planted (%s): %s\n", shapes[k], shown(&msgb, path));
         saved++;
       }
       free(path);
@@ -672,13 +889,17 @@ int cs_cmd_collide(int argc, char **argv) {
   if (saved)
     printf("the planted cases are replayed first by every run of %s; `callsign replay --impl NAME FILE` runs them "
            "against another implementation\n",
-           impl_name);
+           shown_name);
   cs_arena_free(&ar);
 cleanup:
   free(a);
   free(b);
   free(out);
+  cs_buf_free(&nameb);
+  cs_buf_free(&msgb);
   close_evaluators(evs, opened);
+  free(evs);
+  free(evp);
   cs_ruleset_free(rs);
   return status;
 }

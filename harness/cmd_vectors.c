@@ -202,6 +202,13 @@ static int label_index(const char *name) {
   return -1;
 }
 
+/* --generate refused: a new test needs a tcId past the largest, and none is left below the limit
+ * that --check holds tcIds to. */
+static int no_tcid_left(const char *path, int max_tc) {
+  return cs_fail(CS_EXIT_USAGE, "vectors: %s: no tcId left for a new test: tcIds go from 1 to %d, and %d is taken",
+                 path, CS_VECTORS_MAX_TCID, max_tc);
+}
+
 static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
   cs_err err = {{0}};
   cJSON *old = NULL;
@@ -234,7 +241,7 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
   cJSON *count = cJSON_AddNumberToObject(root, "numberOfTests", 0);
   cJSON *groups = cJSON_AddArrayToObject(root, "testGroups");
   cJSON *group = cJSON_CreateObject();
-  cJSON_AddStringToObject(group, "type", "CanonicalHistory");
+  cJSON_AddStringToObject(group, "type", CS_VECTORS_GROUP_TYPE);
   cJSON *tests = cJSON_AddArrayToObject(group, "tests");
   cJSON_AddItemToArray(groups, group);
 
@@ -281,6 +288,12 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
     }
     if (present)
       continue;
+    if (max_tc >= CS_VECTORS_MAX_TCID) {
+      cJSON_Delete(root);
+      cJSON_Delete(old);
+      cs_arena_free(&a);
+      return no_tcid_left(path, max_tc);
+    }
     cs_arena_reset(&a);
     cs_history h;
     if (cs_history_parse(cs_str_c(named[i].history), NULL, &a, &h, &err)) {
@@ -314,6 +327,13 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
       done = per_label[l] >= MIN_PER_LABEL;
     if (done)
       break;
+    if (max_tc >= CS_VECTORS_MAX_TCID) {
+      cJSON_Delete(root);
+      cJSON_Delete(old);
+      cs_choices_free(&ch);
+      cs_arena_free(&a);
+      return no_tcid_left(path, max_tc);
+    }
     cs_arena_reset(&a);
     cs_choices_record(&ch, cs_seed_mix(0x7e57 ^ seed));
     cs_gen_case g;
@@ -386,6 +406,10 @@ int cs_cmd_vectors(int argc, char **argv) {
   const char *path = o.npositional ? o.positional[0]
                      : o.generate  ? CS_VECTORS_DEFAULT
                                    : cs_vectors_locate(located, sizeof located);
+  /* '-' is stdin to --check; --generate reads its file and writes it back, which stdin is not. */
+  if (o.generate && !strcmp(path, "-"))
+    return cs_fail(CS_EXIT_USAGE, "vectors: --generate rewrites a file in place, and '-' (stdin) is none: give a path "
+                                  "(./- for a file named -)");
   cs_ruleset *rs = cs_ruleset_new(&err);
   cs_hasher *hs = cs_hasher_new();
   if (!rs || !hs) {

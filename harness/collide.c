@@ -7,10 +7,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/alloc.h"
 #include "core/clock.h"
 
 #define DEFAULT_MEMORY ((size_t)1 << 30)
@@ -21,7 +23,8 @@
 #define MAX_LOAD_NUM 7 /* grow or switch at 70% load */
 #define MAX_LOAD_DEN 10
 #define MIN_DP_BITS 8
-#define WALK_LIMIT 20 /* a walk longer than 20 expected lengths is in a cycle: restart it */
+#define CONFIRM_TRIES 3 /* evaluations of a candidate pair whose outputs came back different */
+#define WALK_LIMIT 20   /* a walk longer than 20 expected lengths is in a cycle: restart it */
 
 enum { MODE_BIRTHDAY, MODE_DP };
 
@@ -257,6 +260,21 @@ static int eval_pair(worker *w, uint64_t a, uint64_t b, uint64_t *fa, uint64_t *
   return out[0].len == out[1].len && (out[0].len == 0 || memcmp(out[0].ptr, out[1].ptr, out[0].len) == 0);
 }
 
+/* Confirms a birthday candidate, two states the table holds with one fingerprint: 1 when their
+ * outputs are equal, 0 when not, -1 on error. Outputs whose fingerprints now differ are not the ones
+ * the table saw: an evaluator stands in for an output it could not get (a fault of the
+ * implementation) with a unique text, so the pair is asked again, up to CONFIRM_TRIES times. */
+static int confirm_candidate(worker *w, uint64_t a, uint64_t b) {
+  int eq = 0;
+  for (int t = 0; t < CONFIRM_TRIES; t++) {
+    uint64_t fa, fb;
+    eq = eval_pair(w, a, b, &fa, &fb);
+    if (eq != 0 || fa == fb) /* an answer, an error, or equal fingerprints of different outputs */
+      break;
+  }
+  return eq;
+}
+
 /* Advances a walk one step: its next state. */
 static int step(worker *w, uint64_t x, uint64_t *next) {
   cs_str out;
@@ -310,8 +328,14 @@ typedef struct {
   uint64_t a, la, b, lb;
 } pair;
 
+static bool interrupted(const volatile sig_atomic_t *flag) {
+  return flag && *flag;
+}
+
 static bool out_of_bounds(shared *sh) {
   const cs_collide_config *cfg = sh->cfg;
+  if (interrupted(cfg->interrupt))
+    return true;
   if (cfg->budget && atomic_load(&sh->evals) >= cfg->budget)
     return true;
   if (cfg->time_s > 0 && cs_now_s() - sh->t0 >= cfg->time_s)
@@ -407,11 +431,9 @@ static void *work(void *arg) {
             break;
         }
       pthread_mutex_unlock(&sh->lock);
-      for (size_t k = 0; k < npairs && !atomic_load(&sh->stop); k++) {
-        uint64_t fa, fb;
-        if (eval_pair(w, pairs[k].a, pairs[k].b, &fa, &fb) == 1)
+      for (size_t k = 0; k < npairs && !atomic_load(&sh->stop); k++)
+        if (confirm_candidate(w, pairs[k].a, pairs[k].b) == 1)
           record_found(sh, pairs[k].a, pairs[k].b);
-      }
     } else {
       for (size_t i = 0; i < batch; i++) {
         lens[i]++;
@@ -532,6 +554,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   out->mode = sh->mode == MODE_DP ? "distinguished points" : "birthday";
   out->dp_bits = sh->mode == MODE_DP ? sh->dp_bits : 0;
   out->expected = sh->expected;
+  out->interrupted = !sh->found && interrupted(cfg->interrupt);
   rc = 0;
 cleanup:
   table_free(sh->table, sh->cap);
@@ -540,4 +563,93 @@ cleanup:
   free(ws);
   free(th);
   return rc;
+}
+
+void cs_collide_amount(char *out, size_t cap, double v) {
+  if (v >= 1e6)
+    snprintf(out, cap, "%.2fM", v / 1e6);
+  else if (v >= 1e3)
+    snprintf(out, cap, "%.1fk", v / 1e3);
+  else if (v >= 10)
+    snprintf(out, cap, "%.0f", v);
+  else
+    snprintf(out, cap, "%.2f", v);
+}
+
+/* --- shrinking a pair --------------------------------------------------------------------------- */
+
+/* The start of the character that ends at byte `end` of s (end > 0): its continuation bytes are
+ * stepped over back to its lead byte. */
+static size_t char_before(const char *s, size_t end) {
+  size_t i = end - 1;
+  while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+    i--;
+  return i;
+}
+
+/* s[0..len) without its bytes [i, i + k), NUL-terminated in buf (len - k + 1 bytes). */
+static cs_str without(const char *s, size_t len, size_t i, size_t k, char *buf) {
+  memcpy(buf, s, i);
+  memcpy(buf + i, s + i + k, len - i - k);
+  buf[len - k] = 0;
+  return (cs_str){buf, len - k};
+}
+
+static char *dup_cstr(cs_str s) {
+  char *p = cs_xmalloc(s.len + 1);
+  memcpy(p, s.ptr, s.len);
+  p[s.len] = 0;
+  return p;
+}
+
+/* One candidate: the pair without the character [i, i + k) of A (which 0), of B (1) or of both at
+ * the same position (2). 1 when it still collides (and replaced the pair), 0 not, -1 error. */
+static int try_without(const cs_collide_shrink_config *cfg, char **a, char **b, int which, size_t i, size_t k) {
+  size_t la = strlen(*a), lb = strlen(*b);
+  char *ba = cs_xmalloc(la + 1), *bb = cs_xmalloc(lb + 1);
+  cs_str ca = which == 1 ? (cs_str){*a, la} : without(*a, la, i, k, ba);
+  cs_str cb = which == 0 ? (cs_str){*b, lb} : without(*b, lb, i, k, bb);
+  int rc = ca.len && cb.len ? cfg->test(cfg->user, ca, cb) : 0;
+  if (rc == 1) {
+    char *na = dup_cstr(ca), *nb = dup_cstr(cb);
+    free(*a);
+    free(*b);
+    *a = na;
+    *b = nb;
+  }
+  free(ba);
+  free(bb);
+  return rc;
+}
+
+int cs_collide_shrink(const cs_collide_shrink_config *cfg, char **a, char **b, unsigned *steps) {
+  unsigned budget = cfg->budget;
+  double stop_at = cfg->max_s > 0 ? cs_now_s() + cfg->max_s : 0;
+  *steps = 0;
+  bool progress = true;
+  while (progress && budget) {
+    progress = false;
+    for (int which = 2; which >= 0 && budget; which--) { /* 2: both, 0: A, 1: B */
+      /* Down from the end: a deletion leaves the characters below it where they were. */
+      size_t end = strlen(which == 1 ? *b : *a);
+      while (end > 0 && budget && !(stop_at > 0 && cs_now_s() >= stop_at) && !interrupted(cfg->interrupt)) {
+        const char *s = which == 1 ? *b : *a;
+        size_t i = char_before(s, end), k = end - i;
+        end = i;
+        /* Both: only a character B has at the same place (equal bytes from a lead byte: the same
+         * whole character, as B is valid UTF-8 too). */
+        if (which == 2 && (i + k > strlen(*b) || memcmp(*a + i, *b + i, k) != 0))
+          continue;
+        budget--;
+        int rc = try_without(cfg, a, b, which, i, k);
+        if (rc < 0)
+          return -1;
+        if (rc == 1) {
+          (*steps)++;
+          progress = true;
+        }
+      }
+    }
+  }
+  return 0;
 }

@@ -16,6 +16,7 @@
 #ifndef CS_HARNESS_COLLIDE_H
 #define CS_HARNESS_COLLIDE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,9 @@ typedef struct {
   unsigned batch;    /* states per evaluation call (walks per worker); 0: 4096 */
   int dp_bits;       /* distinguished-point bits; 0: chosen from the space and the memory */
   bool force_dp;     /* distinguished points even when a table would do (tests) */
+  /* NULL: none. Once it reads nonzero (a signal handler sets it), no worker starts another batch:
+   * the search ends as when its time runs out, and says it was interrupted. */
+  const volatile sig_atomic_t *interrupt;
   /* Called about every half second from the first worker. */
   void (*progress)(void *user, uint64_t evals, uint64_t stored, double elapsed, const char *mode);
   void *progress_user;
@@ -54,7 +58,8 @@ typedef struct {
   double seconds;
   const char *mode; /* "birthday" or "distinguished points" */
   int dp_bits;
-  double expected; /* evaluations a collision needs on average (0: space unknown) */
+  double expected;  /* evaluations a collision needs on average (0: space unknown) */
+  bool interrupted; /* cfg->interrupt ended the search */
 } cs_collide_result;
 
 /* What cs_collide_search returns when the system cannot give the table cfg->memory allows: the
@@ -73,5 +78,29 @@ uint64_t cs_collide_fingerprint(cs_str out);
  * that never varies, or whose values across the samples repeat an earlier position's, adds
  * nothing; a sample too small to show all values underestimates. */
 double cs_collide_entropy(const cs_str *outs, size_t n);
+
+/* A count or a rate as the terminal shows it, with a unit that keeps its digits: "1.23M" from a
+ * million up, "45.6k" from a thousand, "789", and below ten two decimals ("0.42"): a slow
+ * implementation's rate still shows. */
+void cs_collide_amount(char *out, size_t cap, double v);
+
+/* Does the pair (a, b) still collide? 1 yes, 0 no (or it could not be told: a fault is no
+ * collision), -1 an error that ends the shrinking. */
+typedef int (*cs_collide_pair_fn)(void *user, cs_str a, cs_str b);
+
+typedef struct {
+  cs_collide_pair_fn test;
+  void *user;
+  unsigned budget;                        /* candidate pairs tested at most */
+  double max_s;                           /* seconds at most (0: no limit) */
+  const volatile sig_atomic_t *interrupt; /* NULL, or no candidate is tested once it reads nonzero */
+} cs_collide_shrink_config;
+
+/* Shrinks a colliding pair of NUL-terminated heap strings in place (each replaced by a smaller heap
+ * string while the pair still collides): deletes characters, first one both inputs share at the
+ * same position, then one of A's, then one of B's, each pass scanning down from the end. Only whole
+ * UTF-8 characters are deleted, so when a and b are valid UTF-8 every candidate is too; an empty
+ * candidate is never tested. *steps counts the deletions kept. Returns 0, or -1 when `test` did. */
+int cs_collide_shrink(const cs_collide_shrink_config *cfg, char **a, char **b, unsigned *steps);
 
 #endif

@@ -14,30 +14,37 @@ typedef struct {
   cs_cmd_bit bit;
   const char *args;
   const char *summary;
+  const char *notes; /* printed after the options, or NULL */
 } command;
 
 static int cmd_help(int argc, char **argv);
 
 static const command commands[] = {
     {"run", cs_cmd_run, CS_CMD_RUN, "[--impl NAME | --impl-cmd -- ARGV...]",
-     "check implementations against every property and print the compliance matrix (default)"},
+     "check implementations against every property and print the compliance matrix (default)", NULL},
     {"replay", cs_cmd_replay, CS_CMD_REPLAY, "--impl NAME TOKEN|FILE|-",
-     "re-run one case from a replay token or a saved case file ('-': the file on stdin)"},
+     "re-run one case from a replay token or a saved case file ('-': the file on stdin)", NULL},
     {"vectors", cs_cmd_vectors, CS_CMD_VECTORS, "[--check | --generate] [FILE]",
-     "check or regenerate the canonical v1 vectors"},
+     "check or regenerate the canonical v1 vectors (--check -: from stdin; --generate rewrites a file, not -)", NULL},
     {"canon", cs_cmd_canon, CS_CMD_CANON, "[FILE]",
-     "print the reference's canonical IDs for one history (file or stdin)"},
+     "print the reference's canonical IDs for one history (file or stdin)", NULL},
     {"emit", cs_cmd_emit, CS_CMD_EMIT, "--target T [FILE]",
-     "print the reference's wire IDs for one history and target (exit 2 when the rule has no room for them)"},
+     "print the reference's wire IDs for one history and target (exit 2 when the rule has no room for them)", NULL},
     {"probe", cs_cmd_probe, CS_CMD_PROBE, "--provider P [--model M] [--base-url URL] [--discover] [--dry-run]",
-     "send live requests to a provider and compare its verdicts with callsign's rule (or --discover it)"},
+     "send live requests to a provider and compare its verdicts with callsign's rule (or --discover it)", NULL},
     {"fuzz", cs_cmd_fuzz, CS_CMD_FUZZ, "--impl NAME | --impl-cmd -- ARGV... [--time D] [--jobs N] [--shard I/N]",
-     "time-bounded campaign; distinct shrunk failures go to --out and the corpus (--merge OUT DIR... merges)"},
+     "time-bounded campaign; distinct shrunk failures go to --out and the corpus (--merge OUT DIR... merges)", NULL},
     {"collide", cs_cmd_collide, CS_CMD_COLLIDE, "--impl NAME | --impl-cmd -- ARGV... --target T",
-     "search for two different IDs an implementation maps to the same ID; plant the pair as a regression case"},
+     "search for two different IDs an implementation maps to the same ID; plant the pair as a regression case",
+     "Without --time or --budget the search runs until a collision or a signal: SIGINT or SIGTERM ends it with\n"
+     "the summary of what was searched, saying it was interrupted (the same signal again ends it at once).\n"
+     "exit status: 1 a collision was found, 0 none within --budget, --time or before a signal, 2 usage, input\n"
+     "or output error (a corpus that cannot be written), 3 the implementation could not be run, answered no\n"
+     "request or too few IDs to search, or the pair found could not be confirmed (a fault on every try, or no\n"
+     "collision again)"},
     {"list", cs_cmd_list, CS_CMD_LIST, "[--markdown]",
-     "list targets, properties, implementations and pathology classes (--markdown: as the README's tables)"},
-    {"help", cmd_help, 0, "[COMMAND]", "show this help or a command's options"},
+     "list targets, properties, implementations and pathology classes (--markdown: as the README's tables)", NULL},
+    {"help", cmd_help, 0, "[COMMAND]", "show this help or a command's options", NULL},
 };
 
 static int cmd_help(int argc, char **argv) {
@@ -53,6 +60,8 @@ static int cmd_help(int argc, char **argv) {
         printf("  --markdown   print the tables as Markdown, as the README holds them\n");
       else if (commands[i].run == cmd_help)
         printf("  (none: the argument is a command's name)\n");
+      if (commands[i].notes)
+        printf("\n%s\n", commands[i].notes);
       return CS_EXIT_OK;
     }
   }

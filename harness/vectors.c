@@ -121,6 +121,14 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
   for (const cJSON *g = groups->child; g; g = g->next) {
     if (cJSON_IsObject(g) && names_once(g, path, "a test group", 0, err))
       goto bad;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(g, "type");
+    if (!cJSON_IsString(type) || strcmp(type->valuestring, CS_VECTORS_GROUP_TYPE) != 0) {
+      cs_err_set(err,
+                 "%s: a test group's type is %s%.60s%s, not \"" CS_VECTORS_GROUP_TYPE "\" (the one the format defines)",
+                 path, cJSON_IsString(type) ? "\"" : "", cJSON_IsString(type) ? type->valuestring : "missing",
+                 cJSON_IsString(type) ? "\"" : "");
+      goto bad;
+    }
     const cJSON *tests = cJSON_GetObjectItemCaseSensitive(g, "tests");
     if (!cJSON_IsArray(tests)) {
       cs_err_set(err, "%s: a test group without a \"tests\" array", path);
@@ -128,9 +136,9 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
     }
     for (const cJSON *t = tests->child; t; t = t->next, n++) {
       const cJSON *id = cJSON_GetObjectItemCaseSensitive(t, "tcId");
-      if (!cJSON_IsNumber(id) || id->valuedouble < 1 || id->valuedouble > 1e9 ||
+      if (!cJSON_IsNumber(id) || id->valuedouble < 1 || id->valuedouble > CS_VECTORS_MAX_TCID ||
           id->valuedouble != (double)id->valueint) {
-        cs_err_set(err, "%s: test %d has no whole tcId from 1", path, n + 1);
+        cs_err_set(err, "%s: test %d has no whole tcId from 1 to %d", path, n + 1, CS_VECTORS_MAX_TCID);
         goto bad;
       }
       if (names_once(t, path, "a test", id->valueint, err))

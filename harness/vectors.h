@@ -12,13 +12,18 @@
 #include "impls/impl.h"
 
 #define CS_VECTORS_DEFAULT "corpus/vectors/canonical_v1.json"
+/* tcIds are whole numbers from 1 to this (what a JSON reader holds exactly in an int). */
+#define CS_VECTORS_MAX_TCID 1000000000
+/* The one kind of test group the format defines: a history and its canonical and wire IDs. */
+#define CS_VECTORS_GROUP_TYPE "CanonicalHistory"
 
 /* The default vectors file: CS_VECTORS_DEFAULT under the working directory when it is there, else
  * under the source tree the binary was built in (build/callsign, build/san/callsign), so a run
  * from another directory (a CI job in the user's repository) still finds it. Falls back to
  * CS_VECTORS_DEFAULT, which the load error then names. `buf` holds the path when it is not. */
 const char *cs_vectors_locate(char *buf, size_t cap);
-/* Loads and validates the file's shape: whole tcIds from 1, each once, each test with a history that
+/* Loads and validates the file's shape: every test group of type CS_VECTORS_GROUP_TYPE, whole tcIds
+ * from 1 to CS_VECTORS_MAX_TCID, each once, each test with a history that
  * parses, at least one test, and (when `counted`) numberOfTests equal to the tests held and each test's
  * expectations: "canonical" and, under "wire", every target by name, each {"calls":[...],"results":[...]}
  * of strings or nulls, as many as the history's calls and results. --generate reads an edited file without

@@ -222,3 +222,36 @@ void cs_esc_json(cs_buf *b, const char *s) {
   cs_buf_json_str(b, cs_buf_view(&fixed));
   cs_buf_free(&fixed);
 }
+
+/* \uXXXX for a code point of the Basic Multilingual Plane, else its UTF-16 surrogate pair. */
+static void json_u_escape(cs_buf *b, uint32_t cp) {
+  if (cp <= 0xFFFF) {
+    cs_buf_printf(b, "\\u%04x", (unsigned)cp);
+    return;
+  }
+  cp -= 0x10000;
+  cs_buf_printf(b, "\\u%04x\\u%04x", (unsigned)(0xD800 + (cp >> 10)), (unsigned)(0xDC00 + (cp & 0x3FF)));
+}
+
+void cs_esc_json_visible(cs_buf *b, const char *s, size_t n) {
+  cs_buf_putc(b, '"');
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(s + i, n - i, &cp);
+    if (k == 0) { /* not UTF-8: JSON cannot hold the byte */
+      cs_buf_puts(b, "\\ufffd");
+      i++;
+      continue;
+    }
+    if (cp == '"' || cp == '\\') {
+      cs_buf_putc(b, '\\');
+      cs_buf_putc(b, (char)cp);
+    } else if (cp == 0 || cs_esc_is_hidden(cp)) {
+      json_u_escape(b, cp);
+    } else {
+      cs_buf_put(b, s + i, k);
+    }
+    i += k;
+  }
+  cs_buf_putc(b, '"');
+}

@@ -43,5 +43,10 @@ size_t cs_esc_backtick_run(const char *s, size_t n);
 /* A JSON string literal (`null` for NULL). Valid UTF-8 is kept as it is; each byte that is not
  * valid UTF-8 is replaced by U+FFFD so the document stays valid JSON. */
 void cs_esc_json(cs_buf *b, const char *s);
+/* A JSON string literal of s[0..n) for a terminal: as cs_esc_json, and every hidden character
+ * (cs_esc_is_hidden: controls, bidirectional overrides, noncharacters) written as a \u escape, so
+ * the literal reads back as the same text (when it was valid UTF-8) and nothing reaches the
+ * terminal raw. */
+void cs_esc_json_visible(cs_buf *b, const char *s, size_t n);
 
 #endif

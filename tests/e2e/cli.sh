@@ -99,6 +99,9 @@ twice('twicealg', '"algorithm": "callsign-canonical-v1"', '"algorithm": "callsig
 twice('twicetc', '"tcId": 1,', '"tcId": 1, "tcId": 2,')
 twice('twicecanon', '"canonical": ', '"canonical": {"calls": [], "results": []}, "canonical": ')
 twice('twicegroup', '"tests": ', '"tests": [], "tests": ')
+# tcIds are held to 1..1e9, and the group type is the one the format defines.
+e = copy.deepcopy(d); e['testGroups'][0]['tests'][0]['tcId'] = 1000000001; w('big', e)
+e = copy.deepcopy(d); e['testGroups'][0]['type'] = 'Other'; w('other', e)
 P
 for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no whole tcId" "nohist:no history object" \
   "nocanon:tcId 1: canonical is not an object" "strcanon:tcId 1: canonical is not an object" \
@@ -106,7 +109,8 @@ for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no
   "nowire:tcId 1: wire is not an object" "wirename:tcId 1: wire names .kimi2., not a target" \
   "shortwire:tcId 1: wire.gemini.calls holds 1 IDs, the history has 2 calls" \
   "twicealg:the file names .algorithm. twice" "twicetc:tcId 1 names .tcId. twice" \
-  "twicecanon:tcId 1 names .canonical. twice" "twicegroup:a test group names .tests. twice"; do
+  "twicecanon:tcId 1 names .canonical. twice" "twicegroup:a test group names .tests. twice" \
+  "big:test 1 has no whole tcId from 1 to 1000000000" "other:a test group.s type is .Other., not .CanonicalHistory."; do
   "$CS" vectors --check "$T/v_${v%%:*}.json" >"$T/o" 2>"$T/e"
   check "vectors --check, ${v%%:*} file: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '${v#*:}' '$T/e'"
 done
@@ -117,7 +121,7 @@ for v in nocanon strcanon numcanon shortwire; do
 done
 # A test whose history does not parse makes the file unusable: an input error in every command that
 # reads it, naming the file and the test, never a disagreement or a failed property.
-printf '%s\n' '{"algorithm":"callsign-canonical-v1","numberOfTests":1,"testGroups":[{"tests":[{"tcId":1,"history":{"turns":5}}]}]}' \
+printf '%s\n' '{"algorithm":"callsign-canonical-v1","numberOfTests":1,"testGroups":[{"type":"CanonicalHistory","tests":[{"tcId":1,"history":{"turns":5}}]}]}' \
   >"$T/v_turns.json"
 for a in "vectors" "vectors --generate" "run --impl reference --cases 5 --no-corpus --quiet --property vectors --vectors"; do
   # shellcheck disable=SC2086
@@ -444,6 +448,24 @@ assert len(new) >= 200
 P"
 "$CS" vectors --check "$T/v.json" >"$T/o" 2>"$T/e"
 check "regenerated vectors pass --check" "[ $? -eq 0 ]"
+# --generate writes only what --check accepts: a new test's tcId past the largest must stay within
+# 1..1e9, or the command is refused and the file left as it was.
+python3 - corpus/vectors/canonical_v1.json "$T/vbig.json" <<'P'
+import json,sys
+d=json.load(open(sys.argv[1])); t=d['testGroups'][0]['tests']
+del t[-40:]
+t[0]['tcId']=1000000000
+json.dump(d,open(sys.argv[2],'w'))
+P
+# '-' is stdin to --check; --generate, which rewrites its file, refuses it rather than write a file named -.
+"$CS" vectors --check - <corpus/vectors/canonical_v1.json >"$T/o" 2>"$T/e"
+check "vectors --check - reads stdin" "[ $? -eq 0 ] && grep -q 'all agree' '$T/o'"
+(cd "$T" && "$CS_ABS" vectors --generate -) <corpus/vectors/canonical_v1.json >"$T/o" 2>"$T/e"
+check "vectors --generate -: exit 2, one line, no file named - written" "one_line_2 $? \"'-' (stdin) is none: give a path\" && ! [ -e '$T/-' ]"
+cp "$T/vbig.json" "$T/vbig.orig"
+"$CS" vectors --generate "$T/vbig.json" >"$T/o" 2>"$T/e"
+check "vectors --generate with tcId 1000000000 taken: exit 2, one line naming the limit, file unchanged" \
+  "one_line_2 $? 'no tcId left for a new test: tcIds go from 1 to 1000000000, and 1000000000 is taken' && cmp -s '$T/vbig.json' '$T/vbig.orig'"
 # --generate starts a new file only where there is none: one it cannot read is refused, not overwritten.
 # Root reads any file, so as root the command runs as nobody (setpriv, util-linux).
 mkdir -m 1777 "$T/u"

@@ -91,6 +91,24 @@ PY
 check "a structural collision shrinks to one character more than the three kept" \
   "[ $? -eq 1 ] && python3 -c \"import json,re,sys;t=open('$T/l3.txt').read();a,b=(json.loads(re.search(r'^  %s: (\\\".*\\\")\$' % k,t,re.M).group(1)) for k in 'AB');assert sorted(map(len,(a,b)))==[3,4] and a[-3:]==b[-3:],(a,b)\""
 
+# A normalizer that keeps the first character: the pair shrinks by whole characters (never a lone
+# lead byte of the unicode family's prefix), the output is valid UTF-8, and the planted files read back.
+"$CS" collide --target anthropic --corpus "$T/u8" --inputs unicode --jobs 1 --impl-cmd -- python3 "$T/norm.py" \
+  anthropic '"toolu_%x" % ord(i[0])' >"$T/u8.txt" 2>"$T/u8.err"
+check "a first-character collision shrinks to whole characters, printed as valid UTF-8" \
+  "[ $? -eq 1 ] && python3 -c \"import json,re;t=open('$T/u8.txt','rb').read().decode('utf-8');a,b=(json.loads(re.search(r'^  %s: (\\\".*\\\")\$' % k,t,re.M).group(1)) for k in 'AB');assert a[0]==b[0]=='\\u30c4' and a!=b,(a,b)\""
+for f in "$T/u8/norm/"*.json; do
+  "$CS" replay "$f" --impl-cmd -- python3 "$T/norm.py" anthropic '"toolu_%x" % ord(i[0])' >"$T/o" 2>"$T/e"
+  check "a planted file reads back and fails on replay (exit 1): ${f##*/}" "[ $? -eq 1 ] && ! grep -q 'UTF-8' '$T/e'"
+done
+check "two files were planted" "[ \$(ls '$T/u8/norm/' | wc -l) -eq 2 ]"
+# Through emit, a normalizer that cuts its output: no request carries a cut character, so no answer
+# is blamed for one.
+"$CS" collide --target mistral --no-corpus --via emit --inputs unicode --jobs 1 --time 10s --impl-cmd -- \
+  build/adapter-c --bug truncate >"$T/tr.txt" 2>"$T/tr.err"
+check "emit through a truncating adapter: a collision, no request with invalid UTF-8" \
+  "[ $? -eq 1 ] && grep -q '^COLLISION' '$T/tr.txt' && ! grep -q 'UTF-8' '$T/tr.err'"
+
 # An output that repeats a short hash is as small as the hash: 8 hex digits repeated eight times are
 # 32 bits, found by a birthday search (not missed by distinguished points chosen for 256 bits).
 "$CS" collide --no-corpus --target gemini --jobs 1 --budget 2000000 --impl-cmd -- python3 "$T/norm.py" gemini \
@@ -104,6 +122,30 @@ start=$(date +%s%N)
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "--time 3s with 0.3 s per request: exit 0 within 7 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 7000 ] && grep -q 'no collision found' '$T/t.txt'"
+check "a slow implementation's rate shows in evaluations a second, not 0.00M/s" \
+  "grep -qE '^collide: [0-9]+ evaluations in [0-9.]+ s \([0-9.]+/s\)' '$T/t.txt'"
+
+# An implementation that never answers within --time: cut a second after it, as a run does, and
+# exit 3 naming the request that was waiting (not "no collision found", exit 0, after --deadline).
+cat >"$T/hang.py" <<'PY'
+import json, sys, time
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "hang", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:
+        time.sleep(100)
+PY
+start=$(date +%s%N)
+"$CS" collide --no-corpus --target anthropic --jobs 1 --time 2s --deadline 8000 --impl-cmd -- python3 "$T/hang.py" >"$T/h.txt" 2>"$T/h.err"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "a hang under --time 2s: exit 3 within 5 s naming the request (took ${ms} ms)" \
+  "[ $rc -eq 3 ] && [ $ms -lt 5000 ] && grep -q 'no request got its answer within --time 2s and 1s more' '$T/h.err' &&
+   grep -q 'seq 1 (normalize anthropic) was unanswered' '$T/h.err' && ! grep -q 'no collision found' '$T/h.txt'"
 
 # Through emit each input is a request of its own: the probe looks at the clock between slices.
 start=$(date +%s%N)
@@ -112,9 +154,21 @@ rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "--time 3s through emit at 10 ms a request: exit 0 within 7 s (took ${ms} ms)" "[ $rc -eq 0 ] && [ $ms -lt 7000 ] && grep -q 'no collision found' '$T/te.txt'"
 
-# A search ended by a signal has still said what it searched, even into a pipe.
-timeout -s INT 2 "$CS" collide --impl reference --target anthropic --no-corpus >"$T/int.txt" 2>"$T/int.err"
-check "collide ended by SIGINT: its lines so far are out" "grep -q 'outputs look like' '$T/int.txt'"
+# Without --time or --budget the search runs until a collision or a signal: it says so when a
+# collision is out of reach, and SIGINT or SIGTERM ends it with the summary (exit 0, as for none found).
+timeout --preserve-status -s INT 2 "$CS" collide --impl reference --target anthropic --no-corpus >"$T/int.txt" 2>"$T/int.err"
+check "collide ended by SIGINT: exit 0, the summary with the evaluations and 'interrupted'" \
+  "[ $? -eq 0 ] && grep -q 'outputs look like' '$T/int.txt' &&
+   grep -qE '^collide: no collision found in [1-9][0-9]* evaluations .*; interrupted by SIGINT' '$T/int.txt'"
+check "a collision out of reach is noted at the start: runs until a collision or a signal" \
+  "grep -q '^collide: note: .* without --time or --budget the search runs until a collision or a signal' '$T/int.txt'"
+timeout --preserve-status -s TERM 2 "$CS" collide --target anthropic --no-corpus --jobs 1 \
+  --impl-cmd -- python3 "$T/norm.py" anthropic 'hashlib.sha256(i.encode()).hexdigest()' >"$T/int.txt" 2>"$T/int.err"
+check "collide of an external implementation ended by SIGTERM: exit 0, interrupted" \
+  "[ $? -eq 0 ] && grep -qE '^collide: no collision found in [1-9][0-9]* evaluations .*; interrupted by SIGTERM' '$T/int.txt'"
+"$CS" collide --impl reference --target anthropic --no-corpus --time 1s >"$T/o" 2>"$T/e"
+check "--time far short of the expected work: noted at the start" \
+  "[ $? -eq 0 ] && grep -q '^collide: note: .* --time 1s will most likely end without one' '$T/o'"
 
 # The corpus directory is made before the search (to refuse one that cannot be), and removed again
 # when no pair was planted in it.
@@ -151,12 +205,73 @@ check "a kimi collision: planted for normalize.injective, which the pair fails" 
 check "an unwritable corpus: exit 2 before any search, one line" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'collide: the corpus' '$T/e' && ! grep -q COLLISION '$T/o'"
 
+# The planted pair is judged only on an answer: a fault of emit on it is reported as the fault, never
+# as the property holding.
+cat >"$T/emitfault.py" <<'PY'
+import hashlib, json, os, sys, time
+mode = sys.argv[1]
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "ef", "version": "1", "ops": ["normalize", "emit"],
+                          "targets": ["anthropic"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    elif r["op"] == "normalize":
+        ids = ["toolu_%s" % hashlib.sha256(i.encode()).hexdigest()[:2] for i in r["ids"]]
+        print(json.dumps({"seq": r["seq"], "ids": ids}), flush=True)
+    elif mode == "crash":
+        os._exit(9)
+    elif mode == "hang":
+        time.sleep(100)
+    elif mode == "garbage":
+        print("{nope", flush=True)
+    else:
+        print(json.dumps({"seq": r["seq"], "error": "no emit today"}), flush=True)
+PY
+for m in crash:crash hang:timeout garbage:protocol error:rejected; do
+  "$CS" collide --target anthropic --corpus "$T/ef-${m%%:*}" --jobs 1 --deadline 500 --impl-cmd -- python3 "$T/emitfault.py" "${m%%:*}" >"$T/ef.txt" 2>"$T/ef.err"
+  check "emit on the planted pair: ${m%%:*} reported as ${m#*:}, never as holding" \
+    "[ $? -eq 1 ] && [ \$(grep -c 'emit.unique on anthropic not judged: ${m#*:}: ' '$T/ef.txt') -eq 2 ] && ! grep -q 'holds' '$T/ef.txt'"
+done
+
+# The implementation's name (from its hello) and its stderr are its own text: escaped on the terminal.
+cat >"$T/badname.py" <<'PY'
+import hashlib, json, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "bad\n\x1b[31mname", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:
+        print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256(i.encode()).hexdigest()[:2] for i in r["ids"]]}),
+              flush=True)
+PY
+"$CS" collide --target anthropic --corpus "$T/bn" --jobs 1 --impl-cmd -- python3 "$T/badname.py" >"$T/bn.txt" 2>"$T/bn.err"
+check "a hello name with a newline and ESC: escaped in every line that names it" \
+  "[ $? -eq 1 ] && python3 -c \"import sys;d=open('$T/bn.txt','rb').read()+open('$T/bn.err','rb').read();sys.exit(b'\\x1b' in d or b'bad\\n' in d)\" &&
+   grep -qF 'COLLISION: normalize anthropic of bad\n\u001B[31mname maps' '$T/bn.txt' &&
+   grep -qF 'replayed first by every run of bad\n\u001B[31mname;' '$T/bn.txt'"
+"$CS" collide --target mistral --no-corpus --jobs 1 --impl-cmd -- python3 "$T/badname.py" >"$T/o" 2>"$T/e"
+check "and in an error naming it: one line, escaped" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF 'bad\n\u001B[31mname has neither' '$T/e'"
+
 # Budgets: a 53.6-bit space is not searched through in a test.
 "$CS" collide --impl mistral-hash9 --target mistral --budget 200000 --no-corpus --jobs 2 >"$T/m.txt" 2>"$T/m.err"
 check "mistral-hash9 under a small budget: exit 0, says how much work a collision needs" "[ $? -eq 0 ] && grep -q 'no collision found' '$T/m.txt' && grep -q '53.6 bits' '$T/m.txt'"
 # `make e2e` builds build/adapter-c first: its absence is a failure, not a reason to skip.
 "$CS" collide --target mistral --budget 50000 --no-corpus --jobs 2 --impl-cmd -- build/adapter-c >"$T/x.txt" 2>"$T/x.err"
 check "an external implementation is searched through pipelined normalize requests" "[ $? -eq 0 ] && grep -q 'normalize mistral of' '$T/x.txt'"
+
+# Help and messages say what collide does: one target; "an emit request".
+"$CS" help collide >"$T/o" 2>"$T/e"
+check "help collide: --target is exactly one, not repeatable" \
+  "grep -q -- '--target T  the target to search for, exactly one' '$T/o' && ! grep -q -- '--target.*repeatable' '$T/o'"
+"$CS" collide --no-corpus --target anthropic --via emit --jobs 1 --budget 100 --impl-cmd -- python3 tests/fixtures/proto_echo.py \
+  --crash-after 40 >"$T/o" 2>"$T/e"
+check "a fault of emit is told as 'an emit request'" "[ $? -eq 0 ] && grep -q 'collide: an emit request got crash' '$T/e'"
 
 # Faults do not end a search: the process is restarted and the faulted inputs skipped (said once);
 # an implementation that never answers is exit 3.
@@ -180,8 +295,53 @@ PY
 "$CS" collide --no-corpus --target mistral --budget 2000 --jobs 1 --impl-cmd -- python3 "$T/crash5.py" >"$T/c5.out" 2>"$T/c5.err"
 check "a crash during a search: restarted, skipped, said once, the search goes on" \
   "[ $? -eq 0 ] && [ \$(grep -c 'its inputs are skipped' '$T/c5.err') -eq 1 ] && grep -q 'no collision found' '$T/c5.out'"
+check "the skipped inputs do not count toward the estimate: 9 decimal digits are 29.9 bits" \
+  "grep -q 'outputs look like 29.9 bits' '$T/c5.out'"
+# Null answers say nothing of the output space either: half of them null leaves a 16-bit hash at about
+# 16 bits (found at once, not missed by a search sized for 100 bits); all of them null is nothing to
+# search, exit 3.
+"$CS" collide --no-corpus --target anthropic --jobs 1 --budget 100000 --impl-cmd -- python3 "$T/norm.py" anthropic \
+  'None if hashlib.sha256(("k" + i).encode()).digest()[0] & 1 else "toolu_" + hashlib.sha256(i.encode()).hexdigest()[:4]' \
+  >"$T/nh.txt" 2>"$T/nh.err"
+check "half the outputs null: estimated from the others (16 bits), the collision found" \
+  "[ $? -eq 1 ] && grep -q 'outputs look like 16.0 bits' '$T/nh.txt' && grep -q '^COLLISION' '$T/nh.txt'"
+"$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/norm.py" anthropic 'None' >"$T/o" 2>"$T/e"
+check "every output null: exit 3, one line, says there is too little to search" \
+  "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'answered 0 of 10240 probe inputs with an ID' '$T/e' && ! grep -q 'bits' '$T/o'"
 "$CS" collide --no-corpus --target mistral --budget 2000 --jobs 1 --impl-cmd -- python3 "$T/crash5.py" always >"$T/o" 2>"$T/e"
 check "an implementation that never answers: exit 3" "[ $? -eq 3 ] && grep -q 'no normalize request answered' '$T/e'"
+
+# A fault on the request that confirms the pair found says nothing of the collision: asked again after
+# a restart; a program that faults on every try is reported with its fault, exit 3.
+cat >"$T/confirm.py" <<'PY'
+import hashlib, json, os, sys
+mode, n = sys.argv[1], 0
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "cf", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+        continue
+    if r["op"] == "stop":
+        sys.exit(0)
+    n += 1
+    if (mode == "every11" and n == 11) or (mode == "pairs" and len(r["ids"]) == 2):
+        os._exit(7)
+    print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256(i.encode()).hexdigest()[:4] for i in r["ids"]]}),
+          flush=True)
+PY
+"$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" every11 >"$T/cf.txt" 2>"$T/cf.err"
+check "a crash on the confirming request: asked again after a restart, the collision reported (exit 1)" \
+  "[ $? -eq 1 ] && grep -q '^COLLISION' '$T/cf.txt' && ! grep -q 'nondeterministic' '$T/cf.err'"
+"$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" pairs >"$T/cf.txt" 2>"$T/cf.err"
+check "a crash on every try at confirming: exit 3, one line naming the crash, not nondeterminism" \
+  "[ $? -eq 3 ] && [ \$(grep -c 'could not be confirmed: 3 tries' '$T/cf.err') -eq 1 ] &&
+   grep -q 'got crash (the process exited with status 7' '$T/cf.err' && ! grep -q 'nondeterministic' '$T/cf.err'"
+"$CS" help collide >"$T/o" 2>"$T/e"
+check "help collide states exit status 3 and what it covers" \
+  "grep -q '3 the implementation could not be run' '$T/o' && grep -q 'could not be confirmed' '$T/o'"
+check "help collide says that without --time or --budget the search runs until a collision or a signal" \
+  "grep -q 'Without --time or --budget the search runs until a collision or a signal' '$T/o'"
 
 # A real collision of the reference's own mistral mapper, found by
 #   callsign collide --impl reference --target mistral --via emit   (about 2^27 evaluations)
@@ -198,6 +358,12 @@ printf '{"turns":[%s,%s]}' "$(turn "$PA")" "$(turn "$PB")" >"$T/rab.json"
 "$CS" emit --target mistral "$T/rab.json" >"$T/rab.out" 2>>"$T/emit.err"
 check "the reference maps the two single-call histories to the same mistral ID" "python3 -c \"import json;a=json.load(open('$T/ra.out'))['calls'];b=json.load(open('$T/rb.out'))['calls'];assert a==b and len(a[0])==9, (a,b)\""
 check "planted together, the reference resolves the collision" "python3 -c \"import json;a=json.load(open('$T/ra.out'))['calls'][0];c=json.load(open('$T/rab.out'))['calls'];assert c[0]==a and c[1]!=a and len(c[1])==9, c\""
+
+# --jobs is honoured up to the 256 that help states, not cut to 64 without a word.
+"$CS" collide --impl reference --target anthropic --no-corpus --jobs 65 --budget 1000 >"$T/o" 2>"$T/e"
+check "--jobs 65: 65 workers" "[ $? -eq 0 ] && grep -q '; 65 workers$' '$T/o'"
+"$CS" collide --impl reference --target anthropic --no-corpus --jobs 257 --budget 1000 >"$T/o" 2>"$T/e"
+check "--jobs 257: exit 2, one line naming the limit" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'must be 1 to 256' '$T/e'"
 
 # Usage errors: one line, exit 2.
 "$CS" collide --impl anthropic-sanitize >"$T/o" 2>"$T/e"

@@ -3,9 +3,12 @@
  * entropy estimate reads hex and base62 outputs right; budgets stop a hopeless search. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/utf8.h"
 #include "harness/collide.h"
+#include "reports/escape.h"
 
 typedef struct {
   unsigned bits; /* output = the low `bits` bits of a mixed state, as hex */
@@ -187,4 +190,175 @@ Test(collide, memory_near_size_max_does_not_wrap) {
   cs_err err = {{0}};
   cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
   cr_assert(r.found);
+}
+
+/* --- shrinking a pair ----------------------------------------------------------------------------- */
+
+typedef struct {
+  unsigned tested, invalid;
+} shrink_probe;
+
+/* Collides when the two inputs differ and start with the same character (a normalizer that keeps
+ * the first character): every candidate must be whole characters. */
+static int same_first_char(void *user, cs_str a, cs_str b) {
+  shrink_probe *p = user;
+  p->tested++;
+  if (!cs_utf8_valid(a.ptr, a.len, NULL) || !cs_utf8_valid(b.ptr, b.len, NULL))
+    p->invalid++;
+  if (a.len == b.len && !memcmp(a.ptr, b.ptr, a.len))
+    return 0;
+  uint32_t ca, cb;
+  size_t ka = cs_esc_decode(a.ptr, a.len, &ca), kb = cs_esc_decode(b.ptr, b.len, &cb);
+  return ka && kb && ca == cb;
+}
+
+Test(collide, shrinking_deletes_whole_characters) {
+  char *a = strdup("\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|abc"), *b = strdup("\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|xyz");
+  shrink_probe p = {0};
+  cs_collide_shrink_config cfg = {.test = same_first_char, .user = &p, .budget = 4000};
+  unsigned steps = 0;
+  cr_assert_eq(cs_collide_shrink(&cfg, &a, &b, &steps), 0);
+  cr_assert_gt(p.tested, 0);
+  cr_assert_eq(p.invalid, 0, "%u of %u candidates were not valid UTF-8", p.invalid, p.tested);
+  cr_assert(cs_utf8_valid(a, strlen(a), NULL) && cs_utf8_valid(b, strlen(b), NULL), "%s / %s", a, b);
+  /* As small as whole characters allow: one input is the first character alone, the other one more. */
+  size_t la = strlen(a), lb = strlen(b);
+  cr_assert(!strncmp(a, "\xe3\x83\x84", 3) && !strncmp(b, "\xe3\x83\x84", 3), "%s / %s", a, b);
+  cr_assert((la == 3 && lb == 4) || (la == 4 && lb == 3) || (la == 3 && lb == 6) || (la == 6 && lb == 3),
+            "not shrunk to the first character and one more: %zu / %zu bytes", la, lb);
+  cr_assert_gt(steps, 0);
+  free(a);
+  free(b);
+}
+
+static int keeps_last_char(void *user, cs_str a, cs_str b) {
+  shrink_probe *p = user;
+  p->tested++;
+  if (!cs_utf8_valid(a.ptr, a.len, NULL) || !cs_utf8_valid(b.ptr, b.len, NULL))
+    p->invalid++;
+  return !(a.len == b.len && !memcmp(a.ptr, b.ptr, a.len)) && a.len >= 2 && b.len >= 2 &&
+         !memcmp(a.ptr + a.len - 2, b.ptr + b.len - 2, 2);
+}
+
+Test(collide, shrinking_a_pair_of_multibyte_characters_stays_valid) {
+  /* The last two bytes are the second half of a three-byte character: deleting single bytes could
+   * make a pair that keeps them, which no valid UTF-8 candidate is. */
+  char *a = strdup("\xc3\xa9\xe2\x82\xac\xe3\x83\x84"), *b = strdup("\xf0\x9f\x98\x80\xe3\x83\x84");
+  shrink_probe p = {0};
+  cs_collide_shrink_config cfg = {.test = keeps_last_char, .user = &p, .budget = 4000};
+  unsigned steps = 0;
+  cr_assert_eq(cs_collide_shrink(&cfg, &a, &b, &steps), 0);
+  cr_assert_eq(p.invalid, 0, "%u of %u candidates were not valid UTF-8", p.invalid, p.tested);
+  cr_assert(cs_utf8_valid(a, strlen(a), NULL) && cs_utf8_valid(b, strlen(b), NULL));
+  free(a);
+  free(b);
+}
+
+Test(collide, json_visible_escapes_hidden_characters_and_stray_bytes) {
+  cs_buf b = {0};
+  const char in[] = "a\"\\\x1b[31m\xc2\x85\xe2\x80\xae\xf0\x9f\x98\x80\xe3p";
+  cs_esc_json_visible(&b, in, sizeof in - 1);
+  cr_assert_str_eq(b.data, "\"a\\\"\\\\\\u001b[31m\\u0085\\u202e\xf0\x9f\x98\x80\\ufffdp\"");
+  cs_buf_free(&b);
+}
+
+/* An evaluator that cannot get the first output of a pair the first time it is asked for it (a crash
+ * of the implementation) stands in a unique text for it: the search asks again rather than drop a
+ * real collision. */
+typedef struct {
+  toy t;
+  unsigned pairs;
+  uint64_t last[2];
+  char stand_in[32];
+} flaky_toy;
+
+static int flaky_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+  flaky_toy *f = ev;
+  toy_eval(&f->t, states, n, outs, err);
+  if (n == 2 && (states[0] != f->last[0] || states[1] != f->last[1])) {
+    f->last[0] = states[0];
+    f->last[1] = states[1];
+    int len = snprintf(f->stand_in, sizeof f->stand_in, "\x01(fault %u)", f->pairs++);
+    outs[0] = (cs_str){f->stand_in, (size_t)len};
+  }
+  return 0;
+}
+
+Test(collide, a_fault_on_confirming_a_candidate_is_asked_again) {
+  static flaky_toy f;
+  f.t.bits = 20;
+  void *evs[1] = {&f};
+  cs_collide_config cfg = {.eval = flaky_eval,
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .space_bits = 20,
+                           .seed = 11,
+                           .batch = 256,
+                           .budget = 1000000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert(r.found, "a candidate whose confirmation faulted was dropped (%llu evaluations)",
+            (unsigned long long)r.evals);
+  cr_assert_gt(f.pairs, 0);
+}
+
+/* Rates are shown with a unit that keeps their digits: a slow adapter's 42 evaluations a second are
+ * not "0.00M/s". */
+Test(collide, amounts_keep_their_digits) {
+  char s[32];
+  cs_collide_amount(s, sizeof s, 1234567);
+  cr_assert_str_eq(s, "1.23M");
+  cs_collide_amount(s, sizeof s, 45600);
+  cr_assert_str_eq(s, "45.6k");
+  cs_collide_amount(s, sizeof s, 42);
+  cr_assert_str_eq(s, "42");
+  cs_collide_amount(s, sizeof s, 0.4166);
+  cr_assert_str_eq(s, "0.42");
+}
+
+/* A stop signal (its handler sets the flag) ends the search as its time would, and says so. */
+static volatile sig_atomic_t stop_flag;
+static unsigned interrupt_calls;
+
+static int interrupting_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+  if (++interrupt_calls == 5)
+    stop_flag = 1;
+  return toy_eval(ev, states, n, outs, err);
+}
+
+Test(collide, an_interrupt_ends_the_search_and_says_so) {
+  static toy toys[1];
+  void *evs[1] = {&toys[0]};
+  toys[0].bits = 63;
+  stop_flag = 0;
+  interrupt_calls = 0;
+  cs_collide_config cfg = {.eval = interrupting_eval,
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .space_bits = 63,
+                           .seed = 1,
+                           .batch = 512,
+                           .budget = 50000000,
+                           .interrupt = &stop_flag};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert_not(r.found);
+  cr_assert(r.interrupted, "the result does not say it was interrupted");
+  cr_assert_eq(r.evals, 5 * 512, "batches after the interrupt were run (%llu evaluations)",
+               (unsigned long long)r.evals);
+}
+
+Test(collide, an_interrupt_stops_shrinking) {
+  char *a = strdup("\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|abc"), *b = strdup("\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|xyz");
+  shrink_probe p = {0};
+  stop_flag = 1;
+  cs_collide_shrink_config cfg = {.test = same_first_char, .user = &p, .budget = 4000, .interrupt = &stop_flag};
+  unsigned steps = 0;
+  cr_assert_eq(cs_collide_shrink(&cfg, &a, &b, &steps), 0);
+  cr_assert_eq(p.tested, 0, "%u candidates tested after the interrupt", p.tested);
+  cr_assert_str_eq(a, "\xe3\x83\x84\xe3\x83\xbc\xe3\x83\xab|abc");
+  free(a);
+  free(b);
 }
