@@ -209,6 +209,20 @@ for how in garbage:protocol hang:timeout; do
 assert f['${how#*:}'] > 100 and f['crash'] == 1, f\""
   pkill -f "python3 $T/restart.py" 2>/dev/null
 done
+# The first instance answers everything; every restart fails at hello (a stale lock, say). The
+# restart check of case 0 is such a restart: protocol.answer fails on it (it once passed, with the
+# restart check skipped in silence and exit 0), in a run and in a replay.
+"$CS" run --no-corpus --cases 2 --json "$T/once.json" --impl-cmd -- python3 "$FIX/proto_echo.py" --once "$T/once.flag" \
+  >"$T/once.out" 2>&1
+check "every restart fails at hello: protocol.answer fails, exit 1" \
+  "[ $? -eq 1 ] && python3 -c \"import json;i=json.load(open('$T/once.json'))['implementations'][0]
+c=[c for c in i['cells'] if c['property']=='protocol.answer'][0]
+assert c['verdict']=='fail' and 'hello' in c['failure']['message'], c\""
+rm -f "$T/once.flag"
+"$CS" replay --property emit.deterministic --target anthropic cs1.AQABAAAAAAAAAAAAAAE --impl-cmd -- \
+  python3 "$FIX/proto_echo.py" --once "$T/once.flag" >"$T/once.out" 2>&1
+check "...and in a replay of emit.deterministic: protocol.answer fails, exit 1" \
+  "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/once.out' && grep -q 'restart failed' '$T/once.out'"
 # Only canonicalize crashes: it alone is given up, and emit goes on being checked.
 "$CS" run --no-corpus --cases 60 --json "$T/half.json" --impl-cmd -- python3 "$FIX/proto_echo.py" \
   --crash-op canonicalize >"$T/half.out" 2>&1
