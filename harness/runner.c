@@ -24,6 +24,9 @@
 /* How long one failure's shrinking may take: each try of a hanging implementation waits out the
  * request deadline. */
 #define SHRINK_MAX_S 30.0
+/* ...and all failures of one run together (cs_run_config.shrink_run_s; not a campaign's, which
+ * shrinks by windows): a slow program that fails many cells would otherwise take SHRINK_MAX_S each. */
+#define SHRINK_RUN_MAX_S 60.0
 /* How long a batch started before --time ran out may still wait for answers. Batch sizes follow the
  * pace of the last batch, which a restart (every 500 cases; a tenth of a second for an interpreter)
  * or a slow answer can upset: without this, cases a normal implementation would answer a moment
@@ -83,6 +86,7 @@ typedef struct {
   char first_cut[300];  /* the message of the first reply cut off by the time */
   bool batch_cut;       /* a reply of the batch being run was cut off by the time */
   bool batch_fault;     /* a reply of the batch being run is a fault: protocol.answer scans only then */
+  double shrink_spent;  /* seconds spent shrinking in this run so far */
 } runner;
 
 /* A time on cs_now_s()'s clock as cs_now_ns() counts it (the same monotonic clock). */
@@ -954,12 +958,20 @@ static void shrink(runner *r, cs_outcome *cell) {
    * together), so that a failure found at the end is still shrunk; a try still waiting for answers
    * then is cut off. */
   int64_t run_stop = r->impl->stop_at_ns;
-  s.stop_at = cs_now_s() + SHRINK_MAX_S;
+  double run_s = r->cfg->shrink_run_s > 0 ? r->cfg->shrink_run_s : SHRINK_RUN_MAX_S;
+  double t0 = cs_now_s(), left = r->campaign ? SHRINK_MAX_S : run_s - r->shrink_spent;
+  s.stop_at = t0 + (left < SHRINK_MAX_S ? left : SHRINK_MAX_S);
   if (r->deadline > 0 && r->deadline + SHRINK_GRACE_S < s.stop_at)
     s.stop_at = r->deadline + SHRINK_GRACE_S;
   r->impl->stop_at_ns = ns_of(s.stop_at);
   unsigned steps = 0;
   bool progress = s.cand != NULL; /* without room for a candidate, the case is reported unshrunk */
+  if (left <= 0) {
+    progress = false;
+    size_t len = strlen(cell->message);
+    snprintf(cell->message + len, sizeof cell->message - len,
+             " (not shrunk: the run's %g s for shrinking were spent on earlier failures)", run_s);
+  }
   /* A restart per try costs a process start (tens of ms for an interpreter): first see whether the
    * failure shows without one (two answers of the same process differ); if not, restart per try. */
   r->shrink_without_restart = (cell->prop->needs & CS_NEED_EMIT_RESTART) != 0;
@@ -1050,6 +1062,7 @@ static void shrink(runner *r, cs_outcome *cell) {
     }
   }
 done:
+  r->shrink_spent += cs_now_s() - t0;
   free(s.cand);
   cell->nchoices = s.nbest;
   cell->shrink_steps = steps;

@@ -35,6 +35,7 @@ typedef struct {
   unsigned restart_every;    /* compare against a restarted implementation every N cases; 0: 500 */
   unsigned batch;            /* cases per pipelined batch; 0: 32 */
   unsigned shrink_budget;    /* candidate runs per failure; 0: 3000 */
+  double shrink_run_s;       /* seconds of shrinking for all failures of a run (not a campaign); 0: 60 */
   cs_gen_config gen;
   const char *const *only; /* property name prefixes to run (NULL: all) */
   size_t nonly;

@@ -1049,6 +1049,10 @@ static void note_outcome(cs_subproc *s, const cs_request *r, cs_reply_status st)
     s->base.given_up |= 1u << k;
   if (!s->answered_any && s->faults_total >= limit)
     s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
+  /* A program that answers now and then but faults every few requests costs a restart each time,
+   * seconds per case, hours per run: past ten times the limit in all, every kind is given up. */
+  if (s->faults_total >= 10u * limit)
+    s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
 }
 
 static void skip(cs_reply *rep, const cs_request *r, cs_arena *a) {

@@ -98,7 +98,8 @@ void cs_coverage_line(cs_buf *b, size_t below, double min_coverage) {
 }
 
 void cs_given_up_line(cs_buf *b, uint32_t given_up, unsigned after) {
-  cs_buf_printf(b, "not sent any more after %u faults and no answer, or restarts that failed:", after);
+  cs_buf_printf(b, "not sent any more after %u faults and no answer, %u in all, or restarts that failed:", after,
+                10 * after);
   const char *sep = " ";
   for (unsigned k = 0; k < CS_KIND_COUNT; k++)
     if (given_up >> k & 1u) {

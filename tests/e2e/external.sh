@@ -138,7 +138,7 @@ t0=$(date +%s)
   >"$T/dead.out" 2>&1
 rc=$? t1=$(date +%s)
 check "crashes on every request: exit 1 in under 60 s (took $((t1 - t0)) s), every announced kind given up, shrunk to one call" \
-  "[ $rc -eq 1 ] && [ $((t1 - t0)) -lt 60 ] && grep -q 'not sent any more after 20 faults and no answer, or restarts that failed: canonicalize, emit anthropic' '$T/dead.out' &&
+  "[ $rc -eq 1 ] && [ $((t1 - t0)) -lt 60 ] && grep -q 'not sent any more after 20 faults and no answer, 200 in all, or restarts that failed: canonicalize, emit anthropic' '$T/dead.out' &&
    python3 -c \"import json;i=json.load(open('$T/dead.json'))['implementations'][0]
 assert i['given_up']==['canonicalize','emit anthropic','emit openai_chat','normalize anthropic','normalize openai_chat'], i['given_up']
 assert i['faults']['crash'] < 150, i['faults']
@@ -171,7 +171,7 @@ time.sleep(3600)
 PY
 "$CS" replay --deadline 200 cs1. --json "$T/hang_all.json" --impl-cmd -- python3 "$T/hang_all.py" >"$T/o" 2>&1
 check "replay of a program hanging on every request: exit 1, kinds given up after 3 faults, shrinking too" \
-  "[ $? -eq 1 ] && grep -q 'not sent any more after 3 faults and no answer, or restarts that failed: canonicalize, emit anthropic' '$T/o' &&
+  "[ $? -eq 1 ] && grep -q 'not sent any more after 3 faults and no answer, 30 in all, or restarts that failed: canonicalize, emit anthropic' '$T/o' &&
    python3 -c \"import json;f=json.load(open('$T/hang_all.json'))['implementations'][0]['faults'];assert f['timeout']==3, f\""
 # The same for a saved history case (replay FILE).
 printf '{"property":"protocol.answer","target":"-","history":{"turns":[{"role":"assistant","provider":"anthropic","calls":[{"id":"a","name":"f"}]}]}}' >"$T/hist_case.json"

@@ -870,8 +870,9 @@ Test(output, given_up_kinds_are_named) {
                          .given_up = 1u << cs_request_kind(&canon) | 1u << cs_request_kind(&emit),
                          .given_up_after = 20};
   cs_report r = {.impls = &dead, .nimpls = 1};
-  const char *line = "not sent any more after 20 faults and no answer, or restarts that failed: canonicalize, emit "
-                     "mistral (their properties";
+  const char *line =
+      "not sent any more after 20 faults and no answer, 200 in all, or restarts that failed: canonicalize, emit "
+      "mistral (their properties";
   char path[64];
   char *doc = write_tmp(&r, cs_report_json, path, ".json");
   cJSON *root = cJSON_Parse(doc);

@@ -148,6 +148,30 @@ Test(runner, declined_failures_are_not_shrunk_or_reported) {
   close_impl(&f);
 }
 
+/* All failures of a run share its shrinking time: once it is spent, later failures are reported
+ * as found, unshrunk, and say why (a slow program failing many cells once took 30 s for each). */
+Test(runner, failures_after_the_runs_shrink_time_are_reported_unshrunk) {
+  fixture f = open_impl("prefix-swap");
+  cs_run_config cfg = {.seed = 1, .cases = 200, .shrink_run_s = 1e-9};
+  cs_run_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  unsigned failed = 0, unshrunk = 0;
+  for (size_t i = 0; i < r.ncells; i++) {
+    if (!r.cells[i].failed)
+      continue;
+    failed++;
+    if (strstr(r.cells[i].message, "(not shrunk: the run's 1e-09 s for shrinking were spent on earlier failures)")) {
+      unshrunk++;
+      cr_assert_eq(r.cells[i].shrink_steps, 0);
+    }
+  }
+  cr_assert_gt(failed, 2, "prefix-swap fails several cells");
+  cr_assert_geq(unshrunk, failed - 1, "%u of %u failures say they were not shrunk", unshrunk, failed);
+  cs_run_result_free(&r);
+  close_impl(&f);
+}
+
 typedef struct {
   uint64_t indices[64];
   unsigned n;

@@ -331,6 +331,25 @@ Test(subprocess, a_kind_answered_once_is_never_given_up) {
   cs_impl_destroy(im);
 }
 
+/* ...but a program that answers now and then and faults every few requests is given up in full
+ * once ten times give_up_after faults were counted: each costs a restart, and a run of them hours. */
+Test(subprocess, ten_times_the_limit_in_faults_gives_up_every_kind) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--crash-on", "TRIGGER");
+  im->give_up_after = 1;
+  cs_request rq[21];
+  for (size_t i = 0; i < 21; i++)
+    rq[i] = norm_for(NA, i % 2 ? "TRIGGER" : "ok"); /* answered, fault, answered, fault, ... */
+  cs_reply rep[21];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 19, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(im->given_up, 0, "given up after 9 faults: %#x", im->given_up);
+  cr_assert_eq(cs_impl_exec(im, &rq[19], rep, 2, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(rep[0].status, CS_REPLY_CRASH, "the tenth fault");
+  cr_assert_eq(rep[1].status, CS_REPLY_SKIPPED, "a request after it was sent");
+  cr_assert_eq(im->given_up, (1u << CS_KIND_COUNT) - 1u, "given up: %#x", im->given_up);
+  cs_impl_destroy(im);
+}
+
 Test(subprocess, nothing_answered_gives_up_every_kind_and_starts_no_process) {
   cs_impl *im = OPEN_ECHO(&FAST, "--crash-after", "0");
   im->give_up_after = 3;
