@@ -641,11 +641,18 @@ cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err) {
     cs_err_prefix(err, "%s", label);
     goto cleanup;
   }
+  const char *dup = NULL;
   if (!cJSON_IsObject(root)) {
     cs_err_set(err, "%s: not %s (not a JSON object)", label, what);
-    cJSON_Delete(root);
-    root = NULL;
+  } else if (cs_json_repeated_name(root, &dup)) {
+    cs_err_set(err, "%s: out of memory checking its member names", label);
+  } else if (dup) { /* cJSON takes the first, another reader the last: the file would say two things */
+    cs_err_set(err, "%s: the member \"%.60s\" occurs twice (a name may occur once)", label, dup);
+  } else {
+    goto cleanup;
   }
+  cJSON_Delete(root);
+  root = NULL;
 cleanup:
   cs_buf_free(&b);
   return root;

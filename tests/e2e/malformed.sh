@@ -118,6 +118,17 @@ for f in "$data"/* "$T/huge_id.json" "$T/deep_nesting.json"; do
   check_refusal "fuzz --merge, summary.json = $name" "$T/shard/summary.json" "$(json_reason "$name")"
 done
 
+# A top-level member named twice says two things (cJSON reads the first, another reader the last):
+# a saved case, a vector file and a fuzz summary are refused, naming the member.
+printf '{"property":"emit.unique","target":"anthropic","target":"mistral","token":"cs1."}' >"$T/dup_member.json"
+run replay --impl reference "$T/dup_member.json" </dev/null >"$T/out" 2>"$T/err"
+echo $? >"$T/rc"
+check_refusal "replay of a case naming target twice" "$T/dup_member.json" 'the member "target" occurs twice'
+printf '{"algorithm":"x","algorithm":"y","testGroups":[]}' >"$T/dup_vectors.json"
+run vectors --check "$T/dup_vectors.json" </dev/null >"$T/out" 2>"$T/err"
+echo $? >"$T/rc"
+check_refusal "vectors --check of a file naming algorithm twice" "$T/dup_vectors.json" 'the member "algorithm" occurs twice'
+
 # The same refusal when the history comes on stdin.
 run canon <"$data/truncated.json" >"$T/out" 2>"$T/err"
 echo $? >"$T/rc"
