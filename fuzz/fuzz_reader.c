@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* The protocol client's parsers: hello, then answers to an emit and a normalize request. */
   cs_impl_info info;
   char *name = NULL, *version = NULL;
-  cs_subprocess_parse_hello(line, &info, &name, &version, why, sizeof why);
+  char unknown[128];
+  cs_subprocess_parse_hello(line, &info, &name, &version, unknown, sizeof unknown, why, sizeof why);
   free(name);
   free(version);
   cs_request emit = {.op = CS_OP_EMIT, .target = CS_PROV_ANTHROPIC, .history = &st->emit_history};

@@ -3,7 +3,10 @@
 #include "harness/session.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "reports/escape.h"
 
 cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, cs_err *err) {
   if (!name) {
@@ -12,7 +15,17 @@ cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, 
       return NULL;
     }
     cs_subprocess_config sc = {.deadline_ms = o->deadline_ms};
-    return cs_subprocess_open(o->impl_cmd, &sc, err);
+    cs_impl *impl = cs_subprocess_open(o->impl_cmd, &sc, err);
+    if (impl && impl->info.unknown && impl->info.unknown[0]) { /* a typo would drop its checks in silence */
+      cs_buf line = {0};
+      cs_buf_puts(&line, "callsign: note: the hello of ");
+      cs_esc_plain(&line, impl->info.name, strlen(impl->info.name), false);
+      cs_buf_puts(&line, " announces what callsign does not know, and ignores: ");
+      cs_esc_plain(&line, impl->info.unknown, strlen(impl->info.unknown), false);
+      fprintf(stderr, "%s\n", line.data);
+      cs_buf_free(&line);
+    }
+    return impl;
   }
   const cs_builtin *b = cs_builtin_find(name);
   if (!b) {

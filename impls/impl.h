@@ -68,6 +68,9 @@ typedef struct {
   unsigned normalize_targets;      /* bit t: normalize supports target t */
   bool claims_canonical_v1;        /* checked byte for byte against corpus/vectors */
   bool nondeterministic_by_design; /* documentation only: the design draws random values */
+  /* What the first hello announced that callsign does not know and ignores (op "emitt", target
+   * "antropic": a newer protocol, or a typo), as text; NULL or "" when nothing. */
+  const char *unknown;
 } cs_impl_info;
 
 typedef struct cs_impl cs_impl;

@@ -57,6 +57,7 @@ typedef struct {
   unsigned deadline_ms, pipeline;
   size_t tail_keep, max_line;
   char *name, *version; /* from the first hello; base.info points at them */
+  char unknown[256];    /* and what it announced that callsign does not know (base.info.unknown) */
 
   pid_t pid;                           /* 0: no process; also its process group's ID */
   int live_slot;                       /* its entry in live_groups, or -1 */
@@ -576,7 +577,17 @@ static bool whole_number(double v) {
 }
 
 /* Checks a hello answer; fills `info` (and name/version copies when wanted). 0, or -1 with `why`. */
-int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *why, size_t wn) {
+/* Adds `kind "value"` to the list of names hello announced that callsign does not know. */
+static void note_unknown(char *unknown, size_t un, const char *kind, const char *value) {
+  size_t len = unknown ? strlen(unknown) : 0;
+  if (unknown && len + 1 < un)
+    snprintf(unknown + len, un - len, "%s%s \"%.60s\"", len ? ", " : "", kind, value);
+}
+
+int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *unknown, size_t un,
+                              char *why, size_t wn) {
+  if (unknown && un)
+    unknown[0] = 0;
   cs_err e;
   int rc = -1;
   cJSON *root = NULL;
@@ -661,6 +672,8 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
       info->ops |= CS_OP_CANONICALIZE;
     else if (strcmp(it->valuestring, "normalize") == 0)
       info->ops |= CS_OP_NORMALIZE;
+    else
+      note_unknown(unknown, un, "op", it->valuestring);
   }
   unsigned tmask = 0;
   cJSON_ArrayForEach(it, targets) {
@@ -671,6 +684,8 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     int t = cs_target_parse(it->valuestring);
     if (t >= 0)
       tmask |= 1u << t;
+    else
+      note_unknown(unknown, un, "target", it->valuestring);
   }
   info->emit_targets = (info->ops & CS_OP_EMIT) ? tmask : 0;
   info->normalize_targets = (info->ops & CS_OP_NORMALIZE) ? tmask : 0;
@@ -730,15 +745,23 @@ static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err
     if (r > 0) {
       cs_impl_info info;
       bool first = s->name == NULL;
-      if (cs_subprocess_parse_hello(line, &info, first ? &s->name : NULL, first ? &s->version : NULL, why,
-                                    sizeof why) == 0) {
-        if (first) {
-          info.name = s->name;
-          info.version = s->version;
-          s->base.info = info;
-        }
+      if (cs_subprocess_parse_hello(line, &info, first ? &s->name : NULL, first ? &s->version : NULL,
+                                    first ? s->unknown : NULL, sizeof s->unknown, why, sizeof why) != 0)
+        break;
+      if (first) {
+        info.name = s->name;
+        info.version = s->version;
+        info.unknown = s->unknown;
+        s->base.info = info;
         return START_OK;
       }
+      /* The run plans its requests by the first hello: a restart that announces other ops or
+       * targets would be sent requests it disowns, or skip some it took. */
+      const cs_impl_info *was = &s->base.info;
+      if (info.ops == was->ops && info.emit_targets == was->emit_targets &&
+          info.normalize_targets == was->normalize_targets && info.claims_canonical_v1 == was->claims_canonical_v1)
+        return START_OK;
+      snprintf(why, sizeof why, "a restart's hello announces other ops, targets or scheme than the first hello did");
       break;
     }
     if (r < 0) {

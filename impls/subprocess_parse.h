@@ -11,8 +11,11 @@
 #include "impls/impl.h"
 
 /* Checks a hello answer line; fills `info` (and heap copies of name and version when `name` and
- * `version` are not NULL). 0, or -1 with the reason in `why`. */
-int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *why, size_t wn);
+ * `version` are not NULL). The ops and targets it does not know are listed in `unknown` (un bytes,
+ * cut short when longer; not written when NULL; info->unknown is left NULL). 0, or -1 with the
+ * reason in `why`. */
+int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *unknown, size_t un,
+                              char *why, size_t wn);
 
 /* Judges the answer line to request `r` sent with `seq` (lines longer than `max_line` are
  * refused): CS_REPLY_OK with the reply filled (memory in `a`), CS_REPLY_REJECTED with the

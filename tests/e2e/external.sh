@@ -223,6 +223,32 @@ rm -f "$T/once.flag"
   python3 "$FIX/proto_echo.py" --once "$T/once.flag" >"$T/once.out" 2>&1
 check "...and in a replay of emit.deterministic: protocol.answer fails, exit 1" \
   "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/once.out' && grep -q 'restart failed' '$T/once.out'"
+# A restart whose hello announces other targets than the first: the run planned its requests by the
+# first, so the restart fails at hello (a protocol fault) rather than be sent what it disowns.
+cat >"$T/fewer.py" <<'P'
+import sys, json, os
+mark = sys.argv[1]
+first = not os.path.exists(mark)
+open(mark, "a").close()
+targets = ["anthropic", "openai_chat"] if first else ["anthropic"]
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "fewer", "version": "1", "ops": ["normalize"],
+                          "targets": targets}), flush=True)
+    elif first:
+        sys.exit(1)
+    else:
+        print(json.dumps({"seq": req["seq"], "ids": req["ids"]}), flush=True)
+P
+"$CS" run --no-corpus --cases 3 --impl-cmd -- python3 "$T/fewer.py" "$T/fewer.flag" >"$T/fewer.out" 2>&1
+check "a restart's hello announces fewer targets: a protocol fault naming it, exit 1" \
+  "[ $? -eq 1 ] && grep -q \"a restart's hello announces other ops, targets or scheme than the first hello did\" '$T/fewer.out'"
+# Ops and targets callsign does not know are ignored, and a note says which (a typo drops checks).
+"$CS" run --no-corpus --cases 3 --quiet --impl-cmd -- python3 "$FIX/proto_echo.py" --ops emitt,canonicalize \
+  --targets antropic,mistral >"$T/o" 2>"$T/e"
+check "hello with an unknown op and target: a note naming both" \
+  "grep -q 'callsign: note: the hello of proto-echo announces what callsign does not know, and ignores: op \"emitt\", target \"antropic\"' '$T/e'"
 # Only canonicalize crashes: it alone is given up, and emit goes on being checked.
 "$CS" run --no-corpus --cases 60 --json "$T/half.json" --impl-cmd -- python3 "$FIX/proto_echo.py" \
   --crash-op canonicalize >"$T/half.out" 2>&1

@@ -570,7 +570,8 @@ static const char *hello_why(const char *line) {
   cs_impl_info info = {0};
   char *name = NULL, *version = NULL;
   why[0] = 0;
-  int rc = cs_subprocess_parse_hello(cs_str_c(line), &info, &name, &version, why, sizeof why);
+  char unknown[128];
+  int rc = cs_subprocess_parse_hello(cs_str_c(line), &info, &name, &version, unknown, sizeof unknown, why, sizeof why);
   free(name);
   free(version);
   return rc ? why : NULL;
@@ -615,6 +616,26 @@ Test(subprocess, hello_with_nothing_to_check_is_refused) {
   const char *canon_only = "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"canonicalize\"],"
                            "\"targets\":[]}";
   hello_taken(canon_only);
+}
+
+/* Ops and targets callsign does not know are skipped, and listed so the harness can say so (a typo
+ * would otherwise drop their checks in silence). */
+Test(subprocess, hello_lists_what_it_does_not_know) {
+  cs_impl_info info = {0};
+  char *name = NULL, *version = NULL, unknown[128], why[300];
+  const char *line = "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emitt\",\"canonicalize\"],"
+                     "\"targets\":[\"antropic\",\"mistral\"]}";
+  cr_assert_eq(
+      cs_subprocess_parse_hello(cs_str_c(line), &info, &name, &version, unknown, sizeof unknown, why, sizeof why), 0,
+      "%s", why);
+  cr_assert_str_eq(unknown, "op \"emitt\", target \"antropic\"");
+  cr_assert_eq(info.ops, CS_OP_CANONICALIZE);
+  free(name);
+  free(version);
+  line = "{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"mistral\"]}";
+  cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(line), &info, NULL, NULL, unknown, sizeof unknown, why, sizeof why),
+               0);
+  cr_assert_str_eq(unknown, "", "nothing unknown");
 }
 
 /* The name is the implementation's in reports, the corpus and fuzz results: an empty one is refused. */
