@@ -358,6 +358,16 @@ static int take_line(cs_subproc *s, cs_str *line) {
   return line->len > s->max_line ? -1 : 1;
 }
 
+/* " (N bytes came without a line end)" when an answer was begun and not ended, else "": a timeout
+ * of a program that forgot the newline says why. */
+static void unended_note(const cs_subproc *s, char *out, size_t n) {
+  size_t pending = s->rbuf.len - s->rpos;
+  if (pending)
+    snprintf(out, n, " (%zu byte%s came without a line end)", pending, pending == 1 ? "" : "s");
+  else if (n)
+    out[0] = 0;
+}
+
 /* ---- process life ---- */
 
 static void describe_status(int st, char *out, size_t n) {
@@ -778,7 +788,9 @@ static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err
     int left;
     wait_state w = wait_for(s, deadline, &left);
     if (w == WAIT_DEADLINE_PASSED) {
-      snprintf(why, sizeof why, "no answer to hello within %u ms", hello_ms);
+      char unended[64];
+      unended_note(s, unended, sizeof unended);
+      snprintf(why, sizeof why, "no answer to hello within %u ms%s", hello_ms, unended);
       *fault = CS_REPLY_TIMEOUT;
       break;
     }
@@ -1238,8 +1250,10 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     int left;
     wait_state w = wait_for(s, deadline, &left);
     if (w == WAIT_DEADLINE_PASSED) {
-      snprintf(detail, sizeof detail, "no answer to seq %llu (%s) within %u ms", (unsigned long long)s->seqs[recv],
-               what, s->deadline_ms);
+      char unended[64];
+      unended_note(s, unended, sizeof unended);
+      snprintf(detail, sizeof detail, "no answer to seq %llu (%s) within %u ms%s", (unsigned long long)s->seqs[recv],
+               what, s->deadline_ms, unended);
       fault(s, &replies[recv], CS_REPLY_TIMEOUT, detail, a);
       note_outcome(s, rq, CS_REPLY_TIMEOUT);
       recv++;

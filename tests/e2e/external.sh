@@ -244,6 +244,17 @@ P
 "$CS" run --no-corpus --cases 3 --impl-cmd -- python3 "$T/fewer.py" "$T/fewer.flag" >"$T/fewer.out" 2>&1
 check "a restart's hello announces fewer targets: a protocol fault naming it, exit 1" \
   "[ $? -eq 1 ] && grep -q \"a restart's hello announces other ops, targets or scheme than the first hello did\" '$T/fewer.out'"
+# A hello answered without its line end waits out the hello deadline, and the reason says why.
+cat >"$T/noeol.py" <<'P'
+import sys, json, time
+sys.stdin.readline()
+sys.stdout.write(json.dumps({"seq": 0, "protocol": 1, "name": "noeol", "version": "1", "ops": ["canonicalize"], "targets": []}))
+sys.stdout.flush()
+time.sleep(30)
+P
+"$CS" run --no-corpus --cases 1 --quiet --impl-cmd -- python3 "$T/noeol.py" >"$T/o" 2>"$T/e"
+check "a hello without its line end: exit 3, the bytes that came without one named" \
+  "[ $? -eq 3 ] && grep -q 'no answer to hello within 5000 ms (98 bytes came without a line end)' '$T/e'"
 # Ops and targets callsign does not know are ignored, and a note says which (a typo drops checks).
 "$CS" run --no-corpus --cases 3 --quiet --impl-cmd -- python3 "$FIX/proto_echo.py" --ops emitt,canonicalize \
   --targets antropic,mistral >"$T/o" 2>"$T/e"
