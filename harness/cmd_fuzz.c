@@ -94,7 +94,8 @@ static void print_progress(fuzz_ctx *c, uint64_t cases, double elapsed, bool for
     return;
   c->last_print = elapsed;
   double rate = elapsed > 0 ? (double)cases / elapsed : 0;
-  fprintf(stderr, "\r\033[K  fuzz: %llu cases (%.0f/s), %llu failing checks, %zu distinct failures",
+  /* signatures seen so far: the summary keeps one finding per window, so it may list fewer */
+  fprintf(stderr, "\r\033[K  fuzz: %llu cases (%.0f/s), %llu failing checks, %zu failure signatures seen",
           (unsigned long long)cases, rate, (unsigned long long)c->failing, c->nsigs);
   if (c->time_s > 0)
     fprintf(stderr, ", %.0f s left", c->time_s > elapsed ? c->time_s - elapsed : 0.0);
