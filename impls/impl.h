@@ -96,10 +96,11 @@ struct cs_impl {
   int64_t stop_at_ns;
   /* Set by the caller: a request kind is given up once this many of its requests have faulted
    * (crash, timeout, protocol) while none of that kind was answered, and every kind once this many
-   * requests have faulted while none at all was answered, or ten times this many in all. Requests of a given-up kind
-   * are not sent: exec answers them CS_REPLY_SKIPPED at once. Each such fault costs a restart or a deadline, and a path
-   * that never answers would otherwise cost them on every case. Faults are counted since the implementation was opened.
-   * 0: nothing is given up (built-ins never fault). */
+   * requests have faulted while none at all was answered, or ten times this many in all with a
+   * fault or more per ten answers. Requests of a given-up kind are not sent: exec answers them
+   * CS_REPLY_SKIPPED at once. Each such fault costs a restart or a deadline, and a path that never
+   * answers would otherwise cost them on every case. Faults are counted since the implementation
+   * was opened. 0: nothing is given up (built-ins never fault). */
   unsigned give_up_after;
   uint32_t given_up; /* set by exec: bit k when kind k was given up */
 };

@@ -86,6 +86,7 @@ typedef struct {
   uint32_t kind_faults[CS_KIND_COUNT], faults_total;
   uint32_t answered_kinds; /* bit per kind */
   bool answered_any;
+  uint64_t answered_total; /* requests answered (an error answer counts) */
 
   /* Restarts that failed at hello since the last good one; at SP_MAX_FAILED_STARTS none is tried
    * again and requests get `start_fault` at once, with `gave_up` (which quotes the last failure). */
@@ -1071,6 +1072,7 @@ static void note_outcome(cs_subproc *s, const cs_request *r, cs_reply_status st)
   if (st == CS_REPLY_OK || st == CS_REPLY_REJECTED) {
     s->answered_kinds |= 1u << k;
     s->answered_any = true;
+    s->answered_total++;
     return;
   }
   if (st != CS_REPLY_CRASH && st != CS_REPLY_TIMEOUT && st != CS_REPLY_PROTOCOL)
@@ -1085,8 +1087,10 @@ static void note_outcome(cs_subproc *s, const cs_request *r, cs_reply_status st)
   if (!s->answered_any && s->faults_total >= limit)
     s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
   /* A program that answers now and then but faults every few requests costs a restart each time,
-   * seconds per case, hours per run: past ten times the limit in all, every kind is given up. */
-  if (s->faults_total >= 10u * limit)
+   * seconds per case, hours per run: past ten times the limit in all, and one fault or more per ten
+   * answers, every kind is given up. A rare fault (a crash in ten thousand requests) never is: a
+   * long campaign goes on finding it. */
+  if (s->faults_total >= 10u * limit && (uint64_t)s->faults_total * 10u >= s->answered_total)
     s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
 }
 

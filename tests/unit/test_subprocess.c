@@ -350,6 +350,21 @@ Test(subprocess, ten_times_the_limit_in_faults_gives_up_every_kind) {
   cs_impl_destroy(im);
 }
 
+/* A rare fault is not given up on, however many came: one in eleven requests, ten times over. */
+Test(subprocess, rare_faults_are_never_given_up) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--crash-on", "TRIGGER");
+  im->give_up_after = 1;
+  cs_request rq[120];
+  for (size_t i = 0; i < 120; i++)
+    rq[i] = norm_for(NA, i % 12 == 11 ? "TRIGGER" : "ok");
+  cs_reply rep[120];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 120, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(rep[119].status, CS_REPLY_CRASH, "the tenth fault");
+  cr_assert_eq(im->given_up, 0, "given up after 10 faults among 110 answers: %#x", im->given_up);
+  cs_impl_destroy(im);
+}
+
 Test(subprocess, nothing_answered_gives_up_every_kind_and_starts_no_process) {
   cs_impl *im = OPEN_ECHO(&FAST, "--crash-after", "0");
   im->give_up_after = 3;
