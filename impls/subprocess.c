@@ -608,7 +608,12 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
   }
   const char *end = NULL;
   root = cJSON_ParseWithLengthOpts(line.ptr, line.len, &end, 0);
-  if (root && data_after(line, end)) {
+  if (!root) { /* the strict parser names the place and the reason (nesting, a lone surrogate, ...) */
+    cJSON_Delete(cs_json_parse_strict(line, 0, "the hello answer", &e));
+    snprintf(why, wn, "hello answer is not valid JSON text: %s", e.msg);
+    goto cleanup;
+  }
+  if (data_after(line, end)) {
     snprintf(why, wn, "hello answer has data after the JSON object");
     goto cleanup;
   }
@@ -922,8 +927,9 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
   }
   const char *end = NULL;
   root = cJSON_ParseWithLengthOpts(line.ptr, line.len, &end, 0);
-  if (!root) {
-    snprintf(why, wn, "answer is not JSON: '%.*s'", (int)(line.len < 60 ? line.len : 60), line.ptr);
+  if (!root) { /* the strict parser names the place and the reason (nesting, a lone surrogate, ...) */
+    cJSON_Delete(cs_json_parse_strict(line, max_line, "the answer", &e));
+    snprintf(why, wn, "answer is not valid JSON text: %s", e.msg);
     goto cleanup;
   }
   if (data_after(line, end)) {

@@ -227,7 +227,7 @@ Test(subprocess, hang_is_a_timeout) {
   fault_then_recover("--hang-on", CS_REPLY_TIMEOUT, "within 300 ms; stderr: fixture: hanging", &FAST);
 }
 Test(subprocess, garbage_is_protocol) {
-  fault_then_recover("--garbage-on", CS_REPLY_PROTOCOL, "not JSON", &FAST);
+  fault_then_recover("--garbage-on", CS_REPLY_PROTOCOL, "answer is not valid JSON text: 1:2: invalid literal", &FAST);
 }
 Test(subprocess, wrong_seq_is_protocol) {
   fault_then_recover("--wrong-seq-on", CS_REPLY_PROTOCOL, "expected", &FAST);
@@ -576,7 +576,7 @@ Test(subprocess, hello_failures) {
   char *proto[] = {ECHO, "--hello-protocol", "2", NULL};
   OPEN_FAILS(proto, "\"protocol\":1");
   char *garbage[] = {ECHO, "--hello-garbage", NULL};
-  OPEN_FAILS(garbage, "hello answer is not a JSON object: 'hello there'");
+  OPEN_FAILS(garbage, "hello answer is not valid JSON text: 1:1: expected a JSON value near 'hello there'");
 }
 
 /* Parses a hello line: NULL when taken, else the reason (static). */
@@ -651,6 +651,22 @@ Test(subprocess, hello_lists_what_it_does_not_know) {
   cr_assert_eq(cs_subprocess_parse_hello(cs_str_c(line), &info, NULL, NULL, unknown, sizeof unknown, why, sizeof why),
                0);
   cr_assert_str_eq(unknown, "", "nothing unknown");
+}
+
+static cs_reply_status answer_why(const char *line, uint64_t seq, const char **why);
+
+/* JSON that cJSON refuses gets the strict parser's reason, as a file would: nesting too deep, a lone
+ * surrogate escape. */
+Test(subprocess, refused_json_names_its_reason) {
+  char deep[2100];
+  memset(deep, '[', 1001);
+  memset(deep + 1001, ']', 1001);
+  deep[2002] = 0;
+  hello_refused(deep, "hello answer is not valid JSON text: 1:1001: JSON nested deeper than 1000 levels");
+  const char *why;
+  cr_assert_eq(answer_why("{\"seq\":1,\"ids\":[\"\\udc00\"]}", 1, &why), CS_REPLY_PROTOCOL);
+  cr_assert_not_null(strstr(why, "answer is not valid JSON text: 1:") && strstr(why, "unpaired UTF-16 surrogate"), "%s",
+                     why);
 }
 
 /* The name is the implementation's in reports, the corpus and fuzz results: an empty one is refused. */
@@ -783,7 +799,7 @@ Test(subprocess, no_fd_leaks_and_no_zombies) {
   int opened = count_fds();
   for (int i = 0; i < 5; i++) {
     cr_assert_eq(cs_impl_exec(im, rq, rep, 2, &A, &err), 0, "%s", err.msg);
-    assert_fault(&rep[0], CS_REPLY_PROTOCOL, "not JSON");
+    assert_fault(&rep[0], CS_REPLY_PROTOCOL, "answer is not valid JSON text");
     assert_norm_ok(&rep[1], "x", 1);
   }
   cr_assert_eq(count_fds(), opened);
