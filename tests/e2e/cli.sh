@@ -108,7 +108,7 @@ for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no
   "numcanon:tcId 1: canonical.calls.0. is not a string or null" "longcanon:tcId 1: canonical.results holds" \
   "nowire:tcId 1: wire is not an object" "wirename:tcId 1: wire names .kimi2., not a target" \
   "shortwire:tcId 1: wire.gemini.calls holds 1 IDs, the history has 2 calls" \
-  "twicealg:the file names .algorithm. twice" "twicetc:tcId 1 names .tcId. twice" \
+  "twicealg:the member .algorithm. occurs twice" "twicetc:tcId 1 names .tcId. twice" \
   "twicecanon:tcId 1 names .canonical. twice" "twicegroup:a test group names .tests. twice" \
   "big:test 1 has no whole tcId from 1 to 1000000000" "other:a test group.s type is .Other., not .CanonicalHistory."; do
   "$CS" vectors --check "$T/v_${v%%:*}.json" >"$T/o" 2>"$T/e"

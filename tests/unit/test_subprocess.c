@@ -123,7 +123,8 @@ static void fault_then_recover(const char *opt, cs_reply_status st, const char *
 }
 
 Test(subprocess, hello_is_parsed) {
-  cs_impl *im = OPEN_ECHO(&FAST, "--scheme", "callsign-canonical-v1");
+  cs_impl *im = OPEN_ECHO(&FAST, "--scheme", "callsign-canonical-v1", "--ops", "emit,canonicalize,normalize,frobnicate",
+                          "--targets", "anthropic,openai_chat,mars");
   cr_assert_str_eq(im->info.name, "proto-echo");
   cr_assert_str_eq(im->info.version, "0.3");
   cr_assert_eq(im->info.ops, CS_OP_ALL, "unknown op 'frobnicate' must be ignored");
@@ -131,6 +132,7 @@ Test(subprocess, hello_is_parsed) {
   cr_assert_eq(im->info.emit_targets, want);
   cr_assert_eq(im->info.normalize_targets, want);
   cr_assert(im->info.claims_canonical_v1);
+  cr_assert_str_eq(im->info.unknown, "op \"frobnicate\", target \"mars\"");
   cs_impl_destroy(im);
 
   im = OPEN_ECHO(&FAST, "--ops", "normalize", "--targets", "mistral,kimi");
