@@ -52,23 +52,6 @@ static const input_family families[] = {
 };
 #define NFAMILIES (sizeof families / sizeof *families)
 
-/* The signal that interrupted the search, or 0. File-scope because a signal handler has no context
- * to write to (as in harness/cmd_fuzz.c); set only by on_stop_signal, read by the probe and through
- * the search's and the shrinker's configs. */
-static volatile sig_atomic_t stop_signal;
-
-/* The first SIGINT or SIGTERM asks for a graceful stop: the batches in flight finish, and collide
- * sums up what it searched. The same signal again takes its default action. */
-static void on_stop_signal(int sig) {
-  if (stop_signal == sig) {
-    cs_subprocess_kill_all(); /* in their own process groups, they would outlive the default action */
-    signal(sig, SIG_DFL);
-    raise(sig);
-  } else if (!stop_signal) {
-    stop_signal = sig;
-  }
-}
-
 /* One worker's view of the implementation. */
 typedef struct {
   cs_impl *impl;
@@ -99,6 +82,7 @@ typedef struct {
    * their inputs are skipped; the first one's message names the request that was waiting. */
   uint64_t cut;
   char first_cut[300];
+  const volatile sig_atomic_t *stop; /* cs_catch_stop_signals: a stop signal came */
 } evaluator;
 
 static void grow_inputs(evaluator *ev, size_t n) {
@@ -270,7 +254,7 @@ static int probe(evaluator *ev, uint64_t seed, double stop_at, probe_result *pr,
   }
   for (size_t i = 0; i < PROBE_SAMPLES; i++)
     states[i] = cs_seed_mix(seed + i);
-  while (n < PROBE_SAMPLES && (n == 0 || ((stop_at <= 0 || cs_now_s() < stop_at) && !stop_signal))) {
+  while (n < PROBE_SAMPLES && (n == 0 || ((stop_at <= 0 || cs_now_s() < stop_at) && !*ev->stop))) {
     size_t m = PROBE_SAMPLES - n < PROBE_SLICE ? PROBE_SAMPLES - n : PROBE_SLICE;
     size_t base = u; /* the slice's outputs land at outs[base..), the usable ones are moved down */
     if (eval_states(ev, states + n, m, outs + base, err))
@@ -317,7 +301,7 @@ static int probe_families(evaluator *ev, const input_family *given, uint64_t see
     const input_family *f = given ? given : &families[i];
     if (given && i)
       break;
-    if (i && ((stop_at > 0 && cs_now_s() >= stop_at) || stop_signal))
+    if (i && ((stop_at > 0 && cs_now_s() >= stop_at) || *ev->stop))
       break;
     probe_result r;
     set_family(ev, f);
@@ -401,7 +385,7 @@ static int shrink_test(void *user, cs_str a, cs_str b) {
 static int shrink_pair(evaluator *ev, char **a, char **b, char **out, unsigned *steps, cs_err *err) {
   shrink_ctx c = {ev, out, err};
   cs_collide_shrink_config cfg = {
-      .test = shrink_test, .user = &c, .budget = SHRINK_BUDGET, .max_s = SHRINK_MAX_S, .interrupt = &stop_signal};
+      .test = shrink_test, .user = &c, .budget = SHRINK_BUDGET, .max_s = SHRINK_MAX_S, .interrupt = ev->stop};
   /* A candidate still unanswered when the shrinking's time is up is cut: no collision. */
   ev->impl->stop_at_ns = cs_now_ns() + (int64_t)(SHRINK_MAX_S * 1e9);
   int rc = cs_collide_shrink(&cfg, a, b, steps);
@@ -619,9 +603,7 @@ int cs_cmd_collide(int argc, char **argv) {
   if (cs_options_parse(&o, argc, argv, 2, CS_CMD_COLLIDE, &err))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   /* A stop signal ends the search as its time would: what was searched is summed up. */
-  const int stop[] = {SIGINT, SIGTERM};
-  stop_signal = 0;
-  cs_catch_signals(stop, sizeof stop / sizeof *stop, on_stop_signal, SA_RESTART);
+  const volatile sig_atomic_t *stop = cs_catch_stop_signals();
   if (o.npositional)
     return cs_fail(CS_EXIT_USAGE, "collide: unexpected argument '%s'", o.positional[0]);
   if ((o.impl_cmd != NULL) == (o.nimpls == 1) || o.nimpls > 1)
@@ -660,6 +642,7 @@ int cs_cmd_collide(int argc, char **argv) {
   const char *name = o.nimpls ? o.impls[0] : NULL;
   for (; opened < jobs; opened++) {
     evaluator *ev = &evs[opened];
+    ev->stop = stop;
     ev->rs = cs_cli_ruleset(&o, &err);
     ev->impl = ev->rs ? cs_session_open(&o, ev->rs, name, &err) : NULL;
     if (!ev->impl) {
@@ -753,7 +736,7 @@ int cs_cmd_collide(int argc, char **argv) {
   double left = o.time_s > 0 ? o.time_s - (cs_now_s() - t0) : 0;
   if (!found && o.time_s > 0 && left <= 0 && !o.quiet)
     printf("collide: the time limit ran out in the probe\n");
-  if (!found && !stop_signal && (o.time_s <= 0 || left > 0)) {
+  if (!found && !*stop && (o.time_s <= 0 || left > 0)) {
     progress_state ps = {!o.quiet && isatty(2), 0};
     cs_collide_config cfg = {
         .eval = eval_states,
@@ -769,7 +752,7 @@ int cs_cmd_collide(int argc, char **argv) {
         .force_dp = o.dp_bits > 0,
         .progress = ps.on ? show_progress : NULL,
         .progress_user = &ps,
-        .interrupt = &stop_signal,
+        .interrupt = stop,
     };
     cs_collide_result r;
     if (bits > 0) {
@@ -811,8 +794,8 @@ int cs_cmd_collide(int argc, char **argv) {
     printf("collide: no collision found in %llu evaluations", (unsigned long long)evals);
     if (expected > 0)
       printf(" (one needs about %.3g on average)", expected);
-    if (stop_signal)
-      printf("; interrupted by %s: the search stopped early", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    if (*stop)
+      printf("; interrupted by %s: the search stopped early", *stop == SIGINT ? "SIGINT" : "SIGTERM");
     printf("\n");
     status = CS_EXIT_OK;
     goto cleanup;

@@ -56,27 +56,11 @@ typedef struct {
   /* a worker reports through this pipe (-1: the campaign runs in this process) */
   int report_fd;
   double last_report;
+  const volatile sig_atomic_t *stop; /* cs_catch_stop_signals: a stop signal came */
   /* --list-cases */
   cs_hasher *hasher;
   cs_buf scratch;
 } fuzz_ctx;
-
-/* The signal that interrupted the campaign, or 0. File-scope because a signal handler has no
- * context to write to; set only by on_stop_signal, read through cs_run_config and cs_workers_config. */
-static volatile sig_atomic_t stop_signal;
-
-/* The first SIGINT or SIGTERM asks for a graceful stop; the same signal again takes its default
- * action. Another signal after the first is ignored: a Ctrl-C reaches the workers both from the
- * terminal and as the SIGTERM the parent forwards. */
-static void on_stop_signal(int sig) {
-  if (stop_signal == sig) {
-    cs_subprocess_kill_all(); /* in their own process groups, they would outlive the default action */
-    signal(sig, SIG_DFL);
-    raise(sig);
-  } else if (!stop_signal) {
-    stop_signal = sig;
-  }
-}
 
 static void note_signature(fuzz_ctx *c, const char *sig) {
   for (size_t i = 0; i < c->nsigs; i++)
@@ -172,7 +156,7 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
               .gen = {.max_id_len = c->o.max_id_len},
               .only = c->o.only,
               .nonly = c->o.nonly,
-              .interrupt = &stop_signal,
+              .interrupt = c->stop,
           },
       .strict = c->o.strict,
       .answer_named = cs_options_named(&c->o, CS_PROPERTY_ANSWER),
@@ -296,7 +280,7 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
                           .on_message = on_worker_message,
                           .on_tick = on_worker_tick,
                           .user = &v,
-                          .interrupt = &stop_signal};
+                          .interrupt = c->stop};
   int rc = cs_workers_run(&wc, ends, err);
   /* A worker that failed (killed, crashed, or could not run its part) loses its sub-shard, not the
    * others' findings: they are kept, and the parts say what was covered. */
@@ -607,8 +591,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
   cs_findings total = {0};
   int status = CS_EXIT_OK, rc;
   /* Before the workers fork: they inherit it. */
-  const int stop[] = {SIGINT, SIGTERM};
-  cs_catch_signals(stop, sizeof stop / sizeof *stop, on_stop_signal, SA_RESTART);
+  c.stop = cs_catch_stop_signals();
   cs_note_corpus_off(&c.o);
   if (jobs == 1)
     rc = run_part(&c, c.o.shard_i, c.o.shard_n, true, &total, &err);

@@ -50,6 +50,27 @@ void cs_catch_signals(const int *sigs, size_t n, void (*handler)(int), int flags
       sigaction(sigs[i], &sa, NULL);
 }
 
+/* The stop signal caught, or 0. File-scope because a signal handler has no context to write to;
+ * set only by on_stop_signal, read through the pointer cs_catch_stop_signals returns. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) {
+  if (stop_signal == sig) {
+    cs_subprocess_kill_all(); /* in their own process groups, they would outlive the default action */
+    signal(sig, SIG_DFL);
+    raise(sig);
+  } else if (!stop_signal) {
+    stop_signal = sig;
+  }
+}
+
+const volatile sig_atomic_t *cs_catch_stop_signals(void) {
+  const int stop[] = {SIGINT, SIGTERM};
+  stop_signal = 0;
+  cs_catch_signals(stop, sizeof stop / sizeof *stop, on_stop_signal, SA_RESTART);
+  return &stop_signal;
+}
+
 void cs_shell_arg(cs_buf *b, const char *s) {
   bool plain = *s != 0;
   for (const char *p = s; *p; p++)
