@@ -558,6 +558,15 @@ int cs_json_repeated_name(const cJSON *obj, const char **dup) {
   return 0;
 }
 
+int cs_json_names_once(const cJSON *obj, cs_err *err) {
+  const char *dup;
+  if (cs_json_repeated_name(obj, &dup))
+    return cs_err_set(err, "out of memory checking member names");
+  if (dup)
+    return cs_err_set(err, "the member \"%.60s\" occurs twice (a name may occur once)", dup);
+  return 0;
+}
+
 cJSON *cs_json_parse_strict(cs_str json, size_t max_bytes, const char *what, cs_err *err) {
   if (cs_json_precheck(json, max_bytes, err))
     return NULL;

@@ -39,6 +39,9 @@ int cs_json_strict_tokens(cs_str json, cs_err *err);
  * another reader may take the last, so such an object says two things. 0 with *dup the name (NULL
  * when every name is unique), or -1 when there is no memory to sort the names of a large object. */
 int cs_json_repeated_name(const cJSON *obj, const char **dup);
+/* 0 when every member name of object `obj` occurs once; else -1 with err "the member \"NAME\"
+ * occurs twice (a name may occur once)" (or out of memory), for the caller to prefix its place. */
+int cs_json_names_once(const cJSON *obj, cs_err *err);
 /* Parses JSON text strictly: cs_json_precheck (max_bytes 0: its default), then cJSON, then nothing
  * but white space after the value, then cs_json_strict_tokens; `what` names the value in that error
  * ("the history object").

@@ -796,17 +796,6 @@ static int read_kinds(const cJSON *list, uint32_t *bits) {
   return 0;
 }
 
-/* A member named twice: cJSON finds the first, another reader may take the last, so the object says
- * two things. -1 with err "the member ... occurs twice", for the caller to prefix with the place. */
-static int names_once(const cJSON *obj, cs_err *err) {
-  const char *dup;
-  if (cs_json_repeated_name(obj, &dup))
-    return cs_err_set(err, "out of memory checking member names");
-  if (dup)
-    return cs_err_set(err, "the member \"%.60s\" occurs twice (a name may occur once)", dup);
-  return 0;
-}
-
 /* A list of target names (props false) or property names into bits: -1 with err when it is not a
  * list of names callsign knows, each once, at least one. */
 static int read_set(const cJSON *list, bool props, uint64_t *bits, cs_err *err) {
@@ -855,7 +844,7 @@ static int read_length(const cJSON *o, const char *key, uint32_t *out, cs_err *e
 static int read_rules(const cJSON *rules, cs_findings_settings *s, cs_err *err) {
   if (!cJSON_IsObject(rules))
     return cs_err_set(err, "rules is not an object of one rule per target");
-  if (names_once(rules, err)) {
+  if (cs_json_names_once(rules, err)) {
     cs_err_prefix(err, "rules");
     return -1;
   }
@@ -867,7 +856,7 @@ static int read_rules(const cJSON *rules, cs_findings_settings *s, cs_err *err) 
     cs_findings_rule *r = &s->rules[t];
     if (!cJSON_IsObject(o))
       cs_err_set(err, "no rule, or one that is not an object");
-    else if (!names_once(o, err) && !read_pattern(o, "pattern", &r->pattern, err) &&
+    else if (!cs_json_names_once(o, err) && !read_pattern(o, "pattern", &r->pattern, err) &&
              !read_length(o, "min_len", &r->min_len, err) && !read_length(o, "max_len", &r->max_len, err) &&
              !read_pattern(o, "server_pattern", &r->server_pattern, err))
       continue;
@@ -1049,7 +1038,7 @@ static int finding_read(const cJSON *it, const char *path, size_t k, cs_findings
   cs_finding *x = add_finding(out);
   if (!cJSON_IsObject(it))
     cs_err_set(err, "not an object");
-  else if (!names_once(it, err) && !finding_names(it, &out->settings, x, err) && !finding_place(it, x, err) &&
+  else if (!cs_json_names_once(it, err) && !finding_names(it, &out->settings, x, err) && !finding_place(it, x, err) &&
            !finding_case(it, x, err))
     return 0;
   cs_err_prefix(err, "%s: findings[%zu]", path, k);
@@ -1063,10 +1052,6 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   cJSON *root = cs_read_json_object(path, "a callsign fuzz summary", err);
   if (!root)
     goto cleanup;
-  if (names_once(root, err)) {
-    cs_err_prefix(err, "%s", path);
-    goto cleanup;
-  }
   const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "callsign_fuzz");
   const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "findings");
   if (!cJSON_IsNumber(ver) || !cJSON_IsArray(arr)) {

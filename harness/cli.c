@@ -641,13 +641,10 @@ cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err) {
     cs_err_prefix(err, "%s", label);
     goto cleanup;
   }
-  const char *dup = NULL;
   if (!cJSON_IsObject(root)) {
     cs_err_set(err, "%s: not %s (not a JSON object)", label, what);
-  } else if (cs_json_repeated_name(root, &dup)) {
-    cs_err_set(err, "%s: out of memory checking its member names", label);
-  } else if (dup) { /* cJSON takes the first, another reader the last: the file would say two things */
-    cs_err_set(err, "%s: the member \"%.60s\" occurs twice (a name may occur once)", label, dup);
+  } else if (cs_json_names_once(root, err)) { /* cJSON takes the first, another reader the last */
+    cs_err_prefix(err, "%s", label);
   } else {
     goto cleanup;
   }

@@ -558,3 +558,17 @@ Test(history_json, precheck_and_line_col) {
   cs_json_line_col(j, 100, &line, &col);
   cr_assert(line == 3 && col == 1, "%zu:%zu", line, col);
 }
+
+/* A member named twice says two things (cJSON finds the first, another reader the last): refused
+ * with its name, for the caller to prefix with the place. */
+Test(history_json, names_once_names_the_member_named_twice) {
+  cs_err err = {{0}};
+  cJSON *once = cJSON_Parse("{\"a\":1,\"b\":2}"), *twice = cJSON_Parse("{\"a\":1,\"b\":2,\"a\":3}");
+  cr_assert_not_null(once);
+  cr_assert_not_null(twice);
+  cr_assert_eq(cs_json_names_once(once, &err), 0);
+  cr_assert_eq(cs_json_names_once(twice, &err), -1);
+  cr_assert_str_eq(err.msg, "the member \"a\" occurs twice (a name may occur once)");
+  cJSON_Delete(once);
+  cJSON_Delete(twice);
+}
