@@ -47,6 +47,8 @@ const char *cs_reply_status_name(cs_reply_status s);
 /* Request kinds: canonicalize, then emit to each target, then normalize for each target. A kind is
  * what one broken code path of an implementation tends to fail as a whole. */
 #define CS_KIND_COUNT (1 + 2 * CS_TARGET_COUNT)
+/* cs_impl.given_up with every kind given up. */
+#define CS_KINDS_ALL ((1u << CS_KIND_COUNT) - 1u)
 unsigned cs_request_kind(const cs_request *r);
 /* "canonicalize", "emit anthropic", "normalize mistral" (as fault messages name requests). */
 void cs_request_kind_name(unsigned kind, char *out, size_t n);

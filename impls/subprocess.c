@@ -1091,13 +1091,13 @@ static void note_outcome(cs_subproc *s, const cs_request *r, cs_reply_status st)
   if (!(s->answered_kinds >> k & 1u) && s->kind_faults[k] >= limit)
     s->base.given_up |= 1u << k;
   if (!s->answered_any && s->faults_total >= limit)
-    s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
+    s->base.given_up = CS_KINDS_ALL;
   /* A program that answers now and then but faults every few requests costs a restart each time,
    * seconds per case, hours per run: past ten times the limit in all, and one fault or more per ten
    * answers, every kind is given up. A rare fault (a crash in ten thousand requests) never is: a
    * long campaign goes on finding it. */
   if (s->faults_total >= 10u * limit && (uint64_t)s->faults_total * 10u >= s->answered_total)
-    s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
+    s->base.given_up = CS_KINDS_ALL;
 }
 
 static void skip(cs_reply *rep, const cs_request *r, cs_arena *a) {
@@ -1153,7 +1153,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       /* No request will be answered again: under giving up (not while shrinking), every kind is
        * given up, so a run or a campaign stops instead of counting cases that check nothing. */
       if (s->base.give_up_after)
-        s->base.given_up = (1u << CS_KIND_COUNT) - 1u;
+        s->base.given_up = CS_KINDS_ALL;
       for (size_t i = recv; i < n; i++) {
         replies[i].status = s->start_fault;
         replies[i].message = cs_arena_strc(a, s->gave_up.msg);
