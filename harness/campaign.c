@@ -198,44 +198,86 @@ static void show_argv(char *const *argv, char *out, size_t n) {
   cs_buf_free(&b);
 }
 
+/* The settings of two results that must agree to be merged, in the order a message names the first
+ * that differs: whether they differ, and how a message shows one result's value. */
+typedef struct {
+  const char *name; /* as in summary.json */
+  bool (*differ)(const cs_findings *a, const cs_findings *b);
+  void (*show)(const cs_findings *f, char *out, size_t n);
+} findings_setting;
+
+static bool differ_impl(const cs_findings *a, const cs_findings *b) {
+  return strcmp(a->impl, b->impl) != 0;
+}
+static void show_impl(const cs_findings *f, char *out, size_t n) {
+  snprintf(out, n, "'%s'", cs_err_excerpt(f->impl).s);
+}
+/* A built-in and an external program differ; two argvs do not (paths differ between machines). */
+static bool differ_impl_cmd(const cs_findings *a, const cs_findings *b) {
+  return !a->settings.impl_cmd != !b->settings.impl_cmd;
+}
+static void show_impl_cmd(const cs_findings *f, char *out, size_t n) {
+  show_argv(f->settings.impl_cmd, out, n);
+}
+static bool differ_deadline(const cs_findings *a, const cs_findings *b) {
+  return a->settings.deadline_ms != b->settings.deadline_ms;
+}
+static void show_deadline(const cs_findings *f, char *out, size_t n) {
+  snprintf(out, n, "%u", f->settings.deadline_ms);
+}
+static bool differ_seed(const cs_findings *a, const cs_findings *b) {
+  return a->seed != b->seed;
+}
+static void show_seed(const cs_findings *f, char *out, size_t n) {
+  snprintf(out, n, "%llu", (unsigned long long)f->seed);
+}
+static bool differ_max_id_len(const cs_findings *a, const cs_findings *b) {
+  return a->settings.max_id_len != b->settings.max_id_len;
+}
+static void show_max_id_len(const cs_findings *f, char *out, size_t n) {
+  snprintf(out, n, "%u", f->settings.max_id_len);
+}
+static bool differ_targets(const cs_findings *a, const cs_findings *b) {
+  return a->settings.targets != b->settings.targets;
+}
+static void show_targets(const cs_findings *f, char *out, size_t n) {
+  show_set(f->settings.targets, false, out, n);
+}
+static bool differ_properties(const cs_findings *a, const cs_findings *b) {
+  return a->settings.properties != b->settings.properties;
+}
+static void show_properties(const cs_findings *f, char *out, size_t n) {
+  show_set(f->settings.properties, true, out, n);
+}
+static bool differ_strict(const cs_findings *a, const cs_findings *b) {
+  return a->settings.strict != b->settings.strict;
+}
+static void show_strict(const cs_findings *f, char *out, size_t n) {
+  snprintf(out, n, "%s", f->settings.strict ? "true" : "false");
+}
+
+static const findings_setting findings_settings[] = {
+    {"impl", differ_impl, show_impl},
+    {"impl_cmd", differ_impl_cmd, show_impl_cmd},
+    {"deadline_ms", differ_deadline, show_deadline},
+    {"seed", differ_seed, show_seed},
+    {"max_id_len", differ_max_id_len, show_max_id_len},
+    {"targets", differ_targets, show_targets},
+    {"properties", differ_properties, show_properties},
+    {"strict", differ_strict, show_strict},
+};
+
 bool cs_findings_differ(const cs_findings *a, const cs_findings *b, cs_findings_difference *d) {
-  const cs_findings_settings *x = &a->settings, *y = &b->settings;
-  const char *name = strcmp(a->impl, b->impl) != 0      ? "impl"
-                     : !x->impl_cmd != !y->impl_cmd     ? "impl_cmd"
-                     : x->deadline_ms != y->deadline_ms ? "deadline_ms"
-                     : a->seed != b->seed               ? "seed"
-                     : x->max_id_len != y->max_id_len   ? "max_id_len"
-                     : x->targets != y->targets         ? "targets"
-                     : x->properties != y->properties   ? "properties"
-                     : x->strict != y->strict           ? "strict"
-                                                        : NULL;
-  if (!name)
-    return rules_differ(x, y, d);
-  snprintf(d->name, sizeof d->name, "%s", name);
-  if (!strcmp(name, "impl")) {
-    snprintf(d->a, sizeof d->a, "'%s'", cs_err_excerpt(a->impl).s);
-    snprintf(d->b, sizeof d->b, "'%s'", cs_err_excerpt(b->impl).s);
-  } else if (!strcmp(name, "impl_cmd")) {
-    show_argv(x->impl_cmd, d->a, sizeof d->a);
-    show_argv(y->impl_cmd, d->b, sizeof d->b);
-  } else if (!strcmp(name, "deadline_ms")) {
-    snprintf(d->a, sizeof d->a, "%u", x->deadline_ms);
-    snprintf(d->b, sizeof d->b, "%u", y->deadline_ms);
-  } else if (!strcmp(name, "seed")) {
-    snprintf(d->a, sizeof d->a, "%llu", (unsigned long long)a->seed);
-    snprintf(d->b, sizeof d->b, "%llu", (unsigned long long)b->seed);
-  } else if (!strcmp(name, "max_id_len")) {
-    snprintf(d->a, sizeof d->a, "%u", x->max_id_len);
-    snprintf(d->b, sizeof d->b, "%u", y->max_id_len);
-  } else if (!strcmp(name, "strict")) {
-    snprintf(d->a, sizeof d->a, "%s", x->strict ? "true" : "false");
-    snprintf(d->b, sizeof d->b, "%s", y->strict ? "true" : "false");
-  } else {
-    bool props = !strcmp(name, "properties");
-    show_set(props ? x->properties : x->targets, props, d->a, sizeof d->a);
-    show_set(props ? y->properties : y->targets, props, d->b, sizeof d->b);
+  for (size_t i = 0; i < sizeof findings_settings / sizeof findings_settings[0]; i++) {
+    const findings_setting *s = &findings_settings[i];
+    if (s->differ(a, b)) {
+      snprintf(d->name, sizeof d->name, "%s", s->name);
+      s->show(a, d->a, sizeof d->a);
+      s->show(b, d->b, sizeof d->b);
+      return true;
+    }
   }
-  return true;
+  return rules_differ(&a->settings, &b->settings, d);
 }
 
 static void put_override(cs_buf *out, size_t *n, const char *target, const char *key, const char *value) {
