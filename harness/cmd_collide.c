@@ -431,14 +431,15 @@ static cs_history planted(const char *a, const char *b, cs_provider provider, bo
   return h;
 }
 
-/* Prints one line of the implementation's text (a message, a name) with hidden characters escaped. */
-static void put_escaped(FILE *f, const char *s) {
-  cs_buf b = {0};
-  size_t cut = cs_esc_plain_cut(&b, s, 600);
-  fputs(b.data ? b.data : "", f);
+/* s as one line for the terminal (NULL: ""), hidden characters escaped, cut at 600 bytes with the
+ * length of the rest: the implementation's name from its hello and messages carrying its stderr are
+ * its own text. Valid until b changes. */
+static const char *shown(cs_buf *b, const char *s) {
+  cs_buf_clear(b);
+  size_t cut = cs_esc_plain_cut(b, s, 600);
   if (cut)
-    fprintf(f, "... (%zu bytes more)", cut);
-  cs_buf_free(&b);
+    cs_buf_printf(b, "... (%zu bytes more)", cut);
+  return b->data ? b->data : "";
 }
 
 /* The verdict of a run on a planted case: 1 the property failed, 0 it held, -1 not judged (a fault
@@ -479,11 +480,12 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
                       .corpus_only = true};
   cs_run_result res;
   cs_err err = {{0}};
+  cs_buf b = {0};
   const char *target = cs_target_label((int)ev->target);
   if (cs_run_impl(ev->impl, rs, &rc, &res, &err)) {
-    printf("run on the planted pair (%s): %s on %s not judged: the case could not be run: ", shape, property, target);
-    put_escaped(stdout, err.msg);
-    printf("\n");
+    printf("run on the planted pair (%s): %s on %s not judged: the case could not be run: %s\n", shape, property,
+           target, shown(&b, err.msg));
+    cs_buf_free(&b);
     cs_run_result_free(&res);
     return -1;
   }
@@ -492,22 +494,12 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
   if (verdict == 0) {
     printf("run on the planted pair (%s): %s on %s holds: the two calls stay distinct\n", shape, property, target);
   } else {
-    printf("run on the planted pair (%s): %s on %s %s: ", shape, property, target,
-           verdict == 1 ? "FAILS" : "not judged");
-    put_escaped(stdout, why);
-    printf("\n");
+    printf("run on the planted pair (%s): %s on %s %s: %s\n", shape, property, target,
+           verdict == 1 ? "FAILS" : "not judged", shown(&b, why));
   }
+  cs_buf_free(&b);
   cs_run_result_free(&res);
   return verdict;
-}
-
-/* s as one line for the terminal (NULL: ""), hidden characters escaped, cut at 300 bytes: the
- * implementation's name from its hello and messages carrying its stderr are its own text. Valid
- * until b changes. */
-static const char *shown(cs_buf *b, const char *s) {
-  cs_buf_clear(b);
-  cs_esc_plain_cut(b, s, 300);
-  return b->data ? b->data : "";
 }
 
 /* Exit 3 for an implementation that answered no request at all: names the request that was
