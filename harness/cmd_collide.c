@@ -36,6 +36,7 @@
 #define TAIL_LEN 11         /* base62 digits of a 64-bit state: 62^11 > 2^64, so tails are injective */
 #define CONFIRM_TRIES 3     /* evaluations of the pair found, when the implementation faults on it */
 #define CUT_GRACE_S 1.0     /* as in a run: answers in flight get this long past --time */
+#define SHOWN_MAX 300       /* bytes of the implementation's text a message shows: two fit a cs_fail line */
 
 typedef struct {
   const char *name;
@@ -431,17 +432,6 @@ static cs_history planted(const char *a, const char *b, cs_provider provider, bo
   return h;
 }
 
-/* s as one line for the terminal (NULL: ""), hidden characters escaped, cut at 600 bytes with the
- * length of the rest: the implementation's name from its hello and messages carrying its stderr are
- * its own text. Valid until b changes. */
-static const char *shown(cs_buf *b, const char *s) {
-  cs_buf_clear(b);
-  size_t cut = cs_esc_plain_cut(b, s, 600);
-  if (cut)
-    cs_buf_printf(b, "... (%zu bytes more)", cut);
-  return b->data ? b->data : "";
-}
-
 /* The verdict of a run on a planted case: 1 the property failed, 0 it held, -1 not judged (a fault
  * of the implementation on the case, which `why` then names, or no answer checked at all). */
 static int planted_verdict(const cs_run_result *res, const char *property, int target, const char **why) {
@@ -484,7 +474,7 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
   const char *target = cs_target_label((int)ev->target);
   if (cs_run_impl(ev->impl, rs, &rc, &res, &err)) {
     printf("run on the planted pair (%s): %s on %s not judged: the case could not be run: %s\n", shape, property,
-           target, shown(&b, err.msg));
+           target, cs_shown(&b, err.msg, SHOWN_MAX));
     cs_buf_free(&b);
     cs_run_result_free(&res);
     return -1;
@@ -495,7 +485,7 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
     printf("run on the planted pair (%s): %s on %s holds: the two calls stay distinct\n", shape, property, target);
   } else {
     printf("run on the planted pair (%s): %s on %s %s: %s\n", shape, property, target,
-           verdict == 1 ? "FAILS" : "not judged", shown(&b, why));
+           verdict == 1 ? "FAILS" : "not judged", cs_shown(&b, why, SHOWN_MAX));
   }
   cs_buf_free(&b);
   cs_run_result_free(&res);
@@ -511,7 +501,7 @@ static int never_answered(const char *name, const evaluator *ev, double time_s) 
                    name, time_s, CUT_GRACE_S, ev->first_cut);
   cs_buf b = {0};
   int st = cs_fail(CS_EXIT_IMPL, "collide: %s: no request answered (the last: %s)", name,
-                   ev->last_fault[0] ? shown(&b, ev->last_fault) : "none was sent");
+                   ev->last_fault[0] ? cs_shown(&b, ev->last_fault, SHOWN_MAX) : "none was sent");
   cs_buf_free(&b);
   return st;
 }
@@ -639,7 +629,7 @@ int cs_cmd_collide(int argc, char **argv) {
     ev->impl = ev->rs ? cs_session_open(&o, ev->rs, name, &err) : NULL;
     if (!ev->impl) {
       cs_ruleset_free(ev->rs); /* close_evaluators ends at the ones opened */
-      cs_fail(CS_EXIT_IMPL, "%s", shown(&msgb, err.msg));
+      cs_fail(CS_EXIT_IMPL, "%s", cs_shown(&msgb, err.msg, SHOWN_MAX));
       goto cleanup;
     }
     const cs_impl_info *info = &ev->impl->info;
@@ -652,7 +642,7 @@ int cs_cmd_collide(int argc, char **argv) {
                           : !norm && !emit                              ? "neither normalize nor emit"
                                                                         : NULL;
     if (missing) {
-      cs_fail(CS_EXIT_USAGE, "collide: %s has %s%s for target %s", shown(&nameb, info->name),
+      cs_fail(CS_EXIT_USAGE, "collide: %s has %s%s for target %s", cs_shown(&nameb, info->name, SHOWN_MAX),
               strchr(missing, ' ') ? "" : "no ", missing, cs_target_label((int)target));
       status = CS_EXIT_USAGE;
       opened++;
@@ -675,12 +665,14 @@ int cs_cmd_collide(int argc, char **argv) {
     evp[opened] = ev;
   }
   const char *impl_name = evs[0].impl->info.name ? evs[0].impl->info.name : "external";
-  const char *shown_name = shown(&nameb, impl_name); /* the corpus makes its own directory name of impl_name */
+  const char *shown_name =
+      cs_shown(&nameb, impl_name, SHOWN_MAX); /* the corpus makes its own directory name of impl_name */
   const char *op = evs[0].emit ? "emit" : "normalize";
   uint64_t seed = o.seed_set ? o.seed : 1;
   const char *corpus_dir = o.corpus_dir ? o.corpus_dir : "corpus/regressions";
   if (!o.no_corpus && cs_corpus_writable(corpus_dir, impl_name, &err)) {
-    status = cs_fail(CS_EXIT_USAGE, "collide: the corpus: %s (--no-corpus plants nothing)", shown(&msgb, err.msg));
+    status = cs_fail(CS_EXIT_USAGE, "collide: the corpus: %s (--no-corpus plants nothing)",
+                     cs_shown(&msgb, err.msg, SHOWN_MAX));
     goto cleanup;
   }
 
@@ -700,7 +692,7 @@ int cs_cmd_collide(int argc, char **argv) {
   probe_result pr;
   size_t usable = 0;
   if (probe_families(&evs[0], family, seed, probe_stop, &family, &pr, &usable, &err)) {
-    cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
+    cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, cs_shown(&msgb, err.msg, SHOWN_MAX));
     goto cleanup;
   }
   double probe_rate = cs_now_s() > t0 ? (double)pr.evaluated / (cs_now_s() - t0) : 0; /* one worker's */
@@ -763,7 +755,7 @@ int cs_cmd_collide(int argc, char **argv) {
       goto cleanup;
     }
     if (src) {
-      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
+      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, cs_shown(&msgb, err.msg, SHOWN_MAX));
       goto cleanup;
     }
     found = r.found;
@@ -802,12 +794,12 @@ int cs_cmd_collide(int argc, char **argv) {
   int confirmed = confirm_pair(ev, a, b, &out, &err);
   if (confirmed != PAIR_COLLIDES) {
     if (confirmed < 0)
-      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
+      cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, cs_shown(&msgb, err.msg, SHOWN_MAX));
     else if (confirmed == PAIR_NOT_ANSWERED)
       cs_fail(CS_EXIT_IMPL,
               "collide: %s: the pair found could not be confirmed: %d tries, each after a restart, got no "
               "answer (the last: %s)",
-              shown_name, CONFIRM_TRIES, shown(&msgb, ev->last_fault));
+              shown_name, CONFIRM_TRIES, cs_shown(&msgb, ev->last_fault, SHOWN_MAX));
     else
       cs_fail(CS_EXIT_IMPL,
               "collide: %s: the pair found does not collide when evaluated again "
@@ -817,7 +809,7 @@ int cs_cmd_collide(int argc, char **argv) {
   }
   unsigned steps = 0;
   if (shrink_pair(ev, &a, &b, &out, &steps, &err)) {
-    cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, shown(&msgb, err.msg));
+    cs_fail(CS_EXIT_IMPL, "collide: %s: %s", shown_name, cs_shown(&msgb, err.msg, SHOWN_MAX));
     goto cleanup;
   }
   printf("COLLISION: %s %s of %s maps two different IDs to the same ID\n  A: ", op, cs_target_label((int)target),
@@ -851,10 +843,10 @@ int cs_cmd_collide(int argc, char **argv) {
       cs_buf_free(&m);
       if (cs_corpus_save_literal(corpus_dir, impl_name, property, cs_target_label((int)target), msg, &h, &PLANTED_PAIR,
                                  &path, &err)) {
-        fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", shown(&msgb, err.msg));
+        fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", cs_shown(&msgb, err.msg, SHOWN_MAX));
         status = CS_EXIT_USAGE; /* an output error: the run lost what it found */
       } else {
-        printf("planted (%s): %s\n", shapes[k], shown(&msgb, path));
+        printf("planted (%s): %s\n", shapes[k], cs_shown(&msgb, path, SHOWN_MAX));
         saved++;
       }
       free(path);

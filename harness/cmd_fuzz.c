@@ -173,7 +173,7 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
   }
   int rc = cs_campaign_run(impl, c->rs, &cfg, out, err);
   cs_corpus_free(&corpus);
-  cs_impl_destroy(impl);
+  cs_session_close(impl, impl->info.name);
   return rc;
 }
 
@@ -302,7 +302,19 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
     cs_findings part;
     if (rc == 0 && !failed) {
       if (cs_findings_read(dir, &part, &why) == 0) {
-        int mrc = cs_findings_merge(total, &part, &why);
+        /* PROTOCOL.md: every process of a program gives one name, which keys its results. */
+        int mrc;
+        if (total->impl[0] && strcmp(total->impl, part.impl) != 0) {
+          cs_buf x = {0}, y = {0};
+          mrc = cs_err_set(&why,
+                           "worker %u: its hello names the implementation '%s', an earlier worker's '%s' (every "
+                           "process must give one name)",
+                           k, cs_shown(&x, part.impl, 60), cs_shown(&y, total->impl, 60));
+          cs_buf_free(&x);
+          cs_buf_free(&y);
+        } else {
+          mrc = cs_findings_merge(total, &part, &why);
+        }
         cs_findings_free(&part);
         failed = mrc != 0;
       } else {

@@ -121,12 +121,27 @@ static void progress_line(void *user, uint64_t cases, uint64_t failures, double 
 typedef struct {
   const cs_options *o;
   cs_ruleset *rs;
-  const char *name; /* NULL: --impl-cmd */
+  const char *name;  /* NULL: --impl-cmd */
+  const char *first; /* the name the first process's hello gave */
 } session_args;
 
+/* A worker's program must name itself as the first process did (PROTOCOL.md): the report and the
+ * corpus are keyed by that name. */
 static cs_impl *open_session(void *user, cs_err *err) {
   const session_args *s = user;
-  return cs_session_open(s->o, s->rs, s->name, err);
+  cs_impl *impl = cs_session_open(s->o, s->rs, s->name, err);
+  if (impl && impl->info.name && s->first && strcmp(impl->info.name, s->first) != 0) {
+    cs_buf x = {0}, y = {0};
+    cs_err_set(
+        err,
+        "a worker's hello names the implementation '%s', the first process's '%s' (every process must give one name)",
+        cs_shown(&x, impl->info.name, 60), cs_shown(&y, s->first, 60));
+    cs_buf_free(&x);
+    cs_buf_free(&y);
+    cs_impl_destroy(impl);
+    return NULL;
+  }
+  return impl;
 }
 
 /* Runs one implementation; with `token` choices, replays that one case instead of generating. */
@@ -182,7 +197,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
     status = cs_run_replay(impl, c->rs, &rc, token, ntoken, &res, &err);
   } else if (c->o.jobs > 1) {
     /* The instance opened above gave the name and checks the vectors; each worker opens its own. */
-    session_args sa = {&c->o, c->rs, name};
+    session_args sa = {&c->o, c->rs, name, ir->name};
     status = cs_run_jobs(c->o.jobs, open_session, &sa, c->rs, &rc, &res, &tail, &err);
   } else {
     status = cs_run_impl(impl, c->rs, &rc, &res, &err);
@@ -274,7 +289,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
                                     : "normalize held both idempotence and injectivity on these cases";
   }
   cs_run_result_free(&res);
-  cs_impl_destroy(impl);
+  cs_session_close(impl, ir->name);
   return 0;
 }
 

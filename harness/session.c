@@ -71,6 +71,25 @@ const volatile sig_atomic_t *cs_catch_stop_signals(void) {
   return &stop_signal;
 }
 
+const char *cs_shown(cs_buf *b, const char *s, size_t max) {
+  cs_buf_clear(b);
+  size_t cut = cs_esc_plain_cut(b, s, max);
+  if (cut)
+    cs_buf_printf(b, "... (%zu bytes more)", cut);
+  return b->data ? b->data : "";
+}
+
+void cs_session_close(cs_impl *impl, const char *name) {
+  char how[160];
+  if (impl && cs_impl_stop(impl, how, sizeof how)) { /* not a property: the IDs it gave are judged already */
+    cs_buf b = {0};
+    fprintf(stderr, "callsign: note: %s %s after stop (PROTOCOL.md: it exits with status 0)\n", cs_shown(&b, name, 200),
+            how);
+    cs_buf_free(&b);
+  }
+  cs_impl_destroy(impl);
+}
+
 void cs_shell_arg(cs_buf *b, const char *s) {
   bool plain = *s != 0;
   for (const char *p = s; *p; p++)

@@ -16,6 +16,15 @@
  * given for --impl-cmd), so callers print it as it is. */
 cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, cs_err *err);
 
+/* s as one line for the terminal (NULL: ""), hidden characters escaped, cut at `max` bytes with
+ * the length of the rest: an implementation's name from its hello and messages carrying its stderr
+ * are its own text. Valid until b changes. */
+const char *cs_shown(cs_buf *b, const char *s, size_t max);
+
+/* Ends and frees `impl` (NULL: nothing); a program that ended otherwise than PROTOCOL.md asks on
+ * stop (a nonzero status) gets a note on stderr naming it as `name`. */
+void cs_session_close(cs_impl *impl, const char *name);
+
 /* Appends `s`, quoted for a POSIX shell when it needs it. */
 void cs_shell_arg(cs_buf *b, const char *s);
 

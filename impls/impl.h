@@ -85,6 +85,10 @@ typedef struct {
   int (*restart)(cs_impl *self, cs_err *err);
   /* Bounded tail of the implementation's stderr (empty for built-ins). */
   cs_str (*stderr_tail)(cs_impl *self);
+  /* Optional (NULL: nothing to end). Ends the implementation as a run's end does; 1 with `why`
+   * ("exited with status 3") when it ended otherwise than PROTOCOL.md asks, else 0. A later exec
+   * starts it again. */
+  int (*stop)(cs_impl *self, char *why, size_t n);
   void (*destroy)(cs_impl *self);
 } cs_impl_vtable;
 
@@ -120,6 +124,9 @@ typedef struct {
 
 static inline int cs_impl_exec(cs_impl *i, const cs_request *r, cs_reply *out, size_t n, cs_arena *a, cs_err *e) {
   return i->vt->exec(i, r, out, n, a, e);
+}
+static inline int cs_impl_stop(cs_impl *i, char *why, size_t n) {
+  return i->vt->stop ? i->vt->stop(i, why, n) : 0;
 }
 static inline void cs_impl_destroy(cs_impl *i) {
   if (i)

@@ -587,7 +587,6 @@ static bool whole_number(double v) {
   return (double)(int64_t)v == v;
 }
 
-/* Checks a hello answer; fills `info` (and name/version copies when wanted). 0, or -1 with `why`. */
 /* Adds `kind "value"` to the list of names hello announced that callsign does not know. */
 static void note_unknown(char *unknown, size_t un, const char *kind, const char *value) {
   size_t len = unknown ? strlen(unknown) : 0;
@@ -595,6 +594,7 @@ static void note_unknown(char *unknown, size_t un, const char *kind, const char 
     snprintf(unknown + len, un - len, "%s%s \"%.60s\"", len ? ", " : "", kind, value);
 }
 
+/* Checks a hello answer; fills `info` (and name/version copies when wanted). 0, or -1 with `why`. */
 int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *unknown, size_t un,
                               char *why, size_t wn) {
   if (unknown && un)
@@ -722,6 +722,9 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     *name = dup_str(nm->valuestring);
     *version = dup_str(ver->valuestring);
     if (!*name || !*version) {
+      free(*name);
+      free(*version);
+      *name = *version = NULL;
       snprintf(why, wn, "out of memory");
       goto cleanup;
     }
@@ -761,9 +764,13 @@ static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err
     if (r > 0) {
       cs_impl_info info;
       bool first = s->name == NULL;
-      if (cs_subprocess_parse_hello(line, &info, first ? &s->name : NULL, first ? &s->version : NULL,
-                                    first ? s->unknown : NULL, sizeof s->unknown, why, sizeof why) != 0)
+      char *name = NULL, *version = NULL; /* a restart's */
+      if (cs_subprocess_parse_hello(line, &info, first ? &s->name : &name, first ? &s->version : &version,
+                                    first ? s->unknown : NULL, sizeof s->unknown, why, sizeof why) != 0) {
+        free(name);
+        free(version);
         break;
+      }
       if (first) {
         info.name = s->name;
         info.version = s->version;
@@ -772,12 +779,20 @@ static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err
         return START_OK;
       }
       /* The run plans its requests by the first hello: a restart that announces other ops or
-       * targets would be sent requests it disowns, or skip some it took. */
+       * targets would be sent requests it disowns, or skip some it took. Its name keys the report,
+       * the corpus and fuzz results. */
       const cs_impl_info *was = &s->base.info;
-      if (info.ops == was->ops && info.emit_targets == was->emit_targets &&
+      bool same_name = strcmp(name, s->name) == 0;
+      if (!same_name)
+        snprintf(why, sizeof why, "a restart's hello names the implementation '%s', the first hello '%s'",
+                 cs_err_excerpt(name).s, cs_err_excerpt(s->name).s);
+      free(name);
+      free(version);
+      if (same_name && info.ops == was->ops && info.emit_targets == was->emit_targets &&
           info.normalize_targets == was->normalize_targets && info.claims_canonical_v1 == was->claims_canonical_v1)
         return START_OK;
-      snprintf(why, sizeof why, "a restart's hello announces other ops, targets or scheme than the first hello did");
+      if (same_name)
+        snprintf(why, sizeof why, "a restart's hello announces other ops, targets or scheme than the first hello did");
       break;
     }
     if (r < 0) {
@@ -817,11 +832,12 @@ static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err
   return START_HELLO_FAILED;
 }
 
-/* Asks the process to stop, closes its stdin, waits a little, then kills it. */
-static void stop_process(cs_subproc *s) {
+/* Asks the process to stop, closes its stdin, waits a little, then kills it. Returns true and the
+ * wait status in `*st` when it exited on its own. */
+static bool stop_process(cs_subproc *s, int *st) {
   if (s->pid <= 0) {
     kill_process(s);
-    return;
+    return false;
   }
   if (!s->write_closed && s->wpos == s->wbuf.len) {
     char line[64];
@@ -831,7 +847,7 @@ static void stop_process(cs_subproc *s) {
   }
   close_fd(&s->to_child);
   s->write_closed = true;
-  end_process(s, SP_STOP_GRACE_MS, NULL);
+  return end_process(s, SP_STOP_GRACE_MS, st);
 }
 
 /* ---- requests and answers ---- */
@@ -1280,7 +1296,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
 
 static int sp_restart(cs_impl *self, cs_err *err) {
   cs_subproc *s = (cs_subproc *)self;
-  stop_process(s);
+  stop_process(s, NULL);
   if (s->failed_starts >= SP_MAX_FAILED_STARTS) {
     if (err)
       *err = s->gave_up;
@@ -1302,11 +1318,22 @@ static cs_str sp_stderr_tail(cs_impl *self) {
   return t;
 }
 
+/* PROTOCOL.md: on stop the program exits with status 0. One still running after the grace is
+ * killed without a word (a slow exit is no fault); one that ended otherwise is named. */
+static int sp_stop(cs_impl *self, char *why, size_t n) {
+  cs_subproc *s = (cs_subproc *)self;
+  int st;
+  if (!stop_process(s, &st) || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+    return 0;
+  describe_status(st, why, n);
+  return 1;
+}
+
 static void sp_destroy(cs_impl *self) {
   cs_subproc *s = (cs_subproc *)self;
   if (!s)
     return;
-  stop_process(s);
+  stop_process(s, NULL);
   if (s->argv)
     for (char **p = s->argv; *p; p++)
       free(*p);
@@ -1327,6 +1354,7 @@ static const cs_impl_vtable subprocess_vtable = {
     .exec = sp_exec,
     .restart = sp_restart,
     .stderr_tail = sp_stderr_tail,
+    .stop = sp_stop,
     .destroy = sp_destroy,
 };
 

@@ -244,6 +244,19 @@ P
 "$CS" run --no-corpus --cases 3 --impl-cmd -- python3 "$T/fewer.py" "$T/fewer.flag" >"$T/fewer.out" 2>&1
 check "a restart's hello announces fewer targets: a protocol fault naming it, exit 1" \
   "[ $? -eq 1 ] && grep -q \"a restart's hello announces other ops, targets or scheme than the first hello did\" '$T/fewer.out'"
+# A restart's hello must give the first one's name: the report, the corpus and fuzz results are
+# keyed by it. A program with its process id in its name fails protocol.answer at its first restart.
+"$CS" run --no-corpus --cases 3 --impl-cmd -- python3 "$FIX/proto_echo.py" --name 'echo-{pid}' --crash-after 2 \
+  >"$T/pidname.out" 2>&1
+check "a restart's hello gives another name: a protocol fault naming both, exit 1" \
+  "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/pidname.out' && grep -Eq \"a restart's hello names the implementation 'echo-[0-9]+', the first hello 'echo-[0-9]+'\" '$T/pidname.out'"
+# PROTOCOL.md: on stop the program exits with status 0. Another status is named in a note; it is
+# not a property (every answer was judged already), so the exit status stays that of the checks.
+"$CS" run --no-corpus --cases 3 --quiet --impl-cmd -- python3 "$FIX/proto_echo.py" --stop-exit 3 >"$T/stop3.out" 2>"$T/stop3.err"
+rc=$?
+"$CS" run --no-corpus --cases 3 --quiet --impl-cmd -- python3 "$FIX/proto_echo.py" >"$T/stop0.out" 2>"$T/stop0.err"
+check "a program that exits with status 3 on stop: a note naming it, the exit status of the checks (1)" \
+  "[ $rc -eq 1 ] && [ $? -eq 1 ] && grep -qx 'callsign: note: proto-echo exited with status 3 after stop (PROTOCOL.md: it exits with status 0)' '$T/stop3.err' && ! grep -q 'after stop' '$T/stop0.err'"
 # A hello answered without its line end waits out the hello deadline, and the reason says why.
 cat >"$T/noeol.py" <<'P'
 import sys, json, time

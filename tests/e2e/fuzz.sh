@@ -261,6 +261,12 @@ distinct "$T/j2/summary.json" >"$T/j2.distinct"
 check "--jobs 2 finds the same distinct failures as --jobs 1" "cmp -s '$T/all.distinct' '$T/j2.distinct'"
 check "--jobs 2 runs the whole budget" "python3 -c \"import json;d=json.load(open('$T/j2/summary.json'));assert d['cases']==$N and d['parts']=='all', d\""
 check "--jobs 2 leaves no worker directories" "[ -d '$T/j2' ] && ! ls -a '$T/j2' | grep -q worker"
+# Workers whose programs name themselves differently: the results are keyed by the name, so the
+# second worker's part is lost with a message that says why (exit 3).
+"$CS" fuzz --cases 40 --no-corpus --quiet --jobs 2 --out "$T/pidname" --impl-cmd -- python3 "$FIX/proto_echo.py" \
+  --name 'echo-{pid}' >"$T/o" 2>"$T/e"
+check "fuzz --jobs 2, workers whose hellos give different names: exit 3, naming both" \
+  "[ $? -eq 3 ] && grep -Eq \"worker 1: its hello names the implementation 'echo-[0-9]+', an earlier worker's 'echo-[0-9]+' \\(every process must give one name\\)\" '$T/e'"
 # Worker directories a killed campaign left in OUT are removed by the next --jobs run; a directory
 # that merely looks like one but holds something else is left alone.
 mkdir -p "$T/stale/.worker-7" "$T/stale/.worker-9x" "$T/stale/.worker-3"

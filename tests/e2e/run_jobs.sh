@@ -81,6 +81,13 @@ assert c['verdict']=='fail', c
 assert i['faults']['crash'] > 0 and 'canonicalize' in i['given_up'], i
 assert 'fixture' in (i.get('stderr_tail') or ''), i.get('stderr_tail')\""
 
+# Each worker starts its own process: one whose hello gives another name than the first process's
+# cannot be run (the report and the corpus are keyed by the name).
+"$CS" run --no-corpus --cases 20 --jobs 2 --impl-cmd -- python3 "$FIX/proto_echo.py" --name 'echo-{pid}' \
+  >"$T/pid.out" 2>&1
+check "workers whose hellos give other names than the first process's: exit 3, naming both" \
+  "[ $? -eq 3 ] && grep -Eq \"a worker's hello names the implementation 'echo-[0-9]+', the first process's 'echo-[0-9]+'\" '$T/pid.out'"
+
 t0=$(date +%s)
 "$CS" run --impl reference --time 2s --cases 100000000 --no-corpus --quiet --jobs 2 --json "$T/timed.json" \
   >"$T/timed.out" 2>&1
