@@ -520,9 +520,11 @@ static void print_discovery(probe_ctx *c, const discovery *d, cs_buf *b) {
                 c->spec->endpoints[c->endpoint].name, c->model);
   if (!d->control_ok) {
     const probe_case *ctl = &c->cases[0];
-    cs_buf_printf(b, "  the control request (a native ID of %u characters) was not accepted: %s%s%s\n", c->control_len,
+    cs_buf_printf(b, "  the control request (a native ID of %u characters) was not accepted: %s%s", c->control_len,
                   ctl->answered ? cs_probe_verdict_name(ctl->provider) : "",
-                  ctl->answered && ctl->message[0] ? ": " : "", ctl->message);
+                  ctl->answered && ctl->message[0] ? ": " : "");
+    cs_esc_plain_cut(b, ctl->message, sizeof ctl->message); /* the provider's text: nothing raw reaches a terminal */
+    cs_buf_putc(b, '\n');
     cs_buf_puts(b, "  nothing can be measured without an accepted control\n");
     return;
   }
@@ -564,10 +566,10 @@ static void print_table(probe_ctx *c, cs_buf *b) {
   cs_buf_printf(b, "\n  %-30s %-17s %-17s %-12s %s\n", "case", "callsign", "provider", "agree", "provider message");
   for (size_t i = 0; i < c->ncases; i++) {
     const probe_case *pc = &c->cases[i];
-    int shown = (int)cs_utf8_clamp(pc->message, strlen(pc->message), 160); /* whole characters */
-    cs_buf_printf(
-        b, "  %-30s %-17s %-17s %-12s %.*s\n", pc->name, pc->npairs ? cs_probe_verdict_name(pc->offline) : "-",
-        pc->answered ? cs_probe_verdict_name(pc->provider) : "-", agreement_names[pc->agree], shown, pc->message);
+    cs_buf_printf(b, "  %-30s %-17s %-17s %-12s ", pc->name, pc->npairs ? cs_probe_verdict_name(pc->offline) : "-",
+                  pc->answered ? cs_probe_verdict_name(pc->provider) : "-", agreement_names[pc->agree]);
+    cs_esc_plain_cut(b, pc->message, 160); /* the provider's text: whole characters, nothing raw */
+    cs_buf_putc(b, '\n');
   }
 }
 
@@ -690,16 +692,16 @@ static cJSON *report_json(probe_ctx *c, const discovery *d) {
 }
 
 static void markdown(probe_ctx *c, const discovery *d, cs_buf *b) {
-  cs_buf_printf(b, "## callsign probe: %s (%s), model `%s`\n\n", c->target->name, c->spec->endpoints[c->endpoint].name,
-                c->model);
+  cs_buf_printf(b, "## callsign probe: %s (%s), model ", c->target->name, c->spec->endpoints[c->endpoint].name);
+  cs_esc_md_inline(b, c->model, strlen(c->model));
+  cs_buf_puts(b, "\n\n");
   cs_buf_puts(b, "| case | callsign | provider | agree | provider message |\n|---|---|---|---|---|\n");
   for (size_t i = 0; i < c->ncases; i++) {
     const probe_case *pc = &c->cases[i];
     cs_buf_printf(b, "| %s | %s | %s | %s | ", pc->name, pc->npairs ? cs_probe_verdict_name(pc->offline) : "-",
                   pc->answered ? cs_probe_verdict_name(pc->provider) : "-", agreement_names[pc->agree]);
-    const char *cut = pc->message + cs_utf8_clamp(pc->message, strlen(pc->message), 200); /* whole characters */
-    for (const char *p = pc->message; p < cut; p++)                                       /* keep the table a table */
-      cs_buf_puts(b, *p == '|' ? "\\|" : *p == '`' ? "'" : (char[2]){*p, 0});
+    /* The provider's text, whole characters: no Markdown or HTML of its own, and the table stays a table. */
+    cs_esc_md_inline(b, pc->message, cs_esc_cut(pc->message, strlen(pc->message), 200));
     cs_buf_puts(b, " |\n");
   }
   /* The terminal's closing lines as they are: the observed rule beside the configured one
@@ -738,7 +740,15 @@ static int write_reports(probe_ctx *c, const discovery *d) {
     if (!strcmp(f[i].name, "json")) {
       cJSON *j = report_json(c, d);
       char *s = cJSON_Print(j);
-      cs_buf_puts(&text, s ? s : "{}");
+      /* As the run report (docs/report-schema.md): U+2028 and U+2029 escaped, which JavaScript
+       * before ES2019 reads as line ends. cJSON writes them raw, and only inside strings. */
+      for (const char *p = s ? s : "{}"; *p; p++)
+        if (p[0] == '\xE2' && p[1] == '\x80' && (p[2] == '\xA8' || p[2] == '\xA9')) {
+          cs_buf_puts(&text, p[2] == '\xA8' ? "\\u2028" : "\\u2029");
+          p += 2;
+        } else {
+          cs_buf_putc(&text, *p);
+        }
       cs_buf_putc(&text, '\n');
       cJSON_free(s);
       cJSON_Delete(j);

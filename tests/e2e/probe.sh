@@ -383,6 +383,31 @@ rc=$?
 check "an endpoint refusing id fields (Gemini 2.x): stricter, exit 1" \
   "[ $rc -eq 1 ] && grep -q '^  native .*rejected-other  *STRICTER  *Invalid JSON payload received. Unknown name \"id\"' '$T/g2'"
 
+# A provider (or a gateway) whose error text holds markup, table pipes, backticks and characters no
+# terminal should get raw: the reports carry it inert.
+cat >"$T/hostile_fake.py" <<'P'
+import json
+from http.server import BaseHTTPRequestHandler, HTTPServer
+MSG = "tool_use.id: <!-- <img src=x> </p><script>alert(1)</script> | `x` **b** \u001b[31m \u202e \u2028 end"
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = json.dumps({"type": "error", "error": {"type": "invalid_request_error", "message": MSG}}).encode()
+        self.send_response(400); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+s = HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+P
+python3 "$T/hostile_fake.py" >"$T/port.hostile" 2>/dev/null &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$T/port.hostile" ] && break; sleep 0.05; done
+with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$(head -n 1 "$T/port.hostile")" --rate 1000 \
+  --max-requests 2 --markdown "$T/hostile.md" --json "$T/hostile.json" >"$T/o" 2>"$T/e"
+check "a provider message with markup and hidden characters: Markdown escaped, JSON without raw U+2028, terminal without ESC or U+202E" \
+  "[ -s '$T/hostile.md' ] && ! grep -q '[^\\\\]<' '$T/hostile.md' && grep -q 'alert(1)' '$T/hostile.md' && ! grep -q \$'\\xe2\\x80\\xa8' '$T/hostile.json' && python3 -c \"import json;d=json.load(open('$T/hostile.json'));assert any('\\u2028' in c['message'] for c in d['cases']), d\" && ! grep -q \$'\\x1b\\|\\xe2\\x80\\xae' '$T/o' '$T/e'"
+
 # ---- 6. the canary key appears nowhere
 check "no key, secret or session token in any output, report or cassette" \
   "! grep -r -a -l -e '$CANARY' -e '$AWS_SECRET' -e '$AWS_ID' '$T' --exclude=probe.sh --exclude=expect.py"
