@@ -53,6 +53,14 @@ static bool failed_unnamed(const cs_report *r, const cs_cell *cell, size_t k_end
   return false;
 }
 
+/* Text of a comment line, escaped and cut so that the line stays within what --expect reads (1023
+ * bytes): an escape is at most four bytes for each byte of s. */
+#define COMMENT_TEXT_MAX 200
+static void put_comment_text(cs_buf *b, const char *s) {
+  if (cs_esc_plain_cut(b, s, COMMENT_TEXT_MAX))
+    cs_buf_puts(b, "...");
+}
+
 int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
   if (!r || !out)
     return cs_err_set(err, "failures report: no %s", r ? "output stream" : "report");
@@ -64,7 +72,7 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
                 cs_report_origin(r, origin, sizeof origin));
   if (r->command) {
     cs_buf_putc(&b, ' ');
-    cs_esc_plain(&b, r->command, strlen(r->command), false);
+    put_comment_text(&b, r->command);
   }
   cs_buf_putc(&b, '\n');
   size_t listed = 0;
@@ -78,7 +86,7 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
         continue;
       if (!headed) { /* a heading only for implementations with lines under it */
         cs_buf_puts(&b, "\n# ");
-        cs_esc_plain(&b, name, strlen(name), false);
+        put_comment_text(&b, name);
         cs_buf_puts(&b, named ? "\n" : " (not one word: these lines match any implementation)\n");
         headed = true;
       }

@@ -59,6 +59,23 @@ else
   [ -s "$T/r.png" ] && ok "screenshot taken" || bad "no screenshot"
 fi
 
+# A list written by --failures is read back by --expect whatever the command line and the name
+# hold: its comment lines are cut within what --expect reads (1023 bytes a line).
+round_trip() { # LABEL ARGS...: proto_echo with ARGS, --failures then --expect
+  local label=$1
+  shift
+  "$CS" run --no-corpus --quiet --cases 30 --failures "$T/rt.txt" --impl-cmd -- python3 tests/fixtures/proto_echo.py "$@" \
+    >/dev/null 2>&1
+  "$CS" run --no-corpus --quiet --cases 30 --expect "$T/rt.txt" --impl-cmd -- python3 tests/fixtures/proto_echo.py "$@" \
+    >"$T/rt.out" 2>&1
+  local rc=$?
+  [ $rc -eq 0 ] && [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$T/rt.txt")" -le 1023 ] &&
+    ok "--failures with $label: every line within 1023 bytes, --expect reads it back (exit 0)" ||
+    bad "--failures with $label: --expect exit $rc: $(head -c 300 "$T/rt.out")"
+}
+round_trip "an argument of 1100 bytes" --tag "$(printf 'x%.0s' $(seq 1100))"
+round_trip "a name of 600 words" --name "$(printf 'a %.0s' $(seq 600))"
+
 # A replay's one case comes from its token: no report claims a seed decided it.
 tok=$("$CS" run --no-corpus --quiet --impl prefix-swap --target mistral --property emit.unique --cases 300 2>&1 |
   grep -o 'cs1\.[A-Za-z0-9_-]*' | head -1)
