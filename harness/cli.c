@@ -17,6 +17,7 @@
 #include "harness/property.h"
 #include "harness/runner.h"
 #include "providers/http.h"
+#include "reports/escape.h"
 #include "reports/result.h"
 
 /* ARG_LIST: a string that adds to a list, so the option repeats; an option of any other kind
@@ -141,7 +142,12 @@ int cs_fail(int status, const char *fmt, ...) {
   for (char *p = msg; *p; p++)
     if (*p == '\n' || *p == '\r')
       *p = ' ';
-  fprintf(stderr, "callsign: %s\n", msg);
+  /* Messages quote input (a history, a hello, a provider's answer): no control character,
+   * bidirectional override or invalid byte of it reaches the terminal raw. */
+  cs_buf line = {0};
+  cs_esc_plain(&line, msg, strlen(msg), false);
+  fprintf(stderr, "callsign: %s\n", line.data ? line.data : "");
+  cs_buf_free(&line);
   return status;
 }
 
@@ -570,6 +576,16 @@ int cs_options_prepare_reports(const cs_options *o, cs_made *made, cs_err *err) 
   for (size_t i = 0; i < nf && i < 8; i++) {
     if (!o->report[i])
       continue;
+    /* A report must not overwrite what the run reads. --failures may rewrite the --expect list:
+     * that is how a list is brought up to date. */
+    const struct {
+      const char *option, *path;
+    } inputs[] = {
+        {"expect", strcmp(f[i].name, "failures") ? o->expect : NULL}, {"profile", o->profile}, {"vectors", o->vectors}};
+    for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++)
+      if (inputs[k].path && cs_same_file(inputs[k].path, o->report[i]))
+        return cs_err_set(err, "--%s %s is the --%s file: the report would overwrite what the run reads", f[i].name,
+                          o->report[i], inputs[k].option);
     if (cs_prepare_output(o->report[i], made, err))
       return -1;
     /* Reports are written one after the other: a second one in the same file would replace the first. */

@@ -191,6 +191,25 @@ check "a run refused after the report check leaves no report file" "one_line_2 $
 (cd "$T" && "$CS_ABS" run --impl reference --cases 10 --no-corpus --quiet --junit same.out --json ./same.out >o 2>e)
 check "--junit and --json naming one file: refused before the run, one line" \
   "one_line_2 $? '--junit same.out and --json ./same.out are the same file' && ! [ -e '$T/same.out' ]"
+# Error messages quote input: its control characters and bidirectional overrides are shown escaped.
+printf '{"turns":[{"role":"A\\u001b[2J\\u009b\\u202eB"}]}' | "$CS" canon >"$T/o" 2>"$T/e"
+check "canon, a role holding ESC, CSI and U+202E: one line, each shown escaped" \
+  "one_line_2 $? 'unknown role \"A\\u001B[2J\\u009B\\u202EB\"' && ! grep -q \$'\\x1b\\|\\xc2\\x9b\\|\\xe2\\x80\\xae' '$T/e'"
+# A report must not overwrite an input of the run; --failures may rewrite the --expect list.
+echo "normalize.idempotent mistral" >"$T/in.expect"
+echo "mistral.max_len=9" >"$T/in.profile"
+cp "$ROOT/corpus/vectors/canonical_v1.json" "$T/in.vectors"
+for pair in "json|expect|in.expect" "markdown|profile|in.profile" "junit|vectors|in.vectors"; do
+  IFS='|' read -r rep inp file <<<"$pair"
+  cp "$T/$file" "$T/$file.before"
+  "$CS" run --impl reference --target mistral --cases 10 --no-corpus --quiet --$inp "$T/$file" --$rep "$T/$file" >"$T/o" 2>"$T/e"
+  check "--$rep naming the --$inp file: refused, one line, the file as it was" \
+    "one_line_2 $? '--$rep $T/$file is the --$inp file: the report would overwrite what the run reads' && cmp -s '$T/$file' '$T/$file.before'"
+done
+"$CS" run --impl reference --target mistral --cases 10 --no-corpus --quiet --expect "$T/in.expect" --failures "$T/in.expect" \
+  >"$T/o" 2>"$T/e"
+check "--failures naming the --expect file: the list is rewritten (exit 0)" \
+  "[ $? -eq 0 ] && grep -q '^normalize.idempotent mistral reference' '$T/in.expect'"
 "$CS" run --impl reference --cases 10 --no-corpus --quiet --json "$T/r1.json" --json "$T/r2.json" >"$T/o" 2>"$T/e"
 check "--json given twice: refused, one line" "one_line_2 $? '--json given twice'"
 "$CS" probe --provider mistral --dry-run --json "$T/p.out" --markdown "$T/p.out" >"$T/o" 2>"$T/e"
