@@ -254,13 +254,17 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       if (!c->vectors) {
         oc->applicable = false; /* not judged: the input is missing, not the implementation wrong */
       } else {
-        char *hist = NULL;
-        int v = cs_vectors_check_impl(impl, c->vectors, oc->message, sizeof oc->message, &hist, &oc->cases, &err);
+        cs_vector_mismatch m;
+        int v = cs_vectors_check_impl(impl, c->vectors, &m, &oc->cases, &err);
         if (v != 1) {
           oc->failed = true;
-          oc->history_json = hist;
-          if (v < 0)
-            snprintf(oc->message, sizeof oc->message, "%s", err.msg);
+          oc->case_index = CS_CASE_VECTOR;
+          oc->history_json = m.history_json;
+          oc->answer_json = m.answer_json;
+          oc->shrunk_turns = m.turns;
+          oc->shrunk_calls = m.calls;
+          oc->shrink_steps = 0;
+          snprintf(oc->message, sizeof oc->message, "%s", v < 0 ? err.msg : m.why);
         }
       }
     }

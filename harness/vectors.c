@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/history_json.h"
+#include "core/utf8.h"
 #include "harness/cli.h"
 #include "providers/target.h"
 
@@ -192,6 +193,13 @@ bad:
   return NULL;
 }
 
+/* An ID for a message: a JSON string (null for NULL), cut after 80 bytes of the ID. */
+static void show_id(cs_buf *b, cs_str id) {
+  if (id.ptr && id.len > 80)
+    id.len = cs_utf8_clamp(id.ptr, id.len, 80);
+  cs_buf_json_str(b, id);
+}
+
 static int expect_ids(const cJSON *arr, const cs_str *got, uint32_t n, const char *what, int tc, char *why,
                       size_t why_len) {
   if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) != (int)n) {
@@ -202,20 +210,42 @@ static int expect_ids(const cJSON *arr, const cs_str *got, uint32_t n, const cha
   for (const cJSON *e = arr->child; e; e = e->next, i++) {
     cs_str want = cJSON_IsString(e) ? cs_str_c(e->valuestring) : CS_NULL_STR;
     if (!cs_str_eq(want, got[i])) {
-      snprintf(why, why_len, "tcId %d: %s %u expected %s, got %.*s", tc, what, i, want.ptr ? want.ptr : "null",
-               got[i].ptr ? (int)(got[i].len > 80 ? 80 : got[i].len) : 4, got[i].ptr ? got[i].ptr : "null");
+      cs_buf w = {0}, g = {0};
+      show_id(&w, want);
+      show_id(&g, got[i]);
+      snprintf(why, why_len, "tcId %d: %s %u expected %s, got %s", tc, what, i, w.data, g.data);
+      cs_buf_free(&w);
+      cs_buf_free(&g);
       return 0;
     }
   }
   return 1;
 }
 
-int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, char *why, size_t why_len, char **history_json,
-                          uint64_t *checked, cs_err *err) {
+static char *answer_json(const cs_answer *ans) {
+  cs_buf b = {0};
+  cs_buf_puts(&b, "{\"calls\":[");
+  for (uint32_t i = 0; i < ans->ncalls; i++) {
+    if (i)
+      cs_buf_putc(&b, ',');
+    cs_buf_json_str(&b, ans->calls[i]);
+  }
+  cs_buf_puts(&b, "],\"results\":[");
+  for (uint32_t i = 0; i < ans->nresults; i++) {
+    if (i)
+      cs_buf_putc(&b, ',');
+    cs_buf_json_str(&b, ans->results[i]);
+  }
+  cs_buf_puts(&b, "]}");
+  return b.data;
+}
+
+int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, cs_vector_mismatch *m, uint64_t *checked, cs_err *err) {
   const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "testGroups");
   cs_arena a = {0};
   int result = 1;
   *checked = 0;
+  memset(m, 0, sizeof *m);
   for (const cJSON *g = groups->child; g && result == 1; g = g->next) {
     const cJSON *tests = cJSON_GetObjectItemCaseSensitive(g, "tests");
     for (const cJSON *t = tests ? tests->child : NULL; t && result == 1; t = t->next) {
@@ -239,20 +269,22 @@ int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, char *why, size_t wh
       }
       (*checked)++;
       if (rep.status != CS_REPLY_OK) {
-        snprintf(why, why_len, "tcId %d: %s: %.*s", tc, cs_reply_status_name(rep.status),
+        snprintf(m->why, sizeof m->why, "tcId %d: %s: %.*s", tc, cs_reply_status_name(rep.status),
                  (int)(rep.message.len > 300 ? 300 : rep.message.len), rep.message.ptr ? rep.message.ptr : "");
         result = 0;
       } else if (!expect_ids(cJSON_GetObjectItemCaseSensitive(canon, "calls"), rep.answer.calls, rep.answer.ncalls,
-                             "call", tc, why, why_len) ||
+                             "call", tc, m->why, sizeof m->why) ||
                  !expect_ids(cJSON_GetObjectItemCaseSensitive(canon, "results"), rep.answer.results,
-                             rep.answer.nresults, "result", tc, why, why_len)) {
+                             rep.answer.nresults, "result", tc, m->why, sizeof m->why)) {
         result = 0;
+        m->answer_json = answer_json(&rep.answer);
       }
-      if (result == 0 && history_json) {
+      if (result == 0) {
         cs_buf b = {0};
         cs_history_write(&b, &h);
-        *history_json = cs_xstrdup(b.data);
-        cs_buf_free(&b);
+        m->history_json = b.data;
+        m->turns = h.nturns;
+        m->calls = cs_history_ncalls(&h);
       }
     }
   }

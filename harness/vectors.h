@@ -29,9 +29,15 @@ const char *cs_vectors_locate(char *buf, size_t cap);
  * of strings or nulls, as many as the history's calls and results. --generate reads an edited file without
  * the count or the expectations, which it recomputes. The caller frees with cJSON_Delete. */
 cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err);
+/* The first vector an implementation disagrees with, as a report shows it. */
+typedef struct {
+  char why[500];      /* one line: "tcId 4: call 0 expected \"...\", got \"...\"" (IDs as JSON strings) */
+  char *history_json; /* heap: the vector's history */
+  char *answer_json;  /* heap: the implementation's canonicalize answer, or NULL when it gave none */
+  uint32_t turns, calls;
+} cs_vector_mismatch;
 /* Checks the canonicalize answers of `impl` on every vector. Returns 1 all agree, 0 a mismatch
- * (first one described in `why`, its history in *history_json, heap), -1 the file is unusable. */
-int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, char *why, size_t why_len, char **history_json,
-                          uint64_t *checked, cs_err *err);
+ * (the first one in *m, whose strings the caller frees), -1 the file is unusable. */
+int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, cs_vector_mismatch *m, uint64_t *checked, cs_err *err);
 
 #endif

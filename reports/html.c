@@ -134,9 +134,8 @@ static void failure(cs_buf *b, const cs_impl_result *impl, size_t k, size_t i, b
   }
   cs_buf_printf(b, "<li>tier: %s%s</li>\n", c->required ? "required" : "recommended",
                 c->required || strict ? "" : " (does not fail the run without --strict)");
-  char where[80], size[48];
-  cs_buf_printf(b, "<li>%s; shrunk to %s in %u steps</li>\n</ul>\n", cs_cell_origin(c, where, sizeof where),
-                cs_cell_shrunk_size(c, size, sizeof size), (unsigned)c->shrink_steps);
+  char line[200];
+  cs_buf_printf(b, "<li>%s</li>\n</ul>\n", cs_cell_case_line(c, line, sizeof line));
   pre(b, "Shrunk history", c->history_json);
   pre(b, "Answer", c->answer_json);
   if (c->replay)

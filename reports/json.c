@@ -65,9 +65,9 @@ static void cell(cs_buf *b, const cs_cell *c, bool strict) {
   cs_buf_puts(b, "{\"message\": ");
   cs_esc_json(b, c->message);
   cs_buf_puts(b, ", \"seed\": ");
-  seed(b, c->seed, c->case_index != CS_CASE_REPLAYED);
+  seed(b, c->seed, c->case_index != CS_CASE_REPLAYED && c->case_index != CS_CASE_VECTOR);
   cs_buf_puts(b, ", \"case_index\": ");
-  if (c->case_index == CS_CASE_CORPUS || c->case_index == CS_CASE_REPLAYED)
+  if (c->case_index == CS_CASE_CORPUS || c->case_index == CS_CASE_REPLAYED || c->case_index == CS_CASE_VECTOR)
     cs_buf_puts(b, "null");
   else
     num(b, c->case_index);

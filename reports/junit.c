@@ -45,9 +45,8 @@ static void failure_body(cs_buf *b, const cs_cell *c, bool strict) {
   labelled(b, "contract", c->contract);
   cs_buf_printf(b, "tier: %s%s\n", c->required ? "required" : "recommended",
                 c->required || strict ? "" : " (does not fail the run without --strict)");
-  char where[80], size[48];
-  cs_buf_printf(b, "first failed on: %s\nshrunk: %s (%u shrink steps)\n", cs_cell_origin(c, where, sizeof where),
-                cs_cell_shrunk_size(c, size, sizeof size), (unsigned)c->shrink_steps);
+  char line[200];
+  cs_buf_printf(b, "case: %s\n", cs_cell_case_line(c, line, sizeof line));
   labelled(b, "history", c->history_json);
   labelled(b, "answer", c->answer_json);
   labelled(b, "token", c->token);

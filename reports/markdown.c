@@ -122,9 +122,8 @@ static void failure(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, boo
   }
   cs_buf_printf(b, "- tier: %s%s\n", c->required ? "required" : "recommended",
                 c->required || strict ? "" : " (does not fail the run without \\-\\-strict)");
-  char where[80], size[48];
-  cs_buf_printf(b, "- %s; shrunk to %s in %u steps\n\n", cs_cell_origin(c, where, sizeof where),
-                cs_cell_shrunk_size(c, size, sizeof size), (unsigned)c->shrink_steps);
+  char line[200];
+  cs_buf_printf(b, "- %s\n\n", cs_cell_case_line(c, line, sizeof line));
   if (c->history_json) {
     cs_buf_puts(b, "Shrunk history:\n\n");
     code_block(b, "json", c->history_json, MD_MAX_BLOCK);

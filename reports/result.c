@@ -32,7 +32,9 @@ bool cs_cell_failed(const cs_cell *c) {
 }
 
 const char *cs_cell_origin(const cs_cell *c, char *buf, size_t len) {
-  if (c->case_index == CS_CASE_REPLAYED)
+  if (c->case_index == CS_CASE_VECTOR)
+    snprintf(buf, len, "a canonical v1 vector");
+  else if (c->case_index == CS_CASE_REPLAYED)
     snprintf(buf, len, "the replayed case");
   else if (c->case_index == CS_CASE_CORPUS)
     snprintf(buf, len, "seed %llu, a corpus case", (unsigned long long)c->seed);
@@ -52,6 +54,17 @@ const char *cs_report_origin(const cs_report *r, char *buf, size_t len) {
 const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len) {
   snprintf(buf, len, "%u turn%s, %u call%s", (unsigned)c->shrunk_turns, c->shrunk_turns == 1 ? "" : "s",
            (unsigned)c->shrunk_calls, c->shrunk_calls == 1 ? "" : "s");
+  return buf;
+}
+
+const char *cs_cell_case_line(const cs_cell *c, char *buf, size_t len) {
+  char where[80], size[48];
+  cs_cell_origin(c, where, sizeof where);
+  cs_cell_shrunk_size(c, size, sizeof size);
+  if (c->case_index == CS_CASE_VECTOR)
+    snprintf(buf, len, "%s (not shrunk): %s", where, size);
+  else
+    snprintf(buf, len, "%s; shrunk to %s in %u steps", where, size, (unsigned)c->shrink_steps);
   return buf;
 }
 

@@ -49,7 +49,7 @@ typedef struct {
   const char *token;        /* replay token */
   const char *replay;       /* a complete replay command line */
   uint64_t seed;            /* run seed */
-  uint64_t case_index;      /* case number that first failed, or CS_CASE_CORPUS or CS_CASE_REPLAYED */
+  uint64_t case_index;      /* case number that first failed, or CS_CASE_CORPUS, _REPLAYED or _VECTOR */
   uint32_t shrunk_turns, shrunk_calls, shrink_steps;
 } cs_cell;
 
@@ -107,6 +107,8 @@ bool cs_cell_failed(const cs_cell *c);
 /* case_index of a failure on a corpus case, and on the one case `callsign replay` was given. */
 #define CS_CASE_CORPUS UINT64_MAX
 #define CS_CASE_REPLAYED (UINT64_MAX - 1)
+/* case_index of a failure on a canonical v1 vector: no seed decided it, and it is not shrunk. */
+#define CS_CASE_VECTOR (UINT64_MAX - 2)
 /* Where the failing case came from, for people: "seed 7, case 12", "seed 7, a corpus case", or "the
  * replayed case" (its token or file decides it, not the seed). */
 const char *cs_cell_origin(const cs_cell *c, char *buf, size_t len);
@@ -114,6 +116,9 @@ const char *cs_cell_origin(const cs_cell *c, char *buf, size_t len);
 const char *cs_report_origin(const cs_report *r, char *buf, size_t len);
 /* The shrunk case's size, for people: "3 turns, 1 call" (singular and plural as the counts need). */
 const char *cs_cell_shrunk_size(const cs_cell *c, char *buf, size_t len);
+/* Where a failing case came from and how far it shrank, as every report says it: "seed 7, case 12;
+ * shrunk to 1 turn, 2 calls in 9 steps", or "a canonical v1 vector (not shrunk): 3 turns, 2 calls". */
+const char *cs_cell_case_line(const cs_cell *c, char *buf, size_t len);
 /* Exit status per DESIGN.md: 0 pass, 1 a property failed (or a label fell below --min-coverage), 3 an
  * implementation could not be run. */
 int cs_report_exit_status(const cs_report *r);

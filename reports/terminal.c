@@ -180,9 +180,8 @@ static void put_failure(term *t, const cs_cell *c, bool strict) {
   cs_buf_puts(t->b, "    ");
   put_text(t, str_or(c->message, "(no message)"));
   cs_buf_putc(t->b, '\n');
-  char where[80], size[48];
-  cs_buf_printf(t->b, "    %s; shrunk to %s in %u steps\n", cs_cell_origin(c, where, sizeof where),
-                cs_cell_shrunk_size(c, size, sizeof size), (unsigned)c->shrink_steps);
+  char line[200];
+  cs_buf_printf(t->b, "    %s\n", cs_cell_case_line(c, line, sizeof line));
   put_long(t, "history: ", c->history_json);
   put_long(t, "answer:  ", c->answer_json);
   if (c->replay) {

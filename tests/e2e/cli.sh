@@ -195,6 +195,23 @@ check "--junit and --json naming one file: refused before the run, one line" \
 printf '{"turns":[{"role":"A\\u001b[2J\\u009b\\u202eB"}]}' | "$CS" canon >"$T/o" 2>"$T/e"
 check "canon, a role holding ESC, CSI and U+202E: one line, each shown escaped" \
   "one_line_2 $? 'unknown role \"A\\u001B[2J\\u009B\\u202EB\"' && ! grep -q \$'\\x1b\\|\\xc2\\x9b\\|\\xe2\\x80\\xae' '$T/e'"
+# A vector the implementation disagrees with is reported as what it is: no seed or case number, its
+# history's size, the answer, and the IDs quoted and escaped.
+python3 - "$ROOT/corpus/vectors/canonical_v1.json" "$T/vec_bad.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["testGroups"][0]["tests"][0]["canonical"]["calls"][0] = "bad\nid"
+json.dump(d, open(sys.argv[2], "w"))
+P
+"$CS" run --impl reference --cases 5 --no-corpus --quiet --property vectors --vectors "$T/vec_bad.json" --json "$T/vb.json" \
+  >"$T/o" 2>"$T/e"
+check "a vector the implementation disagrees with: exit 1, no seed or case, the vector's size and the answer" \
+  "[ $? -eq 1 ] && grep -q '    a canonical v1 vector (not shrunk): ' '$T/o' && grep -qF 'expected \"bad\\u000aid\", got \"' '$T/o' && python3 -c \"import json
+f=[c['failure'] for c in json.load(open('$T/vb.json'))['implementations'][0]['cells'] if c['failure']][0]
+h=json.loads(f['history_json'])
+assert f['seed'] is None and f['case_index'] is None and f['shrink_steps']==0, f
+assert f['shrunk_turns']==len(h['turns']) and f['shrunk_calls']==sum(len(t.get('calls',[])) for t in h['turns']), f
+assert json.loads(f['answer_json'])['calls'], f\""
 # A report must not overwrite an input of the run; --failures may rewrite the --expect list.
 echo "normalize.idempotent mistral" >"$T/in.expect"
 echo "mistral.max_len=9" >"$T/in.profile"

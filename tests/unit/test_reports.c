@@ -274,9 +274,23 @@ Test(result, shrunk_size_says_call_and_turn_in_the_singular_when_one) {
   cr_assert_str_eq(cs_cell_shrunk_size(&c, buf, sizeof buf), "1 turn, 2 calls");
 }
 
-Test(json, corpus_and_replayed_case_index_is_null) {
-  const uint64_t sentinels[] = {CS_CASE_CORPUS, CS_CASE_REPLAYED};
-  for (size_t i = 0; i < 2; i++) {
+/* A vector's failure was decided by no seed and not shrunk: every report says so in one line. */
+Test(result, case_line_names_the_vector_or_the_seed_and_the_shrinking) {
+  char buf[200];
+  cs_cell c = fail_cell("emit.unique", "mistral", true, "{}");
+  c.seed = 7;
+  c.shrunk_turns = 1;
+  c.shrunk_calls = 2;
+  c.shrink_steps = 9;
+  cr_assert_str_eq(cs_cell_case_line(&c, buf, sizeof buf), "seed 7, case 16; shrunk to 1 turn, 2 calls in 9 steps");
+  c.case_index = CS_CASE_VECTOR;
+  c.shrink_steps = 0;
+  cr_assert_str_eq(cs_cell_case_line(&c, buf, sizeof buf), "a canonical v1 vector (not shrunk): 1 turn, 2 calls");
+}
+
+Test(json, corpus_replayed_and_vector_case_index_is_null) {
+  const uint64_t sentinels[] = {CS_CASE_CORPUS, CS_CASE_REPLAYED, CS_CASE_VECTOR};
+  for (size_t i = 0; i < 3; i++) {
     fixture f;
     fixture_init(&f);
     f.a[1].case_index = sentinels[i];
@@ -287,6 +301,8 @@ Test(json, corpus_and_replayed_case_index_is_null) {
     cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
     cJSON *fail = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(a, "cells"), 1), "failure");
     cr_assert(cJSON_IsNull(cJSON_GetObjectItem(fail, "case_index")), "sentinel %zu", i);
+    cr_assert_eq(cJSON_IsNull(cJSON_GetObjectItem(fail, "seed")), sentinels[i] != CS_CASE_CORPUS,
+                 "a seed only for a corpus case of a run (sentinel %zu)", i);
     cJSON_Delete(root);
     free(doc);
     unlink(path);
@@ -404,7 +420,7 @@ Test(junit, well_formed_and_complete) {
   cr_assert_eq(count_of(doc, "<skipped message=\"not applicable\"/>"), 2u);
   cr_assert_not_null(strstr(doc, "classname=\"alpha&lt;&amp;&gt;.emit.regex\" name=\"mistral\""));
   cr_assert_not_null(strstr(doc, "type=\"emit.regex\""));
-  cr_assert_not_null(strstr(doc, "first failed on: seed 18446744073709551615, case "));
+  cr_assert_not_null(strstr(doc, "case: seed 18446744073709551615, case "));
   cr_assert_not_null(strstr(doc, "replay: callsign replay AAECAwQ --impl &#39;x&lt;y&gt;&#39;"));
   cr_assert_not_null(strstr(doc, "<testsuite name=\"alpha&lt;&amp;&gt;\" tests=\"7\" failures=\"2\" errors=\"0\" "
                                  "skipped=\"3\" time=\"1.250\">"));
