@@ -576,6 +576,8 @@ int cs_options_prepare_reports(const cs_options *o, cs_made *made, cs_err *err) 
   for (size_t i = 0; i < nf && i < 8; i++) {
     if (!o->report[i])
       continue;
+    if (strcmp(o->report[i], "-") == 0) /* elsewhere '-' is stdin: a file named '-' would surprise */
+      return cs_err_set(err, "--%s -: a report is written to a file (/dev/stdout for standard output)", f[i].name);
     /* A report must not overwrite what the run reads. --failures may rewrite the --expect list:
      * that is how a list is brought up to date. */
     const struct {

@@ -22,6 +22,7 @@
 #define MD_DETAILS_BUDGET (640u << 10)
 #define MD_LIST_BUDGET (960u << 10)
 #define MD_LIST_MESSAGE 200 /* bytes of an expected failure's message in its list line */
+#define MD_MAX_NAME 200     /* bytes of an implementation's name (its hello's): it is repeated per failure */
 
 static const char *str_or(const char *s, const char *dflt) {
   return s ? s : dflt;
@@ -36,6 +37,19 @@ static void md(cs_buf *b, const char *s) {
 static void html_line(cs_buf *b, const char *s) {
   s = str_or(s, "");
   cs_esc_markup(b, s, strlen(s), CS_ESC_LINE);
+}
+
+/* An implementation's name, cut after MD_MAX_NAME bytes (whole characters), in Markdown or in an
+ * HTML block. */
+static void impl_name(cs_buf *b, const char *name, bool html) {
+  name = str_or(name, "(unnamed)");
+  size_t n = strlen(name), keep = cs_esc_cut(name, n, MD_MAX_NAME);
+  if (html)
+    cs_esc_markup(b, name, keep, CS_ESC_LINE);
+  else
+    cs_esc_md_inline(b, name, keep);
+  if (keep < n)
+    cs_buf_puts(b, html ? "..." : "\\.\\.\\.");
 }
 
 /* A matrix cell as GitHub renders it: a symbol, and a word where the symbol alone is unclear. */
@@ -111,7 +125,7 @@ static void failure(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, boo
   cs_buf_puts(b, "</b> on <b>");
   html_line(b, c->target);
   cs_buf_puts(b, "</b> (");
-  html_line(b, str_or(impl->name, "(unnamed)"));
+  impl_name(b, impl->name, true);
   cs_buf_puts(b, "): ");
   html_line(b, str_or(c->message, "failed"));
   cs_buf_puts(b, "</summary>\n\n");
@@ -144,7 +158,7 @@ static void failure(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, boo
 
 static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *impl, cs_arena *a) {
   cs_buf_puts(b, "### ");
-  md(b, str_or(impl->name, "(unnamed)"));
+  impl_name(b, impl->name, false);
   if (impl->version) {
     cs_buf_putc(b, ' ');
     md(b, impl->version);
@@ -239,7 +253,7 @@ static void list_cells(cs_buf *b, const cs_report *r, cs_verdict v) {
       cs_buf_puts(b, "** on ");
       md(b, c->target);
       cs_buf_puts(b, " (");
-      md(b, str_or(r->impls[k].name, "(unnamed)"));
+      impl_name(b, r->impls[k].name, false);
       cs_buf_putc(b, ')');
       if (v == CS_VERDICT_EXPECTED_FAIL && c->message) {
         cs_buf_puts(b, ": ");

@@ -212,6 +212,9 @@ h=json.loads(f['history_json'])
 assert f['seed'] is None and f['case_index'] is None and f['shrink_steps']==0, f
 assert f['shrunk_turns']==len(h['turns']) and f['shrunk_calls']==sum(len(t.get('calls',[])) for t in h['turns']), f
 assert json.loads(f['answer_json'])['calls'], f\""
+(cd "$T" && "$CS_ABS" run --impl reference --cases 10 --no-corpus --quiet --json - >o 2>e)
+check "--json -: refused, one line, no file named '-'" \
+  "one_line_2 $? '--json -: a report is written to a file (/dev/stdout for standard output)' && ! [ -e '$T/-' ]"
 # A report must not overwrite an input of the run; --failures may rewrite the --expect list.
 echo "normalize.idempotent mistral" >"$T/in.expect"
 echo "mistral.max_len=9" >"$T/in.profile"

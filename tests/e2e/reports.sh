@@ -76,6 +76,14 @@ round_trip() { # LABEL ARGS...: proto_echo with ARGS, --failures then --expect
 round_trip "an argument of 1100 bytes" --tag "$(printf 'x%.0s' $(seq 1100))"
 round_trip "a name of 600 words" --name "$(printf 'a %.0s' $(seq 600))"
 
+# A name of 100 KB (its hello's) is repeated per failure: the Markdown cuts it, and stays far below
+# the 1 MiB of a step summary.
+"$CS" run --no-corpus --quiet --cases 30 --markdown "$T/longname.md" --impl-cmd -- python3 tests/fixtures/proto_echo.py \
+  --name "$(printf 'n%.0s' $(seq 100000))" >/dev/null 2>&1
+size=$(wc -c <"$T/longname.md")
+[ "$size" -gt 0 ] && [ "$size" -lt 200000 ] && ok "a name of 100 KB: the Markdown is $size bytes" ||
+  bad "a name of 100 KB: the Markdown is $size bytes"
+
 # A replay's one case comes from its token: no report claims a seed decided it.
 tok=$("$CS" run --no-corpus --quiet --impl prefix-swap --target mistral --property emit.unique --cases 300 2>&1 |
   grep -o 'cs1\.[A-Za-z0-9_-]*' | head -1)
