@@ -424,7 +424,8 @@ static void drift_destroy(cs_impl *self) {
   (void)self; /* the test owns both */
 }
 
-static const cs_impl_vtable drift_vt = {drift_exec, drift_restart, drift_stderr, drift_destroy};
+static const cs_impl_vtable drift_vt = {
+    .exec = drift_exec, .restart = drift_restart, .stderr_tail = drift_stderr, .destroy = drift_destroy};
 
 /* Shrinking an emit.deterministic failure restarts the implementation per candidate only when the
  * failure needs a restart to show: a process start can cost tens of milliseconds. */
@@ -571,7 +572,8 @@ static int reshape_restart(cs_impl *self, cs_err *err) {
   return w->inner->vt->restart(w->inner, err);
 }
 
-static const cs_impl_vtable reshape_vt = {reshape_exec, reshape_restart, drift_stderr, drift_destroy};
+static const cs_impl_vtable reshape_vt = {
+    .exec = reshape_exec, .restart = reshape_restart, .stderr_tail = drift_stderr, .destroy = drift_destroy};
 
 /* Runs `impl` on the one literal history `json`, checking only the properties named. */
 static cs_run_result run_literal_twin(cs_impl *impl, cs_ruleset *rs, const char *json, const cs_literal_twin *twin,
