@@ -83,8 +83,8 @@ void cs_session_close(cs_impl *impl, const char *name) {
   char how[160];
   if (impl && cs_impl_stop(impl, how, sizeof how)) { /* not a property: the IDs it gave are judged already */
     cs_buf b = {0};
-    fprintf(stderr, "callsign: note: %s %s after stop (PROTOCOL.md: it exits with status 0)\n", cs_shown(&b, name, 200),
-            how);
+    fprintf(stderr, "callsign: note: %s, at stop: %s (PROTOCOL.md: one answer per request, status 0 on stop)\n",
+            cs_shown(&b, name, 200), how);
     cs_buf_free(&b);
   }
   cs_impl_destroy(impl);

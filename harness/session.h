@@ -21,8 +21,8 @@ cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, 
  * are its own text. Valid until b changes. */
 const char *cs_shown(cs_buf *b, const char *s, size_t max);
 
-/* Ends and frees `impl` (NULL: nothing); a program that ended otherwise than PROTOCOL.md asks on
- * stop (a nonzero status) gets a note on stderr naming it as `name`. */
+/* Ends and frees `impl` (NULL: nothing); a program that ended otherwise than PROTOCOL.md asks (a
+ * nonzero status on stop, lines after its last answer) gets a note on stderr naming it as `name`. */
 void cs_session_close(cs_impl *impl, const char *name);
 
 /* Appends `s`, quoted for a POSIX shell when it needs it. */

@@ -86,8 +86,8 @@ typedef struct {
   /* Bounded tail of the implementation's stderr (empty for built-ins). */
   cs_str (*stderr_tail)(cs_impl *self);
   /* Optional (NULL: nothing to end). Ends the implementation as a run's end does; 1 with `why`
-   * ("exited with status 3") when it ended otherwise than PROTOCOL.md asks, else 0. A later exec
-   * starts it again. */
+   * ("exited with status 3", "wrote 40 bytes after its last answer, ...") when it ended otherwise
+   * than PROTOCOL.md asks, else 0. A later exec starts it again. */
   int (*stop)(cs_impl *self, char *why, size_t n);
   void (*destroy)(cs_impl *self);
 } cs_impl_vtable;

@@ -44,6 +44,7 @@ extern char **environ;
 #define SP_EXIT_CHECK_MS 50               /* how often a wait looks whether the process died */
 #define SP_DRAIN_LIMIT ((size_t)4 << 20)  /* stderr bytes read per wake-up, so deadlines stay checked */
 #define SP_STOP_GRACE_MS 200u
+#define SP_EXTRA_WAIT_MS 20    /* at stop, for lines written after the last answer */
 #define SP_CRASH_GRACE_MS 100u /* after EOF on stdout: time for the exit status to become visible */
 #define SP_PIPE_SIZE (1 << 20) /* bigger pipes: fewer wake-ups per batch (best effort) */
 #define SP_SCHEME_V1 "callsign-canonical-v1"
@@ -1319,13 +1320,31 @@ static cs_str sp_stderr_tail(cs_impl *self) {
 }
 
 /* PROTOCOL.md: on stop the program exits with status 0. One still running after the grace is
- * killed without a word (a slow exit is no fault); one that ended otherwise is named. */
+ * killed without a word (a slow exit is no fault); one that ended otherwise is named, and so are
+ * lines it wrote after its last answer: every request sent to a live process was answered (a cut
+ * or a fault ends the process), so no request asked for them, and no later one shows them. */
 static int sp_stop(cs_impl *self, char *why, size_t n) {
   cs_subproc *s = (cs_subproc *)self;
+  size_t extra = 0;
+  if (s->pid > 0 && s->from_child >= 0 && !s->out_eof) {
+    /* A line written right after the last answer is on its way: a moment lets it arrive. */
+    struct pollfd p = {.fd = s->from_child, .events = POLLIN};
+    if (poll(&p, 1, SP_EXTRA_WAIT_MS) > 0)
+      read_stdout(s);
+    extra = s->rbuf.len - s->rpos;
+  }
   int st;
-  if (!stop_process(s, &st) || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+  bool own = stop_process(s, &st), bad_exit = own && !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  if (!extra && !bad_exit)
     return 0;
-  describe_status(st, why, n);
+  char how[120] = "";
+  if (bad_exit)
+    describe_status(st, how, sizeof how);
+  if (extra)
+    snprintf(why, n, "wrote %zu byte%s after its last answer, which no request asked for%s%s", extra,
+             extra == 1 ? "" : "s", bad_exit ? ", and " : "", how);
+  else
+    snprintf(why, n, "%s", how);
   return 1;
 }
 

@@ -256,7 +256,13 @@ check "a restart's hello gives another name: a protocol fault naming both, exit 
 rc=$?
 "$CS" run --no-corpus --cases 3 --quiet --impl-cmd -- python3 "$FIX/proto_echo.py" >"$T/stop0.out" 2>"$T/stop0.err"
 check "a program that exits with status 3 on stop: a note naming it, the exit status of the checks (1)" \
-  "[ $rc -eq 1 ] && [ $? -eq 1 ] && grep -qx 'callsign: note: proto-echo exited with status 3 after stop (PROTOCOL.md: it exits with status 0)' '$T/stop3.err' && ! grep -q 'after stop' '$T/stop0.err'"
+  "[ $rc -eq 1 ] && [ $? -eq 1 ] && grep -qx 'callsign: note: proto-echo, at stop: exited with status 3 (PROTOCOL.md: one answer per request, status 0 on stop)' '$T/stop3.err' && ! grep -q 'at stop' '$T/stop0.err'"
+# A line after the last answer is seen by no later request (a replay of one case sends one): the
+# note at stop names it.
+"$CS" replay --property emit.regex --target anthropic cs1.AQABAAAAAAAAAAAAAAE --impl-cmd -- python3 "$FIX/proto_echo.py" \
+  --ops emit --targets anthropic --twice-on call_0 >"$T/twice.out" 2>"$T/twice.err"
+check "a program that answers its last request twice: a note at stop naming the bytes, exit 0 (every answer held)" \
+  "[ $? -eq 0 ] && grep -q 'callsign: note: proto-echo, at stop: wrote 65 bytes after its last answer, which no request asked for' '$T/twice.err'"
 # A hello answered without its line end waits out the hello deadline, and the reason says why.
 cat >"$T/noeol.py" <<'P'
 import sys, json, time
