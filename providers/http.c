@@ -203,6 +203,55 @@ void cs_http_redact(const cs_http *h, cs_buf *b) {
   }
 }
 
+/* `s` with every secret replaced, in memory cJSON may free (NULL when no secret is in it). */
+static char *redacted_copy(const cs_http *h, const char *s) {
+  cs_buf b = {0};
+  cs_buf_puts(&b, s);
+  cs_http_redact(h, &b);
+  bool changed = b.data && strcmp(b.data, s) != 0;
+  char *copy = changed ? cJSON_malloc(b.len + 1) : NULL;
+  if (copy)
+    memcpy(copy, b.data, b.len + 1);
+  cs_buf_free(&b);
+  return copy;
+}
+
+/* Redacts the decoded strings (and member names) of a JSON tree; true when one held a secret. */
+static bool redact_json_tree(const cs_http *h, cJSON *item) {
+  bool hit = false;
+  for (; item; item = item->next) {
+    char *copy;
+    if (item->string && !(item->type & cJSON_StringIsConst) && (copy = redacted_copy(h, item->string))) {
+      cJSON_free(item->string);
+      item->string = copy;
+      hit = true;
+    }
+    if (cJSON_IsString(item) && item->valuestring && (copy = redacted_copy(h, item->valuestring))) {
+      cJSON_free(item->valuestring);
+      item->valuestring = copy;
+      hit = true;
+    }
+    hit |= redact_json_tree(h, item->child);
+  }
+  return hit;
+}
+
+/* A JSON body may carry a secret in a form no text search finds ("\u0073k-..."): when a decoded
+ * string holds one, the body is written again from the redacted tree. Then the text forms. */
+static void redact_body(const cs_http *h, cs_buf *body) {
+  cJSON *root = body->data ? cJSON_ParseWithLength(body->data, body->len) : NULL;
+  if (root && redact_json_tree(h, root)) {
+    char *text = cJSON_PrintUnformatted(root);
+    if (text) {
+      cs_buf_clear(body);
+      cs_buf_puts(body, text);
+      cJSON_free(text);
+    }
+  }
+  cJSON_Delete(root);
+  cs_http_redact(h, body);
+}
+
 int cs_http_check_base_url(const char *url, cs_err *err) {
   if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7))
     return cs_err_set(err, "--base-url '%.200s' is not an http:// or https:// URL", url);
@@ -623,7 +672,7 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
    * same, and a report or cassette holding them stays valid JSON. */
   if (resp->body.data)
     cs_utf8_scrub(resp->body.data, resp->body.len);
-  cs_http_redact(h, &resp->body);
+  redact_body(h, &resp->body);
   if (h->cfg.record_dir && (resp->outcome == CS_HTTP_ANSWERED || resp->outcome == CS_HTTP_FAILED)) {
     cs_err err = {{0}};
     if (cassette_write(h, req, resp, &err)) {

@@ -408,6 +408,33 @@ with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$(head -
 check "a provider message with markup and hidden characters: Markdown escaped, JSON without raw U+2028, terminal without ESC or U+202E" \
   "[ -s '$T/hostile.md' ] && ! grep -q '[^\\\\]<' '$T/hostile.md' && grep -q 'alert(1)' '$T/hostile.md' && ! grep -q \$'\\xe2\\x80\\xa8' '$T/hostile.json' && python3 -c \"import json;d=json.load(open('$T/hostile.json'));assert any('\\u2028' in c['message'] for c in d['cases']), d\" && ! grep -q \$'\\x1b\\|\\xe2\\x80\\xae' '$T/o' '$T/e'"
 
+# A provider that echoes the key back in a form no text search finds (its first character as a
+# JSON \u escape): the cassette holds the decoded body redacted, and replays to the same report.
+cat >"$T/echo_fake.py" <<'P'
+from http.server import BaseHTTPRequestHandler, HTTPServer
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
+        esc = "\\u%04x" % ord(key[0]) + key[1:] if key else ""
+        body = ('{"error":{"message":"Incorrect API key provided: %s","type":"invalid_request_error"}}' % esc).encode()
+        self.send_response(400); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+s = HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+P
+python3 "$T/echo_fake.py" >"$T/port.echo" 2>/dev/null &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$T/port.echo" ] && break; sleep 0.05; done
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$(head -n 1 "$T/port.echo")/v1" --rate 1000 \
+  --max-requests 2 --record "$T/echo-cassette" --json "$T/echo1.json" >/dev/null 2>&1
+"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$(head -n 1 "$T/port.echo")/v1" --max-requests 2 \
+  --replay "$T/echo-cassette" --json "$T/echo2.json" >/dev/null 2>&1
+check "a key echoed with a JSON escape: redacted in the cassette (no tail of it), the replay gives the same report" \
+  "[ -n \"\$(ls '$T/echo-cassette')\" ] && ! grep -r -a -q -e '${CANARY:1}' '$T/echo-cassette' && grep -r -q 'redacted' '$T/echo-cassette' && python3 -c \"import json;a,b=[json.load(open(f)) for f in ('$T/echo1.json','$T/echo2.json')];assert a['cases']==b['cases'], (a,b)\""
+
 # ---- 6. the canary key appears nowhere
 check "no key, secret or session token in any output, report or cassette" \
   "! grep -r -a -l -e '$CANARY' -e '$AWS_SECRET' -e '$AWS_ID' '$T' --exclude=probe.sh --exclude=expect.py"
