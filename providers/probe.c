@@ -237,6 +237,21 @@ bool cs_probe_match(cs_str text, const char *pattern) {
   }
 }
 
+/* Answers that speak of the account, the key or the model, not of the request's IDs: every case
+ * would get the same, so the probe stops (cs_probe_outcome.setup). Some providers send them with
+ * 400 (Gemini's wrong key) or 429 (a spent quota), statuses that otherwise carry verdicts. */
+static const char *const setup_texts[] = {
+    "API key not valid",    "API_KEY_INVALID", "credit balance is too low", "insufficient_quota",
+    "Insufficient credits", "Invalid model",   "model_not_found",           "does not exist or you do not have access",
+};
+/* Statuses that say the set-up is wrong, whatever the body: moved, no key, no access, no such
+ * endpoint, no payment, a request format the server does not take. */
+static bool setup_status(long status) {
+  return (status >= 300 && status < 400) || status == 401 || status == 402 || status == 403 || status == 404 ||
+         status == 405 || status == 406 || status == 407 || status == 411 || status == 415 || status == 426 ||
+         status == 501 || status == 505;
+}
+
 void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long status, cs_str body,
                             cs_probe_outcome *out) {
   cs_buf msg = {0}, code = {0};
@@ -264,15 +279,18 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
     return;
   }
   cs_probe_error_text(body, &msg, &code);
-  if ((status >= 300 && status < 400) || status == 401 || status == 403 || status == 404 || status == 405 ||
-      status == 407 || status == 501 || status == 505) {
+  bool setup_text = false;
+  for (size_t i = 0; i < sizeof setup_texts / sizeof *setup_texts && !setup_text; i++)
+    setup_text =
+        cs_probe_match(cs_buf_view(&msg), setup_texts[i]) || cs_probe_match(cs_buf_view(&code), setup_texts[i]);
+  if (setup_status(status) || setup_text) {
     out->verdict = CS_PROBE_TRANSPORT;
     out->setup = true;
     snprintf(out->message, sizeof out->message, "HTTP %ld%s%.500s", status, msg.data && *msg.data ? ": " : "",
              msg.data ? msg.data : "");
     goto cleanup;
   }
-  if (status == 408 || status == 429 || status >= 500) {
+  if (status == 408 || status == 409 || status == 425 || status == 429 || status >= 500) { /* passing states */
     out->verdict = CS_PROBE_TRANSPORT;
     snprintf(out->message, sizeof out->message, "HTTP %ld: %.500s", status, msg.data ? msg.data : "");
     goto cleanup;

@@ -305,6 +305,14 @@ OPENAI_API_KEY=sk-wrong-key-0123 "$CS" probe --provider openai_chat --base-url "
 rc=$?
 check "a wrong key: exit 2, one line naming HTTP 401, one request sent" \
   "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'HTTP 401' '$T/e' && [ \$((\$(stats '$PORT_main') - $before)) -eq 1 ]"
+# Gemini answers a wrong key with 400 and "API key not valid", a status that otherwise carries
+# verdicts: the text says set-up, and the probe stops as for a 401.
+before=$(stats "$PORT_main")
+GEMINI_API_KEY=sk-wrong-key-0123 "$CS" probe --provider gemini --base-url "http://127.0.0.1:$PORT_main/gemini" \
+  --rate 1000 --quiet >"$T/o" 2>"$T/e"
+rc=$?
+check "a wrong Gemini key (HTTP 400, API key not valid): exit 2, one line, one request sent" \
+  "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'API key not valid' '$T/e' && [ \$((\$(stats '$PORT_main') - $before)) -eq 1 ]"
 before=$(stats "$PORT_main")
 with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/nothere" --rate 1000 --quiet \
   --json "$T/404.json" >"$T/o" 2>"$T/e"

@@ -811,6 +811,19 @@ Test(probe_classify, set_up_errors_are_no_verdict) {
       {200, "{\"id\":\"chatcmpl-1\"}", false, CS_PROBE_ACCEPTED},
       {503, "busy", false, CS_PROBE_TRANSPORT},
       {400, "{\"error\":{\"message\":\"something else\"}}", false, CS_PROBE_REJECTED_OTHER},
+      /* the key, the account or the model, sent with statuses that otherwise carry verdicts */
+      {400, "{\"error\":{\"code\":400,\"message\":\"API key not valid. Please pass a valid API key.\"}}", true,
+       CS_PROBE_TRANSPORT},
+      {400, "{\"error\":{\"message\":\"Your credit balance is too low to access the Anthropic API.\"}}", true,
+       CS_PROBE_TRANSPORT},
+      {400, "{\"message\":\"Invalid model: mistral-nope\"}", true, CS_PROBE_TRANSPORT},
+      {429, "{\"error\":{\"message\":\"You exceeded your quota\",\"code\":\"insufficient_quota\"}}", true,
+       CS_PROBE_TRANSPORT},
+      {402, "{\"error\":{\"message\":\"Insufficient credits\",\"code\":402}}", true, CS_PROBE_TRANSPORT},
+      {415, "", true, CS_PROBE_TRANSPORT},
+      /* passing states: no verdict, and no reason to stop */
+      {409, "", false, CS_PROBE_TRANSPORT},
+      {425, "", false, CS_PROBE_TRANSPORT},
   };
   for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
     cs_probe_outcome out;
