@@ -76,7 +76,7 @@ typedef struct {
   const char *impl_note; /* why generated cases were not run, or NULL */
   uint32_t control_len;
   char bad_cassette[700]; /* the first broken cassette entry met in a replay: the probe ends with exit 2 */
-  char stopped[800];      /* why no request is sent any more (cs_probe_outcome.setup): exit 2 */
+  char stopped[800];      /* why no request is sent any more (set-up, or a Retry-After too long): exit 2 */
   char impl_fault[720];   /* the first generated case the implementation did not answer */
   int impl_fault_status;  /* and the exit status it gives: 1 (an error answer) or 3 */
   /* The first case on which callsign's rule gave no verdict (PCRE2 gave up): not sent, and the
@@ -163,7 +163,7 @@ static void run_case(probe_ctx *c, probe_case *pc) {
   }
   if (c->stopped[0]) { /* every request would get the same answer: the budget is kept */
     pc->agree = AGREE_NOT_SENT;
-    snprintf(pc->message, sizeof pc->message, "not sent: an earlier request showed the set-up is wrong");
+    snprintf(pc->message, sizeof pc->message, "not sent: the probe stopped at an earlier answer");
     return;
   }
   cs_buf body = {0};
@@ -189,7 +189,12 @@ static void run_case(probe_ctx *c, probe_case *pc) {
     break;
   }
   pc->status = resp.status;
-  if (out.setup && pc->answered)
+  if (resp.wait_refused_s > 0 && !out.setup) /* every request would be refused until then */
+    snprintf(c->stopped, sizeof c->stopped,
+             "probe: case %s was answered HTTP %ld with Retry-After %.0f s, longer than a probe waits (%g s): "
+             "no further request sent; probe again later",
+             pc->name, resp.status, resp.wait_refused_s, CS_HTTP_MAX_WAIT_S);
+  else if (out.setup && pc->answered)
     snprintf(c->stopped, sizeof c->stopped,
              "probe: case %s was answered %.600s: check the key, --model and --base-url (no further request sent)",
              pc->name, out.message);

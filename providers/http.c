@@ -25,6 +25,7 @@
 
 #define MAX_SECRETS 16
 #define MAX_BODY ((size_t)4 << 20) /* answers are small error bodies; a huge one is cut */
+#define MAX_ENTRY (MAX_BODY * 8)   /* a cassette entry: the request (IDs up to --max-id-len) and the answer */
 static const char redacted[] = "[redacted]";
 
 struct cs_http {
@@ -84,7 +85,7 @@ cs_http *cs_http_new(const cs_http_config *cfg, cs_err *err) {
   if (!h->cfg.max_retries)
     h->cfg.max_retries = 4;
   if (!h->cfg.max_wait_s)
-    h->cfg.max_wait_s = 60;
+    h->cfg.max_wait_s = CS_HTTP_MAX_WAIT_S;
   if (!h->cfg.backoff_s)
     h->cfg.backoff_s = 0.5;
   if (!h->cfg.dry_out)
@@ -369,12 +370,19 @@ static int cassette_write(cs_http *h, const cs_http_request *req, const cs_http_
   }
   /* Retries spend the budget: a replay spends as much, so the same cases go unsent. */
   cJSON_AddNumberToObject(root, "attempts", resp->attempts ? resp->attempts : 1);
+  if (resp->wait_refused_s > 0) /* a replay stops where the recording did */
+    cJSON_AddNumberToObject(root, "wait_refused_s", resp->wait_refused_s);
   char *s = cJSON_Print(root);
   cs_buf_puts(&text, s ? s : "");
   cJSON_free(s);
   cs_buf_putc(&text, '\n');
   cs_http_redact(h, &text); /* second line of defence: nothing secret reaches the disk */
   cassette_name(h, h->cfg.record_dir, &name);
+  if (text.len > MAX_ENTRY) { /* a replay would refuse it */
+    cs_err_set(err, "%s: the entry would be %zu bytes, more than the %zu a replay reads: not recorded", name.data,
+               text.len, (size_t)MAX_ENTRY);
+    goto cleanup;
+  }
   if (cs_write_file(name.data, text.data, text.len, err))
     goto cleanup;
   rc = 0;
@@ -411,7 +419,7 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   }
   char chunk[8192];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && text.len <= MAX_BODY * 8)
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && text.len <= MAX_ENTRY)
     cs_buf_put(&text, chunk, n);
   bool failed = ferror(f) != 0;
   int read_errno = errno;
@@ -420,11 +428,11 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
     cs_buf_printf(&resp->body, "%s: cannot read: %s", name.data, strerror(read_errno));
     goto cleanup;
   }
-  if (text.len > MAX_BODY * 8) {
-    cs_buf_printf(&resp->body, "%s: larger than %zu bytes: not a cassette entry", name.data, MAX_BODY * 8);
+  if (text.len > MAX_ENTRY) {
+    cs_buf_printf(&resp->body, "%s: larger than %zu bytes: not a cassette entry", name.data, (size_t)MAX_ENTRY);
     goto cleanup;
   }
-  if (!(root = cs_json_parse_strict(cs_buf_view(&text), MAX_BODY * 8, "the cassette entry", &err))) {
+  if (!(root = cs_json_parse_strict(cs_buf_view(&text), MAX_ENTRY, "the cassette entry", &err))) {
     cs_buf_printf(&resp->body, "%s: %s", name.data, err.msg);
     goto cleanup;
   }
@@ -433,6 +441,7 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   const cJSON *bd = cJSON_GetObjectItemCaseSensitive(rs, "body");
   const cJSON *fe = cJSON_GetObjectItemCaseSensitive(rs, "error");
   const cJSON *at = cJSON_GetObjectItemCaseSensitive(root, "attempts");
+  const cJSON *wr = cJSON_GetObjectItemCaseSensitive(root, "wait_refused_s");
   /* An answer: an HTTP status (100 to 999) and a body. A failed exchange: status 0 and what
    * failed. Attempts: 1 to 100 (entries written before it was recorded: 1). */
   bool whole = cJSON_IsNumber(st) && st->valuedouble == (double)(long)st->valuedouble;
@@ -440,14 +449,16 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   bool failure = whole && st->valuedouble == 0 && cJSON_IsString(fe) && !bd;
   bool tries = !at || (cJSON_IsNumber(at) && at->valuedouble >= 1 && at->valuedouble <= 100 &&
                        at->valuedouble == (double)(unsigned)at->valuedouble);
-  if (!(answer || failure) || !tries) {
+  bool waited = !wr || (cJSON_IsNumber(wr) && wr->valuedouble > 0 && wr->valuedouble <= 1e9);
+  if (!(answer || failure) || !tries || !waited) {
     cs_buf_printf(&resp->body,
                   "%s: not a cassette entry (response.status 100 to 999 with response.body, or 0 with "
-                  "response.error; attempts 1 to 100)",
+                  "response.error; attempts 1 to 100; wait_refused_s above 0)",
                   name.data);
     goto cleanup;
   }
   resp->attempts = at ? (unsigned)at->valuedouble : 1;
+  resp->wait_refused_s = wr ? wr->valuedouble : 0;
   resp->outcome = answer ? CS_HTTP_ANSWERED : CS_HTTP_FAILED;
   resp->status = answer ? (long)st->valuedouble : 0;
   cs_buf_puts(&resp->body, answer ? bd->valuestring : fe->valuestring);
@@ -483,13 +494,16 @@ static size_t on_header(char *p, size_t size, size_t n, void *user) {
   static const char name[] = "retry-after:";
   if (len > sizeof name - 1 && strncasecmp(p, name, sizeof name - 1) == 0) {
     char v[128];
-    size_t vl = len - (sizeof name - 1) < sizeof v - 1 ? len - (sizeof name - 1) : sizeof v - 1;
-    memcpy(v, p + sizeof name - 1, vl);
+    const char *from = p + sizeof name - 1, *to = p + len; /* the value without its spaces and line end */
+    while (from < to && (*from == ' ' || *from == '\t'))
+      from++;
+    while (to > from && (to[-1] == ' ' || to[-1] == '\t' || to[-1] == '\r' || to[-1] == '\n'))
+      to--;
+    size_t vl = (size_t)(to - from) < sizeof v - 1 ? (size_t)(to - from) : sizeof v - 1;
+    memcpy(v, from, vl);
     v[vl] = 0;
     char *end;
     double secs = strtod(v, &end);
-    while (*end == ' ' || *end == '\r' || *end == '\n')
-      end++;
     if (end != v && !*end && secs >= 0) {
       s->retry_after = secs;
     } else {
@@ -611,8 +625,11 @@ static cs_http_outcome send_live(cs_http *h, const cs_http_request *req, cs_http
     if (!retryable(resp->status) || attempt >= h->cfg.max_retries)
       break;
     double wait = s.retry_after >= 0 ? s.retry_after : h->cfg.backoff_s * (double)(1u << (attempt < 10 ? attempt : 10));
-    if (wait > h->cfg.max_wait_s)
-      break; /* the provider asks for more patience than allowed: report it as it is */
+    if (wait > h->cfg.max_wait_s) { /* more patience than allowed: report it as it is */
+      if (s.retry_after >= 0)
+        resp->wait_refused_s = wait;
+      break;
+    }
     sleep_s(wait);
   }
   curl_easy_reset(c); /* drop references to the header list and the error buffer */

@@ -18,6 +18,9 @@
 #include "core/fs.h"
 #include "core/str.h"
 
+/* The longest backoff or Retry-After honoured by default (cs_http_config.max_wait_s). */
+#define CS_HTTP_MAX_WAIT_S 60.0
+
 /* The rates a context accepts (--rate). At 0.01 per second a request already waits 100 s for the
  * one before (a probe of 50, over an hour); closer to 0 the pause is endless, then too large for a
  * time_t. Above 1000 per second the limit would limit nothing. */
@@ -30,7 +33,7 @@ typedef struct {
   unsigned max_requests;    /* requests put on the wire, retries included; 0: 50 */
   double rate;              /* requests per second at most; 0: 2; else CS_HTTP_MIN_RATE to CS_HTTP_MAX_RATE */
   unsigned max_retries;     /* on 429 and 5xx; 0: 4 */
-  double max_wait_s;        /* longest backoff or Retry-After honoured; 0: 60 (longer: give up) */
+  double max_wait_s;        /* longest backoff or Retry-After honoured; 0: CS_HTTP_MAX_WAIT_S (longer: give up) */
   double backoff_s;         /* first backoff when no Retry-After; 0: 0.5, doubling */
   const char *record_dir;   /* store exchanges here (created when missing) */
   cs_made *made;            /* NULL, or where the directories made for record_dir are listed */
@@ -69,6 +72,9 @@ typedef struct {
   long status;       /* HTTP status when answered, else 0 */
   cs_buf body;       /* answer body with secrets removed, or the reason when not answered */
   unsigned attempts; /* requests this exchange put on the wire */
+  /* The wait (seconds) the last answer's Retry-After asked for when it was longer than max_wait_s,
+   * so no retry was sent; 0: none. Asking again sooner would be refused the same way. */
+  double wait_refused_s;
 } cs_http_response;
 
 typedef struct cs_http cs_http;

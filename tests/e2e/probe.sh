@@ -263,6 +263,24 @@ with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_
 t1=$(date +%s.%N)
 check "Retry-After: 2 is honoured before the retry" \
   "python3 -c 'import sys; sys.exit(not 2.0 <= $t1 - $t0 < 10)' && [ $(stats "$PORT_slow") -eq 2 ] && grep -q '\"accepted\"' '$T/slow.json'"
+# Retry-After as an HTTP date (RFC 9110 allows both forms) is honoured too.
+start_fake slowdate --flaky 1 --retry-after 3 --retry-after-date
+t0=$(date +%s.%N)
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_slowdate/openai" "${RUN[@]}" --max-requests 2 \
+  --json "$T/slowdate.json" >"$T/out.slowdate" 2>&1
+t1=$(date +%s.%N)
+check "Retry-After as an HTTP date 3 s ahead is honoured before the retry" \
+  "python3 -c 'import sys; sys.exit(not 1.5 <= $t1 - $t0 < 10)' && [ $(stats "$PORT_slowdate") -eq 2 ] && grep -q '\"accepted\"' '$T/slowdate.json'"
+# A Retry-After longer than a probe waits (60 s) stops it: every request would be refused until then.
+start_fake dayoff --flaky 1 --retry-after 86400
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_dayoff/openai" "${RUN[@]}" \
+  --record "$T/dayoff-cassette" --json "$T/dayoff.json" >"$T/o" 2>"$T/e"
+rc=$?
+"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_dayoff/openai" "${RUN[@]}" \
+  --replay "$T/dayoff-cassette" --json "$T/dayoff2.json" >"$T/o2" 2>"$T/e2"
+rc2=$?
+check "Retry-After: 86400: exit 2, one line naming it, one request sent; the replay stops alike" \
+  "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'Retry-After 86400 s, longer than a probe waits' '$T/e' && [ $(stats "$PORT_dayoff") -eq 1 ] && [ $rc2 -eq 2 ] && cmp -s '$T/e' '$T/e2'"
 t0=$(date +%s.%N)
 with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_slow/openai" --rate 4 --max-requests 5 \
   >"$T/out.rate" 2>&1

@@ -20,6 +20,8 @@ import json
 import re
 import sys
 import threading
+import time
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote
 
@@ -480,8 +482,10 @@ class Handler(BaseHTTPRequestHandler):
             n = COUNT["requests"]
         if n <= OPTS.flaky:  # 429 with Retry-After, then 503 without: the client must retry both
             if n % 2:
+                when = (formatdate(time.time() + OPTS.retry_after, usegmt=True) if OPTS.retry_after_date
+                        else str(OPTS.retry_after))
                 return self.answer(429, {"error": {"message": "Rate limit reached", "type": "rate_limit_error"}},
-                                   {"retry-after": str(OPTS.retry_after)})
+                                   {"retry-after": when})
             return self.answer(503, {"error": {"message": "Service Unavailable", "type": "overloaded_error"}})
         if OPTS.unrelated_every and n % OPTS.unrelated_every == 0:  # a 400 that says nothing about IDs
             return self.answer(400, {"error": {"message": "Something unrelated went wrong",
@@ -538,6 +542,7 @@ def main():
     ap.add_argument("--wrap", choices=["none", "openrouter", "vertex"], default="none")
     ap.add_argument("--flaky", type=int, default=0, help="answer the first N requests with 429 / 503")
     ap.add_argument("--retry-after", type=int, default=0, help="seconds in the 429 answers' Retry-After")
+    ap.add_argument("--retry-after-date", action="store_true", help="Retry-After as an HTTP date that far ahead")
     ap.add_argument("--unrelated-every", type=int, default=0,
                     help="answer every Nth request with a 400 that is not about IDs")
     OPTS = ap.parse_args()
