@@ -947,6 +947,12 @@ int cs_cmd_probe(int argc, char **argv) {
     goto cleanup;
   }
   c.model = c.o.model ? c.o.model : c.spec->model;
+  /* In a URL path (Bedrock, Gemini) "." and ".." are dot segments: curl would drop them, and send
+   * the request to another path than the one printed. */
+  if (!strcmp(c.model, ".") || !strcmp(c.model, "..")) {
+    cs_fail(CS_EXIT_USAGE, "probe: --model '%s' is not a model name", c.model);
+    goto cleanup;
+  }
   c.region = env("AWS_REGION")           ? env("AWS_REGION")
              : env("AWS_DEFAULT_REGION") ? env("AWS_DEFAULT_REGION")
                                          : "us-east-1";

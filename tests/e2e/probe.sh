@@ -315,6 +315,11 @@ for pv in anthropic:ANTHROPIC_API_KEY openai_chat:OPENAI_API_KEY openai_response
   check "${pv%%:*} without a key: exit 2, names ${pv##*:}" \
     "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'probe: set ${pv##*:}' '$T/e' && [ ! -s '$T/o' ]"
 done
+for m in . ..; do
+  "$CS" probe --provider bedrock --model "$m" --dry-run >"$T/o" 2>"$T/e"
+  check "probe --model '$m' (a dot segment in the URL path): exit 2, one line, nothing printed" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"model '$m' is not a model name\" '$T/e' && [ ! -s '$T/o' ]"
+done
 # A wrong key or a wrong path is no verdict on IDs: the first answer (401, 404) stops the probe with
 # exit 2 naming it, and the rest of the budget is kept.
 before=$(stats "$PORT_main")
