@@ -266,9 +266,13 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
   }
   if (status >= 200 && status < 300) {
     /* An API answers JSON: a page (a wrong --base-url, a captive portal) accepted nothing. */
-    cs_err perr;
-    cJSON *root = body.ptr ? cs_json_parse_strict(body, 0, "the answer", &perr) : NULL; /* "{} <html>" is none */
+    /* Any JSON object, \u0000 in a string included (the strict reader is for histories); "{} <html>"
+     * is none. */
+    const char *end = NULL;
+    cJSON *root = body.ptr ? cJSON_ParseWithLengthOpts(body.ptr, body.len, &end, false) : NULL;
     bool api = cJSON_IsObject(root);
+    for (const char *p = end; api && p < body.ptr + body.len; p++)
+      api = *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n';
     cJSON_Delete(root);
     out->verdict = api ? CS_PROBE_ACCEPTED : CS_PROBE_TRANSPORT;
     out->setup = !api;

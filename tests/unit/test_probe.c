@@ -809,6 +809,8 @@ Test(probe_classify, set_up_errors_are_no_verdict) {
       {200, "", true, CS_PROBE_TRANSPORT},
       {200, "[1]", true, CS_PROBE_TRANSPORT},
       {200, "{\"id\":\"chatcmpl-1\"}", false, CS_PROBE_ACCEPTED},
+      {200, "{\"id\":\"chatcmpl-1\",\"text\":\"a\\u0000b\"}\r\n", false, CS_PROBE_ACCEPTED},
+      {200, "{} <html>", true, CS_PROBE_TRANSPORT},
       {503, "busy", false, CS_PROBE_TRANSPORT},
       {400, "{\"error\":{\"message\":\"something else\"}}", false, CS_PROBE_REJECTED_OTHER},
       /* the key, the account or the model, sent with statuses that otherwise carry verdicts */
