@@ -27,6 +27,7 @@
 
 #define DISCOVER_MAX_LEN 4096u
 #define CONTROL_LEN 24u
+#define PROBE_MAX_UNANSWERED 3 /* requests without any HTTP answer before the probe stops */
 
 /* How the provider's verdict compares with callsign's offline verdict. */
 typedef enum {
@@ -77,8 +78,12 @@ typedef struct {
   uint32_t control_len;
   char bad_cassette[700]; /* the first broken cassette entry met in a replay: the probe ends with exit 2 */
   char stopped[800];      /* why no request is sent any more (set-up, or a Retry-After too long): exit 2 */
-  char impl_fault[720];   /* the first generated case the implementation did not answer */
-  int impl_fault_status;  /* and the exit status it gives: 1 (an error answer) or 3 */
+  /* Requests in a row that got no HTTP answer at all, while none ever did: a wrong --base-url or no
+   * network costs a timeout per case (a minute each) unless the probe stops. */
+  unsigned unanswered_in_a_row;
+  bool any_http_answer;
+  char impl_fault[720];  /* the first generated case the implementation did not answer */
+  int impl_fault_status; /* and the exit status it gives: 1 (an error answer) or 3 */
   /* The first case on which callsign's rule gave no verdict (PCRE2 gave up): not sent, and the
    * probe ends with an input error, as the rule is at fault, not the provider. */
   char undecided[CS_RULE_WHY_MAX + 80];
@@ -189,7 +194,14 @@ static void run_case(probe_ctx *c, probe_case *pc) {
     break;
   }
   pc->status = resp.status;
-  if (resp.wait_refused_s > 0 && !out.setup) /* every request would be refused until then */
+  c->any_http_answer |= resp.outcome == CS_HTTP_ANSWERED;
+  c->unanswered_in_a_row = resp.outcome == CS_HTTP_FAILED ? c->unanswered_in_a_row + 1 : 0;
+  if (!c->any_http_answer && c->unanswered_in_a_row >= PROBE_MAX_UNANSWERED)
+    snprintf(c->stopped, sizeof c->stopped,
+             "probe: no answer to %u requests in a row (the last: %.400s): check --base-url and the network (no "
+             "further request sent)",
+             c->unanswered_in_a_row, out.message);
+  else if (resp.wait_refused_s > 0 && !out.setup) /* every request would be refused until then */
     snprintf(c->stopped, sizeof c->stopped,
              "probe: case %s was answered HTTP %ld with Retry-After %.0f s, longer than a probe waits (%g s): "
              "no further request sent; probe again later",

@@ -320,6 +320,15 @@ for m in . ..; do
   check "probe --model '$m' (a dot segment in the URL path): exit 2, one line, nothing printed" \
     "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"model '$m' is not a model name\" '$T/e' && [ ! -s '$T/o' ]"
 done
+# Nothing listening: no request gets an HTTP answer, and after 3 in a row the probe stops (exit 2)
+# instead of spending a connection attempt, or a timeout, on every case.
+closed=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()")
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$closed/openai" --rate 1000 --quiet \
+  --json "$T/closed.json" >"$T/o" 2>"$T/e"
+rc=$?
+check "a base URL where nothing listens: exit 2, one line, 3 requests tried, the rest not sent" \
+  "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'no answer to 3 requests in a row' '$T/e' &&
+   python3 -c \"import json,sys; s=json.load(open('$T/closed.json'))['summary']; sys.exit(not (s['transport']==3 and s['not sent']>10))\""
 # A wrong key or a wrong path is no verdict on IDs: the first answer (401, 404) stops the probe with
 # exit 2 naming it, and the rest of the budget is kept.
 before=$(stats "$PORT_main")
