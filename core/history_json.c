@@ -693,3 +693,19 @@ void cs_history_write(cs_buf *b, const cs_history *h) {
   }
   cs_buf_puts(b, "]}");
 }
+
+void cs_answer_write(cs_buf *b, const cs_answer *ans) {
+  cs_buf_puts(b, "{\"calls\":[");
+  for (uint32_t i = 0; i < ans->ncalls; i++) {
+    if (i)
+      cs_buf_putc(b, ',');
+    cs_buf_json_str(b, ans->calls[i]);
+  }
+  cs_buf_puts(b, "],\"results\":[");
+  for (uint32_t i = 0; i < ans->nresults; i++) {
+    if (i)
+      cs_buf_putc(b, ',');
+    cs_buf_json_str(b, ans->results[i]);
+  }
+  cs_buf_puts(b, "]}");
+}

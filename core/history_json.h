@@ -52,5 +52,8 @@ void cs_json_line_col(cs_str json, size_t off, size_t *line, size_t *col);
 
 /* Appends the history as compact JSON (one line, no newline). */
 void cs_history_write(cs_buf *b, const cs_history *h);
+/* Appends an emit or canonicalize answer as PROTOCOL.md writes it: {"calls":[...],"results":[...]}
+ * (compact; a null entry as null). */
+void cs_answer_write(cs_buf *b, const cs_answer *ans);
 
 #endif

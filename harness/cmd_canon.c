@@ -11,19 +11,8 @@
 
 static void print_answer(const cs_answer *ans) {
   cs_buf b = {0};
-  cs_buf_puts(&b, "{\"calls\":[");
-  for (uint32_t i = 0; i < ans->ncalls; i++) {
-    if (i)
-      cs_buf_putc(&b, ',');
-    cs_buf_json_str(&b, ans->calls[i]);
-  }
-  cs_buf_puts(&b, "],\"results\":[");
-  for (uint32_t i = 0; i < ans->nresults; i++) {
-    if (i)
-      cs_buf_putc(&b, ',');
-    cs_buf_json_str(&b, ans->results[i]);
-  }
-  cs_buf_puts(&b, "]}\n");
+  cs_answer_write(&b, ans);
+  cs_buf_putc(&b, '\n');
   /* A short write is not checked here: main checks stdout once, after every command. */
   fwrite(b.data, 1, b.len, stdout);
   cs_buf_free(&b);

@@ -620,19 +620,7 @@ static void answer_json(const cs_outcome *cell, const cs_caserun *run, cs_buf *b
     cs_buf_puts(b, "]}");
     return;
   }
-  cs_buf_puts(b, "{\"calls\":[");
-  for (uint32_t i = 0; i < rp->answer.ncalls; i++) {
-    if (i)
-      cs_buf_putc(b, ',');
-    cs_buf_json_str(b, rp->answer.calls[i]);
-  }
-  cs_buf_puts(b, "],\"results\":[");
-  for (uint32_t i = 0; i < rp->answer.nresults; i++) {
-    if (i)
-      cs_buf_putc(b, ',');
-    cs_buf_json_str(b, rp->answer.results[i]);
-  }
-  cs_buf_puts(b, "]}");
+  cs_answer_write(b, &rp->answer);
 }
 
 /* --- shrinking ---------------------------------------------------------------------------------- */

@@ -222,24 +222,6 @@ static int expect_ids(const cJSON *arr, const cs_str *got, uint32_t n, const cha
   return 1;
 }
 
-static char *answer_json(const cs_answer *ans) {
-  cs_buf b = {0};
-  cs_buf_puts(&b, "{\"calls\":[");
-  for (uint32_t i = 0; i < ans->ncalls; i++) {
-    if (i)
-      cs_buf_putc(&b, ',');
-    cs_buf_json_str(&b, ans->calls[i]);
-  }
-  cs_buf_puts(&b, "],\"results\":[");
-  for (uint32_t i = 0; i < ans->nresults; i++) {
-    if (i)
-      cs_buf_putc(&b, ',');
-    cs_buf_json_str(&b, ans->results[i]);
-  }
-  cs_buf_puts(&b, "]}");
-  return b.data;
-}
-
 int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, cs_vector_mismatch *m, uint64_t *checked, cs_err *err) {
   const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "testGroups");
   cs_arena a = {0};
@@ -277,7 +259,9 @@ int cs_vectors_check_impl(cs_impl *impl, const cJSON *root, cs_vector_mismatch *
                  !expect_ids(cJSON_GetObjectItemCaseSensitive(canon, "results"), rep.answer.results,
                              rep.answer.nresults, "result", tc, m->why, sizeof m->why)) {
         result = 0;
-        m->answer_json = answer_json(&rep.answer);
+        cs_buf ab = {0};
+        cs_answer_write(&ab, &rep.answer);
+        m->answer_json = ab.data;
       }
       if (result == 0) {
         cs_buf b = {0};

@@ -162,7 +162,8 @@ check "collide ended by SIGINT: exit 0, the summary with the evaluations and 'in
    grep -qE '^collide: no collision found in [1-9][0-9]* evaluations .*; interrupted by SIGINT' '$T/int.txt'"
 check "a collision out of reach is noted at the start: runs until a collision or a signal" \
   "grep -q '^collide: note: .* without --time or --budget the search runs until a collision or a signal' '$T/int.txt'"
-timeout --preserve-status -s TERM 2 "$CS" collide --target anthropic --no-corpus --jobs 1 \
+# (5 s: a loaded machine may take a second or two to start Python and answer the hello)
+timeout --preserve-status -s TERM 5 "$CS" collide --target anthropic --no-corpus --jobs 1 \
   --impl-cmd -- python3 "$T/norm.py" anthropic 'hashlib.sha256(i.encode()).hexdigest()' >"$T/int.txt" 2>"$T/int.err"
 check "collide of an external implementation ended by SIGTERM: exit 0, interrupted" \
   "[ $? -eq 0 ] && grep -qE '^collide: no collision found in [1-9][0-9]* evaluations .*; interrupted by SIGTERM' '$T/int.txt'"

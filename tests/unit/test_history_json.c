@@ -572,3 +572,16 @@ Test(history_json, names_once_names_the_member_named_twice) {
   cJSON_Delete(once);
   cJSON_Delete(twice);
 }
+
+/* An answer as PROTOCOL.md writes it: compact, null for a dropped entry, IDs as JSON strings. */
+Test(history_json, answer_write_is_the_protocol_shape) {
+  cs_arena a = {0};
+  cs_answer ans = cs_answer_new(2, 1, &a);
+  ans.calls[0] = cs_str_c("toolu_\"1\"\n");
+  ans.results[0] = cs_str_c("toolu_\"1\"\n");
+  cs_buf b = {0};
+  cs_answer_write(&b, &ans);
+  cr_assert_str_eq(b.data, "{\"calls\":[\"toolu_\\\"1\\\"\\u000a\",null],\"results\":[\"toolu_\\\"1\\\"\\u000a\"]}");
+  cs_buf_free(&b);
+  cs_arena_free(&a);
+}
