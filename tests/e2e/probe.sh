@@ -423,54 +423,46 @@ rc=$?
 check "an endpoint refusing id fields (Gemini 2.x): stricter, exit 1" \
   "[ $rc -eq 1 ] && grep -q '^  native .*rejected-other  *STRICTER  *Invalid JSON payload received. Unknown name \"id\"' '$T/g2'"
 
-# A provider (or a gateway) whose error text holds markup, table pipes, backticks and characters no
-# terminal should get raw: the reports carry it inert.
-cat >"$T/hostile_fake.py" <<'P'
-import json
+# canned_fake NAME MESSAGE: a provider that answers every request 400 with MESSAGE as its error
+# text, "{key}" in it replaced by the key it was sent, the key's first character as a JSON \u
+# escape (a form no text search finds); sets PORT_<NAME>.
+cat >"$T/canned_fake.py" <<'P'
+import json, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
-MSG = "tool_use.id: <!-- <img src=x> </p><script>alert(1)</script> | `x` **b** \u001b[31m \u202e \u2028 end"
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a): pass
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        body = json.dumps({"type": "error", "error": {"type": "invalid_request_error", "message": MSG}}).encode()
+        key = (self.headers.get("Authorization") or self.headers.get("x-api-key") or "").replace("Bearer ", "")
+        msg = json.dumps(sys.argv[1]).replace("{key}", "\\u%04x" % ord(key[0]) + key[1:] if key else "")
+        body = ('{"type":"error","error":{"type":"invalid_request_error","message":%s}}' % msg).encode()
         self.send_response(400); self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
 s = HTTPServer(("127.0.0.1", 0), H)
 print(s.server_address[1], flush=True)
 s.serve_forever()
 P
-python3 "$T/hostile_fake.py" >"$T/port.hostile" 2>/dev/null &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$T/port.hostile" ] && break; sleep 0.05; done
-with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$(head -n 1 "$T/port.hostile")" --rate 1000 \
+canned_fake() {
+  python3 "$T/canned_fake.py" "$2" >"$T/port.$1" 2>/dev/null &
+  PIDS+=($!)
+  for _ in $(seq 100); do [ -s "$T/port.$1" ] && break; sleep 0.05; done
+  eval "PORT_$1=$(head -n 1 "$T/port.$1")"
+}
+
+# A provider (or a gateway) whose error text holds markup, table pipes, backticks and characters no
+# terminal should get raw: the reports carry it inert.
+canned_fake hostile $'tool_use.id: <!-- <img src=x> </p><script>alert(1)</script> | `x` **b** \e[31m \u202e \u2028 end'
+with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_hostile" --rate 1000 \
   --max-requests 2 --markdown "$T/hostile.md" --json "$T/hostile.json" >"$T/o" 2>"$T/e"
 check "a provider message with markup and hidden characters: Markdown escaped, JSON without raw U+2028, terminal without ESC or U+202E" \
   "[ -s '$T/hostile.md' ] && ! grep -q '[^\\\\]<' '$T/hostile.md' && grep -q 'alert(1)' '$T/hostile.md' && ! grep -q \$'\\xe2\\x80\\xa8' '$T/hostile.json' && python3 -c \"import json;d=json.load(open('$T/hostile.json'));assert any('\\u2028' in c['message'] for c in d['cases']), d\" && ! grep -q \$'\\x1b\\|\\xe2\\x80\\xae' '$T/o' '$T/e'"
 
-# A provider that echoes the key back in a form no text search finds (its first character as a
-# JSON \u escape): the cassette holds the decoded body redacted, and replays to the same report.
-cat >"$T/echo_fake.py" <<'P'
-from http.server import BaseHTTPRequestHandler, HTTPServer
-class H(BaseHTTPRequestHandler):
-    def log_message(self, *a): pass
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        key = (self.headers.get("Authorization") or "").replace("Bearer ", "")
-        esc = "\\u%04x" % ord(key[0]) + key[1:] if key else ""
-        body = ('{"error":{"message":"Incorrect API key provided: %s","type":"invalid_request_error"}}' % esc).encode()
-        self.send_response(400); self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
-s = HTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()
-P
-python3 "$T/echo_fake.py" >"$T/port.echo" 2>/dev/null &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$T/port.echo" ] && break; sleep 0.05; done
-with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$(head -n 1 "$T/port.echo")/v1" --rate 1000 \
+# A provider that echoes the key back in a form no text search finds: the cassette holds the
+# decoded body redacted, and replays to the same report.
+canned_fake echo 'Incorrect API key provided: {key}'
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_echo/v1" --rate 1000 \
   --max-requests 2 --record "$T/echo-cassette" --json "$T/echo1.json" >/dev/null 2>&1
-"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$(head -n 1 "$T/port.echo")/v1" --max-requests 2 \
+"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_echo/v1" --max-requests 2 \
   --replay "$T/echo-cassette" --json "$T/echo2.json" >/dev/null 2>&1
 check "a key echoed with a JSON escape: redacted in the cassette (no tail of it), the replay gives the same report" \
   "[ -n \"\$(ls '$T/echo-cassette')\" ] && ! grep -r -a -q -e '${CANARY:1}' '$T/echo-cassette' && grep -r -q 'redacted' '$T/echo-cassette' && python3 -c \"import json;a,b=[json.load(open(f)) for f in ('$T/echo1.json','$T/echo2.json')];assert a['cases']==b['cases'], (a,b)\""
