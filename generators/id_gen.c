@@ -770,6 +770,15 @@ bool cs_id_twins(cs_str x, cs_str y) {
          same_but_case_sanitizing_or_cut(without_native_prefix(x), without_native_prefix(y));
 }
 
+cs_str cs_id_output_prefix_stripped(cs_str s) {
+  static const char *const prefixes[] = {"hist_tool_", "toolu_vrtx_", "toolu_bdrk_", "srvtoolu_", "tooluse_",
+                                         "toolu_",     "call_",       "fc_",         "functions."};
+  for (size_t k = 0; s.ptr && k < sizeof prefixes / sizeof prefixes[0]; k++)
+    if (cs_str_starts(s, prefixes[k]) && s.len > strlen(prefixes[k]))
+      return (cs_str){s.ptr + strlen(prefixes[k]), s.len - strlen(prefixes[k])};
+  return s;
+}
+
 /* ---- the class draw ---- */
 
 static cs_str draw_id(cs_id_ctx *x) {

@@ -50,4 +50,9 @@ void cs_id_content_labels(cs_str id, cs_labelset *labels);
  * one's twin. */
 bool cs_id_twins(cs_str x, cs_str y);
 
+/* s without the prefix a normalizer puts before what it keeps or hashes ("toolu_", "call_",
+ * "hist_tool_", ...), when something is left; else s itself. An implementation-aware twin: a
+ * normalizer that prefixes what it passes through maps "toolu_X" and "X" to one ID. */
+cs_str cs_id_output_prefix_stripped(cs_str s);
+
 #endif

@@ -56,6 +56,9 @@ typedef struct {
   cs_str *norm_in; /* normalize batch: raw IDs of the history plus generated IDs */
   uint32_t nnorm;
   cs_reply norm[CS_TARGET_COUNT], norm_again[CS_TARGET_COUNT], norm_twice[CS_TARGET_COUNT];
+  /* What norm_twice was asked: norm's outputs in order, then each of them without its prefix
+   * (cs_id_output_prefix_stripped) where that differs. */
+  cs_str *norm_twice_in[CS_TARGET_COUNT];
 } cs_caserun;
 
 #endif

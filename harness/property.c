@@ -374,7 +374,7 @@ static bool normalize_injective(cs_check_ctx *ctx, const cs_caserun *run, int t)
   for (uint32_t i = 0; i < a->nids; i++)
     in[i] = run->norm_in[i], out[i] = a->ids[i];
   for (uint32_t i = 0; i < b->nids; i++)
-    in[a->nids + i] = a->ids[i], out[a->nids + i] = b->ids[i];
+    in[a->nids + i] = run->norm_twice_in[t][i], out[a->nids + i] = b->ids[i];
   for (uint32_t i = 0; i < n; i++) {
     if (!out[i].ptr || !in[i].ptr)
       continue;
@@ -443,7 +443,8 @@ static const cs_property table[] = {
     {"normalize.deterministic", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_AGAIN,
      "the same ID always normalizes to the same output", normalize_deterministic},
     {"normalize.injective", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_TWICE,
-     "distinct inputs (including earlier outputs fed back in) give distinct outputs", normalize_injective},
+     "distinct inputs (including earlier outputs fed back in, with and without their prefix) give distinct outputs",
+     normalize_injective},
     {"vectors.canonical_v1", REQ, CS_OP_CANONICALIZE, false, -1, 0,
      "byte-exact agreement with corpus/vectors/canonical_v1.json (only for implementations claiming the scheme)", NULL},
     {"normalize.idempotent", REC, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_TWICE,

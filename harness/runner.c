@@ -15,6 +15,7 @@
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/history_json.h"
+#include "generators/id_gen.h"
 #include "generators/transforms.h"
 
 #define NOT_ASKED ((cs_reply_status)99)
@@ -421,10 +422,18 @@ static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
     for (int t = 0; t < CS_TARGET_COUNT; t++) {
       if (run->norm[t].status != CS_REPLY_OK)
         continue;
-      cs_str *in = CS_ARENA_NEW(a, cs_str, run->norm[t].nids + 1);
-      for (uint32_t i = 0; i < run->norm[t].nids; i++)
+      /* The outputs fed back in, then the outputs without their prefix: a normalizer that
+       * prefixes what it passes through gives "toolu_X" and "X" one ID. */
+      uint32_t n = run->norm[t].nids, k = n;
+      cs_str *in = CS_ARENA_NEW(a, cs_str, 2 * n + 1);
+      for (uint32_t i = 0; i < n; i++) {
         in[i] = run->norm[t].ids[i].ptr ? run->norm[t].ids[i] : cs_str_c("");
-      enqueue(r, (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = in, .nids = run->norm[t].nids},
+        cs_str bare = cs_id_output_prefix_stripped(in[i]);
+        if (bare.ptr != in[i].ptr)
+          in[k++] = bare;
+      }
+      run->norm_twice_in[t] = in;
+      enqueue(r, (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = in, .nids = k},
               &run->norm_twice[t]);
     }
   }

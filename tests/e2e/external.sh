@@ -263,6 +263,25 @@ check "a program that exits with status 3 on stop: a note naming it, the exit st
   --ops emit --targets anthropic --twice-on call_0 >"$T/twice.out" 2>"$T/twice.err"
 check "a program that answers its last request twice: a note at stop naming the bytes, exit 0 (every answer held)" \
   "[ $? -eq 0 ] && grep -q 'callsign: note: proto-echo, at stop: wrote 65 bytes after its last answer, which no request asked for' '$T/twice.err'"
+# normalize.injective feeds a normalizer its own outputs without their prefix too: one that passes
+# valid IDs through behind its prefix and hashes the rest gives "a|b" and the bare hash one ID.
+cat >"$T/reprefix.py" <<'P'
+import hashlib, json, re, sys
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "reprefix", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+    elif r["op"] == "stop":
+        sys.exit(0)
+    else:
+        ids = ["toolu_" + (i if re.fullmatch(r"[A-Za-z0-9_-]{1,58}", i) else hashlib.sha256(i.encode()).hexdigest()[:24])
+               for i in r["ids"]]
+        print(json.dumps({"seq": r["seq"], "ids": ids}), flush=True)
+P
+"$CS" run --no-corpus --quiet --property normalize.injective --impl-cmd -- python3 "$T/reprefix.py" >"$T/reprefix.out" 2>&1
+check "a normalizer that prefixes what it passes through: normalize.injective fails on an output without its prefix" \
+  "[ $? -eq 1 ] && grep -Eq 'normalize\\(\"[0-9a-f]{24}\"\\) = normalize\\(|= normalize\\(\"[0-9a-f]{24}\"\\)' '$T/reprefix.out'"
 # A hello answered without its line end waits out the hello deadline, and the reason says why.
 cat >"$T/noeol.py" <<'P'
 import sys, json, time

@@ -829,3 +829,16 @@ Test(id_gen, twins_are_told_from_strangers) {
   cr_assert_not(cs_id_twins(CS_NULL_STR, cs_str_c("call_0")));
   cr_assert_not(cs_id_twins(CS_NULL_STR, CS_NULL_STR));
 }
+
+/* What normalize.injective feeds back besides the outputs themselves: each without the prefix a
+ * normalizer puts in front, the longest that matches; nothing stripped when nothing would be left. */
+Test(id_gen, output_prefix_stripped_takes_the_longest_prefix_and_keeps_a_rest) {
+  const char *cases[][2] = {
+      {"toolu_abc", "abc"}, {"toolu_bdrk_x1", "x1"},  {"hist_tool_AbC-9", "AbC-9"}, {"call_", "call_"},
+      {"tooluse_q", "q"},   {"functions.f:0", "f:0"}, {"Jh60XbpzV", "Jh60XbpzV"},   {"", ""}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    cs_str got = cs_id_output_prefix_stripped(cs_str_c(cases[i][0]));
+    cr_assert(cs_str_eq(got, cs_str_c(cases[i][1])), "%s: %.*s", cases[i][0], (int)got.len, got.ptr);
+  }
+  cr_assert_null(cs_id_output_prefix_stripped(CS_NULL_STR).ptr);
+}
