@@ -494,10 +494,28 @@ static cs_str non_ascii_id(cs_id_ctx *x) {
   return sb_done(x, &b);
 }
 
+/* Characters of 1 to 4 bytes (1 or 2 UTF-16 units) for long IDs beyond ASCII: around a length
+ * limit a cut by bytes, characters or UTF-16 units lands in different places, and one by UTF-16
+ * units can split an emoji. */
+static const char *const LONG_PIECES[] = {"\xF0\x9F\x98\x80", "\xE4\xB8\xAD", "\xC3\xA9", "\xF0\x9F\x94\xA7", "a", "7"};
+
+static void sb_fill_pieces(sb *b, size_t len, uint64_t seed) {
+  uint64_t s = seed;
+  while (len > b->len && len - b->len >= 4) {
+    s += 0x9E3779B97F4A7C15ULL;
+    sb_puts(b, LONG_PIECES[seed ? mix64(s) % (sizeof LONG_PIECES / sizeof LONG_PIECES[0]) : 0]);
+  }
+  sb_fill(b, len > b->len ? len - b->len : 0, B62, ALEN(B62), seed);
+}
+
 static cs_str long_id(cs_id_ctx *x, size_t len) {
-  static const unsigned w[2] = {3, 1};
+  static const unsigned w[3] = {3, 1, 1};
   sb b = sb_new(x->a, len);
-  if (cs_draw_weighted(x->c, w, 2)) {
+  size_t mode = cs_draw_weighted(x->c, w, 3);
+  if (mode == 2) { /* past ASCII: "call_" and characters of 1 to 4 bytes */
+    sb_puts(&b, "call_");
+    sb_fill_pieces(&b, len, draw_seed(x->c));
+  } else if (mode == 1) {
     /* LiteLLM embeds Gemini thought signatures: call_<uuid hex>__thought__<base64>. */
     uint64_t seed = draw_seed(x->c);
     sb_puts(&b, "call_");

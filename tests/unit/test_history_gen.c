@@ -367,6 +367,40 @@ Test(history_gen, huge_ids_reach_the_bound) {
   cs_choices_free(&c);
 }
 
+/* Length limits count characters (40, 64) where code may count bytes or UTF-16 units: some long
+ * IDs hold characters of 2 to 4 bytes, and an emoji straddles the 40th and the 64th UTF-16 unit. */
+Test(history_gen, long_ids_go_past_ascii_and_split_at_the_limits) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  bool straddles[2] = {false, false};
+  const size_t limits[2] = {40, 64};
+  for (uint64_t s = 0; s < SEEDS; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    for (uint32_t t = 0; t < g.h.nturns; t++)
+      for (uint32_t k = 0; k < g.h.turns[t].ncalls; k++) {
+        cs_str id = g.h.turns[t].calls[k].id;
+        if (!id.ptr || id.len < 65 || !cs_str_starts(id, "call_"))
+          continue;
+        for (int l = 0; l < 2; l++) { /* a 4-byte character beginning at unit limit-1 */
+          size_t units = 0;
+          for (size_t i = 0; i < id.len && units < limits[l]; i++) {
+            unsigned char ch = (unsigned char)id.ptr[i];
+            if ((ch & 0xC0) == 0x80)
+              continue;
+            if (ch >= 0xF0 && units == limits[l] - 1)
+              straddles[l] = true;
+            units += ch >= 0xF0 ? 2 : 1;
+          }
+        }
+      }
+  }
+  cr_assert(straddles[0] && straddles[1], "an emoji across the 40th UTF-16 unit: %d, the 64th: %d", straddles[0],
+            straddles[1]);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
 Test(history_gen, round_trips_through_protocol_json) {
   cs_arena a = {0}, pa = {0};
   cs_choices c = {0};
