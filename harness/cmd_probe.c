@@ -860,6 +860,21 @@ static int authenticate(probe_ctx *c, cs_buf *which) {
   return -1;
 }
 
+/* Every provider key in the environment is redacted, not only the one sent: an implementation or
+ * a gateway may print any of them, and they end up in messages, reports and cassettes. */
+static void redact_other_keys(probe_ctx *c) {
+  static const char *const aws[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"};
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_probe_spec *spec = cs_target_get((cs_target_id)t)->probe;
+    for (int i = 0; spec && i < 3 && spec->key_env[i]; i++)
+      if (env(spec->key_env[i]))
+        cs_http_add_secret(c->http, env(spec->key_env[i]));
+  }
+  for (size_t i = 0; i < sizeof aws / sizeof *aws; i++)
+    if (env(aws[i]))
+      cs_http_add_secret(c->http, env(aws[i]));
+}
+
 /* "P" or "P:ENDPOINT" (anthropic:messages). */
 static int parse_provider(probe_ctx *c, const char *arg) {
   char name[64];
@@ -1016,6 +1031,7 @@ int cs_cmd_probe(int argc, char **argv) {
     add_header(&c, name, colon + 2, false);
   }
   int auth = authenticate(&c, &which);
+  redact_other_keys(&c);
   /* a dry run shows the requests a run would send: one with a key that cannot be sent is refused */
   if ((auth == -2 && !c.o.replay_dir) || (auth && !c.o.replay_dir && !c.o.dry_run)) {
     if (auth == -2)

@@ -467,6 +467,15 @@ with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_
 check "a key echoed with a JSON escape: redacted in the cassette (no tail of it), the replay gives the same report" \
   "[ -n \"\$(ls '$T/echo-cassette')\" ] && ! grep -r -a -q -e '${CANARY:1}' '$T/echo-cassette' && grep -r -q 'redacted' '$T/echo-cassette' && python3 -c \"import json;a,b=[json.load(open(f)) for f in ('$T/echo1.json','$T/echo2.json')];assert a['cases']==b['cases'], (a,b)\""
 
+# Keys of other providers than the one probed are redacted too: an implementation (or a gateway)
+# may print any of them, and its text reaches messages and reports.
+OTHER=sk-other-canary-DO-NOT-LEAK-789
+OPENAI_API_KEY=$CANARY ANTHROPIC_API_KEY=$OTHER "$CS" probe --provider openai_chat --dry-run --json "$T/other.json" \
+  --impl-cmd -- python3 -c 'import os, sys; sys.stderr.write("key " + os.environ["ANTHROPIC_API_KEY"] + "\n"); sys.exit(3)' \
+  >"$T/other.out" 2>"$T/other.err"
+check "an implementation printing another provider's key: exit 3, the key redacted in its message" \
+  "[ $? -eq 3 ] && grep -q 'key \[redacted\]' '$T/other.err' && ! grep -r -a -q -e '$OTHER' '$T/other.out' '$T/other.err' '$T/other.json'"
+
 # ---- 6. the canary key appears nowhere
 check "no key, secret or session token in any output, report or cassette" \
   "! grep -r -a -l -e '$CANARY' -e '$AWS_SECRET' -e '$AWS_ID' '$T' --exclude=probe.sh --exclude=expect.py"
