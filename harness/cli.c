@@ -51,7 +51,9 @@ static const option_row rows[] = {
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "N  parallel workers, 1 to 256, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
-    {"rule", ARG_LIST, RULES, "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern)"},
+    {"rule", ARG_LIST, RULES,
+     "TARGET.KEY=VALUE  override a target rule (pattern, min_len, max_len, server_pattern; an empty pattern removes "
+     "it)"},
     {"profile", ARG_STR, RULES, "FILE  rule overrides, one per line"},
     {"junit", ARG_STR, REPORTING & ~CS_CMD_PROBE, "FILE  write a JUnit XML report"},
     {"json", ARG_STR, REPORTING, "FILE  write a JSON report (docs/report-schema.md)"},
