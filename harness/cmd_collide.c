@@ -823,36 +823,45 @@ int cs_cmd_collide(int argc, char **argv) {
          steps ? ", shrunk" : "");
   status = CS_EXIT_FAIL;
 
-  /* Plant it: two calls in one turn, replayed first by every later run. */
+  /* Plant it: two calls in one turn, replayed first by every later run, for each property the pair
+   * can fail: normalize.injective when the search went through normalize (it fails on the pair),
+   * and emit.unique when the implementation emits for the target (whether the collision reaches
+   * the wire); emit.unique cannot fail on a pair where wire IDs are positional (kimi). */
   const cs_impl_info *info = &evs[0].impl->info;
-  /* emit.unique cannot fail on a pair for a target whose wire IDs are positional (kimi). */
-  bool emits = (info->ops & CS_OP_EMIT) && (info->emit_targets >> target & 1u);
-  const char *property =
-      emits && !cs_ruleset_rule(evs[0].rs, target)->global_index ? "emit.unique" : "normalize.injective";
+  bool emits = (info->ops & CS_OP_EMIT) && (info->emit_targets >> target & 1u) &&
+               !cs_ruleset_rule(evs[0].rs, target)->global_index;
+  const char *properties[2];
+  size_t nprops = 0;
+  if (emits)
+    properties[nprops++] = "emit.unique";
+  if (!evs[0].emit || !nprops)
+    properties[nprops++] = "normalize.injective";
   cs_arena ar = {0};
   static const char *const shapes[2] = {"one turn", "two turns"};
-  for (int k = 0; k < 2; k++) {
-    cs_history h = planted(a, b, other_provider(target), k == 1, &ar);
-    if (!o.no_corpus) {
-      char msg[1024], *path = NULL;
-      cs_buf m = {0};
-      cs_buf_printf(&m, "%s %s maps two different raw IDs to ", op, cs_target_label((int)target));
-      cs_buf_json_str(&m, cs_str_c(out));
-      cs_buf_printf(&m, "; the pair planted in %s", shapes[k]);
-      snprintf(msg, sizeof msg, "%s", m.data);
-      cs_buf_free(&m);
-      if (cs_corpus_save_literal(corpus_dir, impl_name, property, cs_target_label((int)target), msg, &h, &PLANTED_PAIR,
-                                 &path, &err)) {
-        fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n", cs_shown(&msgb, err.msg, SHOWN_MAX));
-        status = CS_EXIT_USAGE; /* an output error: the run lost what it found */
-      } else {
-        printf("planted (%s): %s\n", shapes[k], cs_shown(&msgb, path, SHOWN_MAX));
-        saved++;
+  for (size_t p = 0; p < nprops; p++)
+    for (int k = 0; k < 2; k++) {
+      cs_history h = planted(a, b, other_provider(target), k == 1, &ar);
+      if (!o.no_corpus) {
+        char msg[1024], *path = NULL;
+        cs_buf m = {0};
+        cs_buf_printf(&m, "%s %s maps two different raw IDs to ", op, cs_target_label((int)target));
+        cs_buf_json_str(&m, cs_str_c(out));
+        cs_buf_printf(&m, "; the pair planted in %s", shapes[k]);
+        snprintf(msg, sizeof msg, "%s", m.data);
+        cs_buf_free(&m);
+        if (cs_corpus_save_literal(corpus_dir, impl_name, properties[p], cs_target_label((int)target), msg, &h,
+                                   &PLANTED_PAIR, &path, &err)) {
+          fprintf(stderr, "callsign: collide: the pair could not be planted: %s\n",
+                  cs_shown(&msgb, err.msg, SHOWN_MAX));
+          status = CS_EXIT_USAGE; /* an output error: the run lost what it found */
+        } else {
+          printf("planted (%s): %s\n", shapes[k], cs_shown(&msgb, path, SHOWN_MAX));
+          saved++;
+        }
+        free(path);
       }
-      free(path);
+      check_planted(&evs[0], rs, &h, properties[p], shapes[k]);
     }
-    check_planted(&evs[0], rs, &h, property, shapes[k]);
-  }
   if (saved)
     printf("the planted cases are replayed first by every run of %s; `callsign replay --impl NAME FILE` runs them "
            "against another implementation\n",

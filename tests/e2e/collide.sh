@@ -33,8 +33,14 @@ shape() { for f in "$T/c/anthropic-sanitize/"emit.unique@anthropic-*.json; do
 planted=$(shape 3)
 planted2=$(shape 5)
 check "the pair is planted as a literal history case (two calls in one turn)" "[ -n '$planted' ] && python3 -c \"import json;d=json.load(open('$planted'));c=d['history']['turns'][1]['calls'];assert 'token' not in d and len(c)==2 and c[0]['id']!=c[1]['id']\""
-check "each planted file states its collided calls" "[ \$(grep -l '\"planted_twin\": \[0, 1\]' '$T/c/anthropic-sanitize/'*.json | wc -l) -eq 2 ]"
-check "and as two turns shaped like the search's histories" "[ -n '$planted2' ] && [ \$(ls '$T/c/anthropic-sanitize/' | wc -l) -eq 2 ]"
+check "each planted file states its collided calls" "[ \$(grep -l '\"planted_twin\": \[0, 1\]' '$T/c/anthropic-sanitize/'*.json | wc -l) -eq 4 ]"
+check "and as two turns shaped like the search's histories" "[ -n '$planted2' ] && [ \$(ls '$T/c/anthropic-sanitize/'emit.unique@* | wc -l) -eq 2 ]"
+# A collision found through normalize is planted for normalize.injective too, which the pair fails
+# whether or not emit keeps the two calls apart.
+check "the pair is planted for normalize.injective too, in both shapes, and fails it" \
+  "[ \$(ls '$T/c/anthropic-sanitize/'normalize.injective@anthropic-* | wc -l) -eq 2 ] &&
+   grep -q 'run on the planted pair (one turn): normalize.injective on anthropic FAILS' '$T/b.txt' &&
+   grep -q 'run on the planted pair (two turns): normalize.injective on anthropic FAILS' '$T/b.txt'"
 check "collide runs the planted pair and reports the failure" "grep -q 'run on the planted pair (one turn): emit.unique on anthropic FAILS' '$T/b.txt' && grep -q 'run on the planted pair (two turns): emit.unique on anthropic FAILS' '$T/b.txt'"
 "$CS" replay --impl anthropic-sanitize "$planted" >"$T/r1.txt" 2>"$T/r1.err"
 check "replaying the planted pair fails anthropic-sanitize (emit.unique)" "[ $? -eq 1 ] && grep -q 'FAIL emit.unique on anthropic' '$T/r1.txt'"
