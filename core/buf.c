@@ -142,3 +142,13 @@ void cs_buf_free(cs_buf *b) {
   b->data = NULL;
   b->len = b->cap = 0;
 }
+
+void cs_buf_json_strs(cs_buf *b, const cs_str *v, size_t n) {
+  cs_buf_putc(b, '[');
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      cs_buf_putc(b, ',');
+    cs_buf_json_str(b, v[i]);
+  }
+  cs_buf_putc(b, ']');
+}

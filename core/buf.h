@@ -25,6 +25,8 @@ void cs_buf_printf(cs_buf *b, const char *fmt, ...)
 /* Appends a JSON string literal (with quotes), or `null` for a null cs_str. Bytes are copied as
  * UTF-8; control characters, quote, backslash and U+2028/U+2029 are escaped. */
 void cs_buf_json_str(cs_buf *b, cs_str s);
+/* Appends a JSON array of the n strings (cs_buf_json_str each): [..., ...]. */
+void cs_buf_json_strs(cs_buf *b, const cs_str *v, size_t n);
 /* Appends `v` in the shortest %g form that reads back as the same double (5.4, 1e-07, 0.2), so a
  * value is never shown rounded to something else. NaN and infinities as printf writes them. */
 void cs_buf_double(cs_buf *b, double v);

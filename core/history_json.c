@@ -695,17 +695,9 @@ void cs_history_write(cs_buf *b, const cs_history *h) {
 }
 
 void cs_answer_write(cs_buf *b, const cs_answer *ans) {
-  cs_buf_puts(b, "{\"calls\":[");
-  for (uint32_t i = 0; i < ans->ncalls; i++) {
-    if (i)
-      cs_buf_putc(b, ',');
-    cs_buf_json_str(b, ans->calls[i]);
-  }
-  cs_buf_puts(b, "],\"results\":[");
-  for (uint32_t i = 0; i < ans->nresults; i++) {
-    if (i)
-      cs_buf_putc(b, ',');
-    cs_buf_json_str(b, ans->results[i]);
-  }
-  cs_buf_puts(b, "]}");
+  cs_buf_puts(b, "{\"calls\":");
+  cs_buf_json_strs(b, ans->calls, ans->ncalls);
+  cs_buf_puts(b, ",\"results\":");
+  cs_buf_json_strs(b, ans->results, ans->nresults);
+  cs_buf_putc(b, '}');
 }

@@ -614,19 +614,11 @@ static void answer_json(const cs_outcome *cell, const cs_caserun *run, cs_buf *b
   if (!rp || rp->status != CS_REPLY_OK)
     return;
   if (p->needs & CS_NEED_NORM) {
-    cs_buf_puts(b, "{\"ids\":[");
-    for (uint32_t i = 0; i < run->nnorm; i++) {
-      if (i)
-        cs_buf_putc(b, ',');
-      cs_buf_json_str(b, run->norm_in[i]);
-    }
-    cs_buf_puts(b, "],\"normalized\":[");
-    for (uint32_t i = 0; i < rp->nids; i++) {
-      if (i)
-        cs_buf_putc(b, ',');
-      cs_buf_json_str(b, rp->ids[i]);
-    }
-    cs_buf_puts(b, "]}");
+    cs_buf_puts(b, "{\"ids\":");
+    cs_buf_json_strs(b, run->norm_in, run->nnorm);
+    cs_buf_puts(b, ",\"normalized\":");
+    cs_buf_json_strs(b, rp->ids, rp->nids);
+    cs_buf_putc(b, '}');
     return;
   }
   cs_answer_write(b, &rp->answer);

@@ -882,13 +882,8 @@ static void queue_request(cs_subproc *s, const cs_request *r, uint64_t seq) {
     cs_buf_putc(b, '"');
   }
   if (r->op == CS_OP_NORMALIZE) {
-    cs_buf_puts(b, ",\"ids\":[");
-    for (uint32_t i = 0; i < r->nids; i++) {
-      if (i)
-        cs_buf_putc(b, ',');
-      cs_buf_json_str(b, r->ids[i]);
-    }
-    cs_buf_putc(b, ']');
+    cs_buf_puts(b, ",\"ids\":");
+    cs_buf_json_strs(b, r->ids, r->nids);
   } else {
     cs_buf_puts(b, ",\"history\":");
     cs_history_write(b, r->history);

@@ -169,3 +169,14 @@ Test(buf, double_is_the_shortest_text_that_reads_back) {
     cs_buf_free(&b);
   }
 }
+
+Test(buf, json_strs_is_an_array_of_string_literals) {
+  cs_buf b = {0};
+  cs_buf_json_strs(&b, NULL, 0);
+  cr_assert_str_eq(b.data, "[]");
+  cs_buf_clear(&b);
+  const cs_str v[] = {cs_str_c("a\"b"), CS_NULL_STR, cs_str_c("")};
+  cs_buf_json_strs(&b, v, 3);
+  cr_assert_str_eq(b.data, "[\"a\\\"b\",null,\"\"]");
+  cs_buf_free(&b);
+}
