@@ -23,7 +23,6 @@
 #include "core/history_json.h"
 #include "core/utf8.h"
 
-#define MAX_SECRETS 16
 #define MAX_BODY ((size_t)4 << 20) /* answers are small error bodies; a huge one is cut */
 #define MAX_ENTRY (MAX_BODY * 8)   /* a cassette entry: the request (IDs up to --max-id-len) and the answer */
 static const char redacted[] = "[redacted]";
@@ -32,8 +31,8 @@ struct cs_http {
   cs_http_config cfg;
   CURL *curl;
   cs_hasher *hasher;
-  char *secrets[MAX_SECRETS];
-  size_t nsecrets;
+  char **secrets; /* every form of every key in the environment: no fixed number may drop one */
+  size_t nsecrets, secrets_cap;
   unsigned sent, exchanges;
   double last; /* cs_now_s() at the start of the last request on the wire */
   bool have_last;
@@ -140,17 +139,22 @@ void cs_http_free(cs_http *h) {
   cs_hasher_free(h->hasher);
   for (size_t i = 0; i < h->nsecrets; i++)
     free(h->secrets[i]);
+  free(h->secrets);
   free(h->seen);
   free(h);
 }
 
 /* Adds `text` as a secret unless it is one already. */
 static void add_one_secret(cs_http *h, const char *text) {
-  if (!*text || h->nsecrets >= MAX_SECRETS)
+  if (!*text)
     return;
   for (size_t i = 0; i < h->nsecrets; i++)
     if (!strcmp(h->secrets[i], text))
       return;
+  if (h->nsecrets == h->secrets_cap) {
+    h->secrets_cap = h->secrets_cap ? 2 * h->secrets_cap : 16;
+    h->secrets = cs_xrealloc_array(h->secrets, h->secrets_cap, sizeof *h->secrets);
+  }
   h->secrets[h->nsecrets++] = cs_xstrdup(text);
 }
 

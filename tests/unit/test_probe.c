@@ -752,6 +752,25 @@ Test(probe_http, redact_replaces_every_secret) {
   cs_http_free(h);
 }
 
+/* Every provider key in the environment is a secret, each in up to three forms: none is dropped for
+ * want of room. */
+Test(probe_http, redact_keeps_every_secret_however_many) {
+  cs_err err;
+  cs_http_config cfg = {.dry_run = true};
+  cs_http *h = cs_http_new(&cfg, &err);
+  char key[40];
+  for (int i = 0; i < 40; i++) {
+    snprintf(key, sizeof key, "sk-many/key-%02d", i); /* a '/' gives it a second JSON form */
+    cs_http_add_secret(h, key);
+  }
+  cs_buf b = {0};
+  cs_buf_puts(&b, "first sk-many/key-00, last sk-many/key-39, escaped sk-many\\/key-39");
+  cs_http_redact(h, &b);
+  cr_assert_str_eq(b.data, "first [redacted], last [redacted], escaped [redacted]");
+  cs_buf_free(&b);
+  cs_http_free(h);
+}
+
 /* A key shorter than 8 bytes is a placeholder: not redacted, so reports and cassettes stay intact
  * ("1" would otherwise turn every 1 into [redacted]). */
 Test(probe_http, short_keys_are_placeholders) {
