@@ -30,6 +30,13 @@ char *cs_xstrdup(const char *s) {
   return memcpy(cs_xmalloc(n), s, n);
 }
 
+char *cs_xstrndup(const char *s, size_t n) {
+  char *p = cs_xmalloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
 void *cs_xrealloc_array(void *p, size_t n, size_t size) {
   if (size && n > SIZE_MAX / size)
     cs_out_of_memory();

@@ -14,6 +14,8 @@ _Noreturn void cs_out_of_memory(void);
 void *cs_xmalloc(size_t size);
 void *cs_xcalloc(size_t n, size_t size);
 char *cs_xstrdup(const char *s);
+/* A NUL-terminated heap copy of s[0..n) (s need not be terminated). */
+char *cs_xstrndup(const char *s, size_t n);
 
 /* `p` (NULL or from these functions) resized to n elements of `size` bytes; n * size overflowing
  * counts as out of memory. */

@@ -175,9 +175,8 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
       ev->faults++;
       if (!any_fault && !ev->fault_told) { /* once per worker: the search goes on */
         cs_buf b = {0};
-        cs_esc_plain_cut(&b, ev->last_fault, sizeof ev->last_fault);
         fprintf(stderr, "callsign: collide: %s %s; its inputs are skipped\n", ev->reqs[r].op == CS_OP_EMIT ? "an" : "a",
-                b.data);
+                cs_shown(&b, ev->last_fault, sizeof ev->last_fault));
         cs_buf_free(&b);
       }
       ev->fault_told = true;
@@ -321,13 +320,6 @@ static int probe_families(evaluator *ev, const input_family *given, uint64_t see
 
 /* --- shrinking, printing, planting -------------------------------------------------------------- */
 
-static char *dup_str(cs_str s) {
-  char *p = cs_xmalloc(s.len + 1);
-  memcpy(p, s.ptr, s.len);
-  p[s.len] = 0;
-  return p;
-}
-
 /* What evaluating a pair again says. */
 enum { PAIR_DIFFERENT = 0, PAIR_COLLIDES = 1, PAIR_NOT_ANSWERED = 2 };
 
@@ -346,12 +338,12 @@ static int collides(evaluator *ev, cs_str a, cs_str b, char **out, cs_err *err) 
   if (ev->faults + ev->cut != unanswered)
     return PAIR_NOT_ANSWERED;
   if (o[0].len != o[1].len || memcmp(o[0].ptr, o[1].ptr, o[0].len) != 0)
-    return 0;
+    return PAIR_DIFFERENT;
   if (out) {
     free(*out);
-    *out = dup_str(o[0]);
+    *out = cs_xstrndup(o[0].ptr, o[0].len);
   }
-  return 1;
+  return PAIR_COLLIDES;
 }
 
 /* Evaluates the pair found again: a fault there (a crash, a hang, garbage) says nothing of the
@@ -789,8 +781,9 @@ int cs_cmd_collide(int argc, char **argv) {
   evaluator *ev = &evs[0];
   ev->impl->stop_at_ns = 0; /* the time was the search's: the pair is confirmed, shrunk and run */
   cs_arena_reset(&ev->arena);
-  a = dup_str(input_of(ev, sa));
-  b = dup_str(input_of(ev, sb));
+  cs_str ia = input_of(ev, sa), ib = input_of(ev, sb);
+  a = cs_xstrndup(ia.ptr, ia.len);
+  b = cs_xstrndup(ib.ptr, ib.len);
   int confirmed = confirm_pair(ev, a, b, &out, &err);
   if (confirmed != PAIR_COLLIDES) {
     if (confirmed < 0)

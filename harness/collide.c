@@ -595,13 +595,6 @@ static cs_str without(const char *s, size_t len, size_t i, size_t k, char *buf) 
   return (cs_str){buf, len - k};
 }
 
-static char *dup_cstr(cs_str s) {
-  char *p = cs_xmalloc(s.len + 1);
-  memcpy(p, s.ptr, s.len);
-  p[s.len] = 0;
-  return p;
-}
-
 /* One candidate: the pair without the character [i, i + k) of A (which 0), of B (1) or of both at
  * the same position (2). 1 when it still collides (and replaced the pair), 0 not, -1 error. */
 static int try_without(const cs_collide_shrink_config *cfg, char **a, char **b, int which, size_t i, size_t k) {
@@ -611,7 +604,7 @@ static int try_without(const cs_collide_shrink_config *cfg, char **a, char **b, 
   cs_str cb = which == 0 ? (cs_str){*b, lb} : without(*b, lb, i, k, bb);
   int rc = ca.len && cb.len ? cfg->test(cfg->user, ca, cb) : 0;
   if (rc == 1) {
-    char *na = dup_cstr(ca), *nb = dup_cstr(cb);
+    char *na = cs_xstrndup(ca.ptr, ca.len), *nb = cs_xstrndup(cb.ptr, cb.len);
     free(*a);
     free(*b);
     *a = na;
