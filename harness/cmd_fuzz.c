@@ -303,18 +303,11 @@ static int run_workers(fuzz_ctx *c, unsigned jobs, cs_findings *total, cs_err *e
     if (rc == 0 && !failed) {
       if (cs_findings_read(dir, &part, &why) == 0) {
         /* PROTOCOL.md: every process of a program gives one name, which keys its results. */
-        int mrc;
-        if (total->impl[0] && strcmp(total->impl, part.impl) != 0) {
-          cs_buf x = {0}, y = {0};
-          mrc = cs_err_set(&why,
-                           "worker %u: its hello names the implementation '%s', an earlier worker's '%s' (every "
-                           "process must give one name)",
-                           k, cs_shown(&x, part.impl, 60), cs_shown(&y, total->impl, 60));
-          cs_buf_free(&x);
-          cs_buf_free(&y);
-        } else {
-          mrc = cs_findings_merge(total, &part, &why);
-        }
+        char whose[32];
+        snprintf(whose, sizeof whose, "worker %u: its", k);
+        int mrc = total->impl[0] && strcmp(total->impl, part.impl) != 0
+                      ? cs_session_other_name(&why, whose, part.impl, "an earlier worker's", total->impl)
+                      : cs_findings_merge(total, &part, &why);
         cs_findings_free(&part);
         failed = mrc != 0;
       } else {

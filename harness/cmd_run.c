@@ -131,13 +131,7 @@ static cs_impl *open_session(void *user, cs_err *err) {
   const session_args *s = user;
   cs_impl *impl = cs_session_open(s->o, s->rs, s->name, err);
   if (impl && impl->info.name && s->first && strcmp(impl->info.name, s->first) != 0) {
-    cs_buf x = {0}, y = {0};
-    cs_err_set(
-        err,
-        "a worker's hello names the implementation '%s', the first process's '%s' (every process must give one name)",
-        cs_shown(&x, impl->info.name, 60), cs_shown(&y, s->first, 60));
-    cs_buf_free(&x);
-    cs_buf_free(&y);
+    cs_session_other_name(err, "a worker's", impl->info.name, "the first process's", s->first);
     cs_impl_destroy(impl);
     return NULL;
   }

@@ -79,6 +79,16 @@ const char *cs_shown(cs_buf *b, const char *s, size_t max) {
   return b->data ? b->data : "";
 }
 
+int cs_session_other_name(cs_err *err, const char *whose, const char *name, const char *first_whose,
+                          const char *first) {
+  cs_buf x = {0}, y = {0};
+  cs_err_set(err, "%s hello names the implementation '%s', %s '%s' (every process must give one name)", whose,
+             cs_shown(&x, name, 60), first_whose, cs_shown(&y, first, 60));
+  cs_buf_free(&x);
+  cs_buf_free(&y);
+  return -1;
+}
+
 void cs_session_close(cs_impl *impl, const char *name) {
   char how[160];
   if (impl && cs_impl_stop(impl, how, sizeof how)) { /* not a property: the IDs it gave are judged already */

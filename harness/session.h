@@ -21,6 +21,11 @@ cs_impl *cs_session_open(const cs_options *o, cs_ruleset *rs, const char *name, 
  * are its own text. Valid until b changes. */
 const char *cs_shown(cs_buf *b, const char *s, size_t max);
 
+/* -1, with err saying that `whose` hello names the implementation `name` where `first_whose` named
+ * it `first`: PROTOCOL.md asks every process of a program for one name, which keys its results.
+ * whose: "a worker's", "worker 2: its"; first_whose: "the first process's". */
+int cs_session_other_name(cs_err *err, const char *whose, const char *name, const char *first_whose, const char *first);
+
 /* Ends and frees `impl` (NULL: nothing); a program that ended otherwise than PROTOCOL.md asks (a
  * nonzero status on stop, lines after its last answer) gets a note on stderr naming it as `name`. */
 void cs_session_close(cs_impl *impl, const char *name);
