@@ -567,6 +567,14 @@ int cs_json_names_once(const cJSON *obj, cs_err *err) {
   return 0;
 }
 
+size_t cs_json_space_after(cs_str json, const char *end) {
+  size_t used = end ? (size_t)(end - json.ptr) : json.len;
+  while (used < json.len &&
+         (json.ptr[used] == ' ' || json.ptr[used] == '\t' || json.ptr[used] == '\r' || json.ptr[used] == '\n'))
+    used++;
+  return used;
+}
+
 cJSON *cs_json_parse_strict(cs_str json, size_t max_bytes, const char *what, cs_err *err) {
   if (cs_json_precheck(json, max_bytes, err))
     return NULL;
@@ -596,10 +604,7 @@ cJSON *cs_json_parse_strict(cs_str json, size_t max_bytes, const char *what, cs_
     return NULL;
   }
   /* Anything but white space after the value is an error. */
-  size_t used = end ? (size_t)(end - json.ptr) : json.len;
-  while (used < json.len &&
-         (json.ptr[used] == ' ' || json.ptr[used] == '\t' || json.ptr[used] == '\r' || json.ptr[used] == '\n'))
-    used++;
+  size_t used = cs_json_space_after(json, end);
   if (used < json.len) {
     size_t line, col;
     cs_json_line_col(json, used, &line, &col);

@@ -49,6 +49,9 @@ int cs_json_names_once(const cJSON *obj, cs_err *err);
 cJSON *cs_json_parse_strict(cs_str json, size_t max_bytes, const char *what, cs_err *err);
 /* Line and column (1-based) of byte `off` in `json`. */
 void cs_json_line_col(cs_str json, size_t off, size_t *line, size_t *col);
+/* The offset of the first byte after `end` (where cJSON stopped; NULL: the end of json) that is not
+ * JSON white space; json.len when there is none. */
+size_t cs_json_space_after(cs_str json, const char *end);
 
 /* Appends the history as compact JSON (one line, no newline). */
 void cs_history_write(cs_buf *b, const cs_history *h);

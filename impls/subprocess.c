@@ -572,11 +572,9 @@ static char *dup_str(const char *p) {
 }
 
 /* One JSON object per line: after it, only blanks (a line end's \r included). */
+/* A line holds no '\n': white space after the value is ' ', '\t' or '\r'. */
 static bool data_after(cs_str line, const char *end) {
-  for (size_t used = end ? (size_t)(end - line.ptr) : line.len; used < line.len; used++)
-    if (!strchr(" \t\r", line.ptr[used]))
-      return true;
-  return false;
+  return cs_json_space_after(line, end) < line.len;
 }
 
 /* Tells a seq that is no seq at all (5.4) from one that is out of order (6), for the message. */

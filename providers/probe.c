@@ -270,9 +270,7 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
      * is none. */
     const char *end = NULL;
     cJSON *root = body.ptr ? cJSON_ParseWithLengthOpts(body.ptr, body.len, &end, false) : NULL;
-    bool api = cJSON_IsObject(root);
-    for (const char *p = end; api && p < body.ptr + body.len; p++)
-      api = *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n';
+    bool api = cJSON_IsObject(root) && cs_json_space_after(body, end) == body.len;
     cJSON_Delete(root);
     out->verdict = api ? CS_PROBE_ACCEPTED : CS_PROBE_TRANSPORT;
     out->setup = !api;
