@@ -52,3 +52,16 @@ Test(alloc, realloc_array_overflow_aborts, .signal = SIGABRT) {
   void *p = cs_xrealloc_array(NULL, SIZE_MAX / 8 + 2, 8);
   free(p);
 }
+
+/* A copy of part of a string that need not be terminated: n bytes and a NUL, embedded NULs kept. */
+Test(alloc, strndup_copies_n_bytes_and_terminates) {
+  char *p = cs_xstrndup("abcdef", 3);
+  cr_assert_str_eq(p, "abc");
+  free(p);
+  p = cs_xstrndup("a\0b", 3);
+  cr_assert(p[0] == 'a' && p[1] == 0 && p[2] == 'b' && p[3] == 0);
+  free(p);
+  p = cs_xstrndup("", 0);
+  cr_assert_str_eq(p, "");
+  free(p);
+}
