@@ -863,16 +863,10 @@ static int authenticate(probe_ctx *c, cs_buf *which) {
 /* Every provider key in the environment is redacted, not only the one sent: an implementation or
  * a gateway may print any of them, and they end up in messages, reports and cassettes. */
 static void redact_other_keys(probe_ctx *c) {
-  static const char *const aws[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"};
-  for (int t = 0; t < CS_TARGET_COUNT; t++) {
-    const cs_probe_spec *spec = cs_target_get((cs_target_id)t)->probe;
-    for (int i = 0; spec && i < 3 && spec->key_env[i]; i++)
-      if (env(spec->key_env[i]))
-        cs_http_add_secret(c->http, env(spec->key_env[i]));
-  }
-  for (size_t i = 0; i < sizeof aws / sizeof *aws; i++)
-    if (env(aws[i]))
-      cs_http_add_secret(c->http, env(aws[i]));
+  const char *k;
+  for (size_t i = 0; (k = cs_probe_key_env_at(i)); i++)
+    if (env(k))
+      cs_http_add_secret(c->http, env(k));
 }
 
 /* "P" or "P:ENDPOINT" (anthropic:messages). */

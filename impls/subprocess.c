@@ -29,6 +29,7 @@
 #include "core/utf8.h"
 #include "impls/impl.h"
 #include "impls/subprocess_parse.h"
+#include "providers/probe.h"
 
 extern char **environ;
 
@@ -495,12 +496,31 @@ static void set_nonblock(int fd) {
     fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/* callsign's environment less the provider keys (a NULL-terminated copy of the pointers, to free):
+ * an implementation under test needs none, and a key it never sees it cannot print or send. */
+static char **child_environ(void) {
+  size_t n = 0;
+  while (environ && environ[n])
+    n++;
+  char **env = calloc(n + 1, sizeof *env);
+  if (!env)
+    return NULL;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *eq = strchr(environ[i], '=');
+    if (!eq || !cs_probe_is_key_env(environ[i], (size_t)(eq - environ[i])))
+      env[k++] = environ[i];
+  }
+  return env;
+}
+
 /* Starts the program. Returns 0, or -1 with `err` when it cannot be started at all. */
 static int spawn_process(cs_subproc *s, cs_err *err) {
   int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
   bool fa_ok = false, at_ok = false;
+  char **child_env = NULL;
   int rc = -1;
   if (make_pipe(in) || make_pipe(out) || make_pipe(er) || lift_fd(&in[0]) || lift_fd(&out[1]) || lift_fd(&er[1])) {
     cs_err_set(err, "cannot start '%s': pipe: %s", s->argv[0], strerror(errno));
@@ -527,7 +547,12 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
   posix_spawnattr_setpgroup(&at, 0);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   pid_t pid;
-  int e = posix_spawnp(&pid, s->argv[0], &fa, &at, s->argv, environ);
+  child_env = child_environ();
+  if (!child_env) {
+    cs_err_set(err, "cannot start '%s': out of memory", s->argv[0]);
+    goto cleanup;
+  }
+  int e = posix_spawnp(&pid, s->argv[0], &fa, &at, s->argv, child_env);
   if (e != 0) {
     cs_err_set(err, "cannot start '%s': %s", s->argv[0], strerror(e));
     goto cleanup;
@@ -551,6 +576,7 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
   s->err_at_start = s->err_total;
   rc = 0;
 cleanup:
+  free(child_env);
   if (fa_ok)
     posix_spawn_file_actions_destroy(&fa);
   if (at_ok)

@@ -17,6 +17,25 @@ const char *cs_probe_verdict_name(cs_probe_verdict v) {
   return (unsigned)v < CS_PROBE_VERDICT_COUNT ? names[v] : "?";
 }
 
+const char *cs_probe_key_env_at(size_t i) {
+  static const char *const aws[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"};
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_probe_spec *spec = cs_target_get((cs_target_id)t)->probe;
+    for (int k = 0; spec && k < 3 && spec->key_env[k]; k++)
+      if (i-- == 0)
+        return spec->key_env[k];
+  }
+  return i < sizeof aws / sizeof *aws ? aws[i] : NULL;
+}
+
+bool cs_probe_is_key_env(const char *name, size_t len) {
+  const char *k;
+  for (size_t i = 0; (k = cs_probe_key_env_at(i)); i++)
+    if (strlen(k) == len && !memcmp(k, name, len))
+      return true;
+  return false;
+}
+
 uint32_t cs_probe_nmessages(const cs_probe_request *r) {
   uint32_t n = 1;
   for (uint32_t i = 0; i < r->npairs; i++)

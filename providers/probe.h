@@ -100,6 +100,13 @@ struct cs_probe_spec {
   void (*classify)(long status, cs_str body, cs_probe_outcome *out);
 };
 
+/* The i-th environment variable that may hold a provider credential (every target's key_env, then
+ * AWS SigV4's), or NULL past the last. probe redacts them all from what it writes; external
+ * implementations are started without them (an ID normalizer needs none). */
+const char *cs_probe_key_env_at(size_t i);
+/* `name` (len bytes, no '=') is one of those variables. */
+bool cs_probe_is_key_env(const char *name, size_t len);
+
 /* Shared by the builders: number of assistant messages (largest `message` + 1). */
 uint32_t cs_probe_nmessages(const cs_probe_request *r);
 /* The dummy tool every probe declares and calls. */

@@ -250,6 +250,18 @@ check "a restart's hello announces fewer targets: a protocol fault naming it, ex
   >"$T/pidname.out" 2>&1
 check "a restart's hello gives another name: a protocol fault naming both, exit 1" \
   "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/pidname.out' && grep -Eq \"a restart's hello names the implementation 'echo-[0-9]+', the first hello 'echo-[0-9]+'\" '$T/pidname.out'"
+# Provider keys stay with callsign: an ID normalizer needs none, and one it never sees it cannot
+# print or send. Any other variable is passed (the control: the fixture does see it).
+for var in OPENAI_API_KEY AWS_SECRET_ACCESS_KEY GEMINI_API_KEY; do
+  env "$var=sk-callsign-test-0123456789" "$CS" run --no-corpus --cases 2 --quiet --impl-cmd -- python3 "$FIX/proto_echo.py" \
+    --hello-exit-if-env "$var" >"$T/envkey.out" 2>&1
+  check "$var is not in an implementation's environment (it runs; exit 1 for its failures)" \
+    "[ $? -eq 1 ] && ! grep -q 'in my environment' '$T/envkey.out'"
+done
+CALLSIGN_TEST_VAR=1 "$CS" run --no-corpus --cases 2 --quiet --impl-cmd -- python3 "$FIX/proto_echo.py" \
+  --hello-exit-if-env CALLSIGN_TEST_VAR >"$T/envother.out" 2>&1
+check "another variable is in the implementation's environment (cannot run: exit 3)" \
+  "[ $? -eq 3 ] && grep -q 'CALLSIGN_TEST_VAR is in my environment' '$T/envother.out'"
 # PROTOCOL.md: on stop the program exits with status 0. Another status is named in a note; it is
 # not a property (every answer was judged already), so the exit status stays that of the checks.
 "$CS" run --no-corpus --cases 3 --quiet --impl-cmd -- python3 "$FIX/proto_echo.py" --stop-exit 3 >"$T/stop3.out" 2>"$T/stop3.err"

@@ -869,3 +869,21 @@ Test(probe_classify, messages_are_valid_utf8) {
   cs_probe_openai_chat.classify(0, cs_str_c("transport \xFF\xFE failed"), &out);
   cr_assert_str_eq(out.message, "transport ?? failed");
 }
+
+/* The key variables: every probe spec's, and the AWS credentials; each listed, no other name. */
+Test(probe_keys, every_key_variable_is_listed_and_no_other) {
+  const char *want[] = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY",        "MISTRAL_API_KEY",  "GEMINI_API_KEY",
+                        "GOOGLE_API_KEY",    "MOONSHOT_API_KEY",      "KIMI_API_KEY",     "AWS_BEARER_TOKEN_BEDROCK",
+                        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    cr_expect(cs_probe_is_key_env(want[i], strlen(want[i])), "%s", want[i]);
+  const char *others[] = {"PATH", "OPENAI_API_KEYS", "OPENAI_API_KE", "AWS_REGION", "HOME", ""};
+  for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+    cr_expect(!cs_probe_is_key_env(others[i], strlen(others[i])), "%s", others[i]);
+  /* A name given with its "=value" counts only its length. */
+  cr_expect(cs_probe_is_key_env("OPENAI_API_KEY=sk", 14));
+  size_t n = 0;
+  while (cs_probe_key_env_at(n))
+    n++;
+  cr_expect_geq(n, sizeof want / sizeof *want);
+}
