@@ -673,9 +673,11 @@ int cs_cmd_collide(int argc, char **argv) {
   double t0 = cs_now_s(), probe_stop = o.time_s > 0 ? t0 + o.time_s / 4 : 0;
   /* Under --time a request still unanswered a second after it is cut off, as in a run: an
    * implementation that hangs cannot hold the search to its --deadline. */
-  if (o.time_s > 0)
-    for (unsigned i = 0; i < opened; i++)
+  for (unsigned i = 0; i < opened; i++) {
+    if (o.time_s > 0)
       evs[i].impl->stop_at_ns = cs_now_ns() + (int64_t)((o.time_s + CUT_GRACE_S) * 1e9);
+    evs[i].impl->interrupt = stop; /* a stop signal cuts a hanging request too */
+  }
   double bits = 0;
   bool found = false;
   uint64_t sa = 0, sb = 0, evals = 0;
@@ -693,6 +695,12 @@ int cs_cmd_collide(int argc, char **argv) {
   sb = pr.b;
   bits = pr.bits;
   evals = pr.evaluated;
+  if (!found && evs[0].answered == 0 && *stop) { /* as fuzz: no fault of the implementation's is known */
+    status =
+        cs_fail(CS_EXIT_USAGE, "collide: %s: interrupted by %s before any request was answered: nothing was searched",
+                shown_name, *stop == SIGINT ? "SIGINT" : "SIGTERM");
+    goto cleanup;
+  }
   if (!found && evs[0].answered == 0) {
     status = never_answered(shown_name, &evs[0], o.time_s);
     goto cleanup;
@@ -780,6 +788,7 @@ int cs_cmd_collide(int argc, char **argv) {
   /* The pair: rebuild the inputs, confirm, shrink. */
   evaluator *ev = &evs[0];
   ev->impl->stop_at_ns = 0; /* the time was the search's: the pair is confirmed, shrunk and run */
+  ev->impl->interrupt = NULL;
   cs_arena_reset(&ev->arena);
   cs_str ia = input_of(ev, sa), ib = input_of(ev, sb);
   a = cs_xstrndup(ia.ptr, ia.len);

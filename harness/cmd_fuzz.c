@@ -9,9 +9,9 @@
  * elsewhere. --list-cases prints every case run (index, SHA-256 of its history, token): shards
  * 0..N-1 together list exactly the cases of the unsharded run.
  * SIGINT or SIGTERM stops the campaign as its --time would: the batch in flight finishes (its
- * failures are reported unshrunk), the findings are written and summed up as usual, and the
- * summary says it was interrupted. The same signal a second time ends callsign at once.
- * Exit status: 1 a failure was found (not listed by --expect), 0 none, 2 usage, 3 cannot run. */
+ * failures are reported unshrunk; requests still waiting are cut off, their cases not judged), the
+ * findings are written and summed up as usual, and the summary says it was interrupted. The same signal a second time
+ * ends callsign at once. Exit status: 1 a failure was found (not listed by --expect), 0 none, 2 usage, 3 cannot run. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -368,7 +368,7 @@ static size_t print_summary(const cs_options *o, const cs_findings *f, cs_expect
                 f->seconds, rate, nd, nd == 1 ? "" : "s");
   if (f->cases_cut) {
     cs_buf line = {0};
-    cs_cut_line(&line, f->cases_cut, "--time");
+    (f->interrupted ? cs_cut_line_interrupted : cs_cut_line)(&line, f->cases_cut, "--time");
     cs_buf_printf(&b, "  %s\n", line.data);
     cs_buf_free(&line);
   }

@@ -972,7 +972,7 @@ static void shrink(runner *r, cs_outcome *cell) {
     if (rc < 0)
       goto done;
     /* held: it ran, every request was answered, and the cell holds (a fault leaves it open) */
-    held = rc == 0 && s.budget < before && !first_unanswered(&r->runs[0], false, NULL);
+    held = rc == 0 && s.budget < before && !r->runs[0].cut && !first_unanswered(&r->runs[0], false, NULL);
     if (rc == 1) {
       reproduced = true;
       s.bs = size_of_last(r);
@@ -1051,6 +1051,11 @@ static void shrink(runner *r, cs_outcome *cell) {
     }
   }
 done:
+  /* A stop signal ends shrinking (and cuts the try in flight): the case is reported as it stands. */
+  if (interrupted(r->cfg) && !steps && !strstr(cell->message, "(not shrunk:")) {
+    size_t len = strlen(cell->message);
+    snprintf(cell->message + len, sizeof cell->message - len, " (not shrunk: a stop signal came)");
+  }
   r->shrink_spent += cs_now_s() - t0;
   free(s.cand);
   cell->nchoices = s.nbest;
@@ -1399,6 +1404,8 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   runner_init(&r, impl, rs, cfg, out, err);
   double t0 = cs_now_s();
   int64_t caller_stop = impl->stop_at_ns;
+  const volatile sig_atomic_t *caller_interrupt = impl->interrupt;
+  impl->interrupt = cfg->interrupt; /* a stop signal cuts the requests still waiting */
   unsigned caller_give_up = impl->give_up_after;
   impl->give_up_after = cfg->replay_one ? CS_REPLAY_GIVE_UP_AFTER : CS_RUN_GIVE_UP_AFTER;
   if (cfg->time_s > 0) {
@@ -1456,6 +1463,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   if (!slots) {
     free(plans);
     impl->stop_at_ns = caller_stop;
+    impl->interrupt = caller_interrupt;
     impl->give_up_after = caller_give_up;
     runner_finish(&r, t0);
     return cs_err_set(err, "out of memory for the case batches");
@@ -1540,10 +1548,14 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
   free(slots);
   free(plans);
   impl->stop_at_ns = caller_stop;
+  impl->interrupt = caller_interrupt;
   impl->give_up_after = caller_give_up;
   out->given_up = impl->given_up & r.kinds_asked;
-  /* Cases cut off by the time are not judged; when that was every case, the run checked nothing. */
-  if (rc == 0 && out->cases == 0 && out->cases_cut > 0) {
+  /* Cases cut off by the time are not judged; when that was every case, the run checked nothing.
+   * Cut off by a stop signal, the run was interrupted: the caller says so. */
+  if (interrupted(cfg))
+    out->interrupted = true;
+  if (rc == 0 && out->cases == 0 && out->cases_cut > 0 && !out->interrupted) {
     cs_err_set(err, "no case got all its answers within --time %gs and %gs more for answers in flight (%s)",
                cfg->time_s, CUT_GRACE_S, r.first_cut);
     rc = -1;

@@ -5,6 +5,7 @@
 #ifndef CS_IMPLS_IMPL_H
 #define CS_IMPLS_IMPL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,6 +101,10 @@ struct cs_impl {
    * request would wait out its own deadline); a process start waiting for its hello answer is
    * ended then too, and the requests it was for are cut. 0: never. Built-ins answer at once and ignore it. */
   int64_t stop_at_ns;
+  /* Set by the caller: the flag a stop signal sets (cs_catch_stop_signals). Once it is nonzero the
+   * stop time has come, as at stop_at_ns: a Ctrl-C does not wait out a hanging request's deadline.
+   * NULL: none. */
+  const volatile sig_atomic_t *interrupt;
   /* Set by the caller: a request kind is given up once this many of its requests have faulted
    * (crash, timeout, protocol) while none of that kind was answered, and every kind once this many
    * requests have faulted while none at all was answered, or ten times this many in all with a
@@ -113,7 +118,7 @@ struct cs_impl {
 
 /* Has the caller's stop time come? Then nothing more is started: no request, no process. */
 static inline bool cs_impl_stop_came(const cs_impl *i) {
-  return i->stop_at_ns && cs_now_ns() >= i->stop_at_ns;
+  return (i->interrupt && *i->interrupt) || (i->stop_at_ns && cs_now_ns() >= i->stop_at_ns);
 }
 
 /* What every implementation may use when it is created. */

@@ -158,6 +158,8 @@ static wait_state wait_for(const cs_subproc *s, int64_t deadline, int *ms) {
   *ms = ms_until(deadline);
   if (*ms <= 0)
     return WAIT_DEADLINE_PASSED;
+  if (s->base.interrupt && *s->base.interrupt)
+    return WAIT_STOP_CAME;
   if (s->base.stop_at_ns && s->base.stop_at_ns < deadline) {
     *ms = ms_until(s->base.stop_at_ns);
     if (*ms <= 0)
@@ -842,7 +844,8 @@ static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err
     }
     if (w == WAIT_STOP_CAME) {
       kill_process(s);
-      cs_err_set(err, "'%s': the time ran out before the hello answer", s->argv[0]);
+      cs_err_set(err, "'%s': %s before the hello answer", s->argv[0],
+                 s->base.interrupt && *s->base.interrupt ? "a stop signal came" : "the time ran out");
       return START_CUT;
     }
     pump(s, left);
@@ -1085,6 +1088,7 @@ static int check_request(const cs_request *r, size_t i, cs_err *err) {
  * step); the next batch starts a new one, without blame. */
 static void cut_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, size_t from, size_t n, int64_t since,
                      cs_arena *a) {
+  const char *why = s->base.interrupt && *s->base.interrupt ? "a stop signal came" : "the time ran out";
   for (size_t i = from; i < n; i++) {
     replies[i] = (cs_reply){.status = CS_REPLY_CUT};
     if (i > from)
@@ -1092,11 +1096,11 @@ static void cut_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, s
     char what[64];
     describe_request(&reqs[i], what, sizeof what);
     if (i < s->b_sent && s->pid > 0)
-      replies[i].message = cs_arena_printf(
-          a, "seq %llu (%s) was unanswered after %lld ms (deadline %u ms) when the time ran out",
-          (unsigned long long)s->seqs[i], what, (long long)((cs_now_ns() - since) / 1000000), s->deadline_ms);
+      replies[i].message = cs_arena_printf(a, "seq %llu (%s) was unanswered after %lld ms (deadline %u ms) when %s",
+                                           (unsigned long long)s->seqs[i], what,
+                                           (long long)((cs_now_ns() - since) / 1000000), s->deadline_ms, why);
     else
-      replies[i].message = cs_arena_printf(a, "the time ran out before %s was sent", what);
+      replies[i].message = cs_arena_printf(a, "%s before %s was sent", why, what);
   }
   if (s->pid > 0 && s->b_sent > from)
     kill_process(s);

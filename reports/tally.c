@@ -73,6 +73,13 @@ void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag) {
                 (unsigned long long)cases_cut, cases_cut == 1 ? "" : "s", flag);
 }
 
+void cs_cut_line_interrupted(cs_buf *b, uint64_t cases_cut, const char *flag) {
+  cs_buf_printf(b,
+                "%llu case%s cut off by %s or the stop signal: still waiting for answers when the campaign stopped, "
+                "not judged",
+                (unsigned long long)cases_cut, cases_cut == 1 ? "" : "s", flag);
+}
+
 void cs_percent(cs_buf *b, double share) {
   double p = isfinite(share) && share > 0 ? share * 100 : 0;
   int decimals = 2;

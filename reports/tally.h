@@ -30,6 +30,8 @@ void cs_tally_line(cs_buf *b, const cs_tally *t);
 /* "3 cases cut off by --time: still waiting for answers when the time ran out, not judged", the
  * flag spelt as `flag` (a format may quote it); no newline. */
 void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag);
+/* The same for a campaign a stop signal ended (it cuts the requests still waiting too). */
+void cs_cut_line_interrupted(cs_buf *b, uint64_t cases_cut, const char *flag);
 
 /* A share (0.2) as a percentage for people: two decimals ("20.00%"), more where two would round a
  * nonzero share to "0.00%" ("0.000010%"), so a --min-coverage threshold never reads as none. */

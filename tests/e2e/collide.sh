@@ -6,6 +6,7 @@
 set -u
 CS=${1:-build/san/callsign}
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
 # Recomputes anthropic-sanitize on the two inputs printed as A: and B: (JSON strings).
 independent() {
   python3 - "$1" <<'P'
@@ -173,6 +174,29 @@ timeout --preserve-status -s TERM 5 "$CS" collide --target anthropic --no-corpus
   --impl-cmd -- python3 "$T/norm.py" anthropic 'hashlib.sha256(i.encode()).hexdigest()' >"$T/int.txt" 2>"$T/int.err"
 check "collide of an external implementation ended by SIGTERM: exit 0, interrupted" \
   "[ $? -eq 0 ] && grep -qE '^collide: no collision found in [1-9][0-9]* evaluations .*; interrupted by SIGTERM' '$T/int.txt'"
+# A stop signal does not wait out a hanging request's --deadline: it is cut off at once, and the
+# summary follows (exit 0); when no request was ever answered, nothing was searched (exit 2).
+for after in 50 0; do
+  env --default-signal=INT "$CS" collide --target mistral --no-corpus --jobs 1 --deadline 60000 --impl-cmd -- \
+    python3 "$FIX/proto_echo.py" --ops normalize --targets mistral --hang-after $after --tag "collide-hang-$after" \
+    >"$T/hang.txt" 2>"$T/hang.err" &
+  pid=$!
+  sleep 3
+  start=$(date +%s%N)
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
+  sleep 0.3
+  if [ $after -gt 0 ]; then
+    check "collide, SIGINT while a request hangs: the summary within 3 s (took ${ms} ms), exit 0" \
+      "[ $rc -eq 0 ] && [ $ms -lt 3000 ] && grep -q 'interrupted by SIGINT' '$T/hang.txt' && ! pgrep -f collide-hang-$after >/dev/null"
+  else
+    check "collide, SIGINT while the first request hangs: exit 2 within 3 s (took ${ms} ms), nothing searched" \
+      "[ $rc -eq 2 ] && [ $ms -lt 3000 ] && grep -q 'interrupted by SIGINT before any request was answered: nothing was searched' '$T/hang.err' &&
+       ! pgrep -f collide-hang-$after >/dev/null"
+  fi
+done
 "$CS" collide --impl reference --target anthropic --no-corpus --time 1s >"$T/o" 2>"$T/e"
 check "--time far short of the expected work: noted at the start" \
   "[ $? -eq 0 ] && grep -q '^collide: note: .* --time 1s will most likely end without one' '$T/o'"

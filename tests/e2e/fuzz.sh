@@ -526,6 +526,46 @@ check "fuzz --impl-cmd, SIGINT to its process group: exit 0, no fault found, the
   "[ $adapters -ge 1 ] && [ $rc -eq 0 ] && grep -q ' 0 distinct failures' '$T/int3.txt' && interrupted '$T/int3/summary.json' &&
    ! pgrep -f -- '$ROOT/build/adapter-c' >/dev/null"
 
+# A stop signal does not wait out a hanging request's --deadline: the request is cut off, its case
+# not judged, and the campaign ends at once with what it judged before.
+# In the run (emit.pair, which the echo passes: nothing to shrink) and while shrinking (every property).
+for where in run shrink; do
+  props=$([ $where = run ] && echo "--property emit.pair")
+  # shellcheck disable=SC2086
+  env --default-signal=INT "$CS" fuzz $props --time 120s --deadline 60000 --no-corpus --out "$T/int5$where" --impl-cmd -- \
+    python3 "$FIX/proto_echo.py" --hang-after 30 --tag int5-hang >"$T/int5.txt" 2>"$T/int5.err" &
+  pid=$!
+  sleep 4
+  start=$(date +%s%N)
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
+  sleep 0.3
+  if [ $where = run ]; then
+    check "fuzz, SIGINT while a request of the run hangs: ends within 3 s (took ${ms} ms), the waiting cases cut off" \
+      "[ $rc -eq 0 ] && [ $ms -lt 3000 ] && grep -q 'cut off by --time or the stop signal' '$T/int5.txt' &&
+       interrupted '$T/int5$where/summary.json' && ! pgrep -f int5-hang >/dev/null"
+  else
+    check "fuzz, SIGINT while a shrinking try hangs: ends within 3 s (took ${ms} ms), the failure reported unshrunk" \
+      "[ $rc -eq 1 ] && [ $ms -lt 3000 ] && grep -q '(not shrunk: a stop signal came)' '$T/int5.txt' &&
+       ! grep -q 'held when run again' '$T/int5.txt' && interrupted '$T/int5$where/summary.json' && ! pgrep -f int5-hang >/dev/null"
+  fi
+done
+env --default-signal=INT "$CS" fuzz --time 120s --deadline 60000 --no-corpus --out "$T/int6" --impl-cmd -- \
+  python3 "$FIX/proto_echo.py" --hang-after 0 --tag int6-hang >"$T/int6.txt" 2>"$T/int6.err" &
+pid=$!
+sleep 3
+start=$(date +%s%N)
+kill -INT $pid
+wait $pid
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+sleep 0.3
+check "fuzz, SIGINT while the first request hangs: exit 2 within 3 s (took ${ms} ms), nothing was checked" \
+  "[ $rc -eq 2 ] && [ $ms -lt 3000 ] && grep -qx 'callsign: fuzz: interrupted before its first case: nothing was checked' '$T/int6.err' &&
+   ! pgrep -f int6-hang >/dev/null"
+
 # ...and a SIGINT the caller left ignored is not taken as a stop.
 "$CS" fuzz --impl reference --time 4s --no-corpus --out "$T/int4" >"$T/int4.txt" 2>"$T/int4.err" &
 pid=$!

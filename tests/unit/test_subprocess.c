@@ -4,10 +4,13 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -32,6 +35,7 @@ static int restart_impl(cs_impl *im, cs_err *err) {
 }
 
 static const cs_subprocess_config FAST = {.deadline_ms = 300};
+static const cs_subprocess_config SLOW_DEADLINE = {.deadline_ms = 30000};
 
 /* Opens the echo fixture with extra arguments (NULL-terminated list). */
 static cs_impl *open_echo(const cs_subprocess_config *cfg, const char *const *extra) {
@@ -517,6 +521,42 @@ Test(subprocess, past_stop_time_sends_nothing) {
   cr_assert_eq(cs_impl_exec(im, rq, rep, 2, &A, &err), 0, "%s", err.msg);
   assert_norm_ok(&rep[0], "a1", 0);
   assert_norm_ok(&rep[1], "b2", 1);
+  cs_impl_destroy(im);
+}
+
+/* A stop signal's flag, set while a request hangs (from another thread, as a signal would land):
+ * the request is cut then, not at its deadline, and says why; the flag cleared, the next batch
+ * starts a new process. */
+static volatile sig_atomic_t interrupt_flag;
+static void *raise_flag_later(void *arg) {
+  (void)arg;
+  struct timespec ts = {0, 300 * 1000000L};
+  nanosleep(&ts, NULL);
+  interrupt_flag = SIGINT;
+  return NULL;
+}
+
+Test(subprocess, stop_signal_cuts_a_hanging_request) {
+  cs_impl *im = OPEN_ECHO(&SLOW_DEADLINE, "--hang-on", "HANG");
+  cs_request rq[2] = {norm1("HANG"), norm1("a1")};
+  cs_reply rep[2];
+  cs_err err;
+  interrupt_flag = 0;
+  im->interrupt = &interrupt_flag;
+  pthread_t th;
+  cr_assert_eq(pthread_create(&th, NULL, raise_flag_later, NULL), 0);
+  int64_t t0 = cs_now_ns();
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 2, &A, &err), 0, "%s", err.msg);
+  double took_ms = (double)(cs_now_ns() - t0) / 1e6;
+  pthread_join(th, NULL);
+  cr_assert(took_ms >= 290 && took_ms < 2500, "exec took %.0f ms for a signal 300 ms away", took_ms);
+  assert_fault(&rep[0], CS_REPLY_CUT, "when a stop signal came");
+  cr_assert_eq(rep[1].status, CS_REPLY_CUT, "status %s", cs_reply_status_name(rep[1].status));
+  cr_assert(cs_impl_stop_came(im));
+  interrupt_flag = 0;
+  cr_assert(!cs_impl_stop_came(im));
+  cr_assert_eq(cs_impl_exec(im, &rq[1], rep, 1, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[0], "a1", 0);
   cs_impl_destroy(im);
 }
 
