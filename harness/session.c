@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "reports/escape.h"
 
@@ -50,22 +51,38 @@ void cs_catch_signals(const int *sigs, size_t n, void (*handler)(int), int flags
       sigaction(sigs[i], &sa, NULL);
 }
 
-/* The stop signal caught, or 0. File-scope because a signal handler has no context to write to;
- * set only by on_stop_signal, read through the pointer cs_catch_stop_signals returns. */
-static volatile sig_atomic_t stop_signal;
+/* The stop signal caught, or 0, and when it came (ms after stop_base_s, the time signals were
+ * caught). File-scope because a signal handler has no context to write to; set only by
+ * on_stop_signal, read through the pointer cs_catch_stop_signals returns. */
+static volatile sig_atomic_t stop_signal, stop_ms;
+static time_t stop_base_s;
+
+/* A copy of the stop signal within this time is the same stop: `timeout` signals its child and
+ * then the child's group, and a fuzz worker gets the group's signal and its parent's SIGTERM. */
+#define STOP_REPEAT_MIN_MS 1000
+
+static int ms_since_base(void) { /* clock_gettime is async-signal-safe */
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int)((ts.tv_sec - stop_base_s) * 1000 + ts.tv_nsec / 1000000);
+}
 
 static void on_stop_signal(int sig) {
-  if (stop_signal == sig) {
+  if (stop_signal == sig && ms_since_base() - stop_ms >= STOP_REPEAT_MIN_MS) {
     cs_subprocess_kill_all(); /* in their own process groups, they would outlive the default action */
     signal(sig, SIG_DFL);
     raise(sig);
   } else if (!stop_signal) {
+    stop_ms = ms_since_base();
     stop_signal = sig;
   }
 }
 
 const volatile sig_atomic_t *cs_catch_stop_signals(void) {
   const int stop[] = {SIGINT, SIGTERM};
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  stop_base_s = ts.tv_sec;
   stop_signal = 0;
   cs_catch_signals(stop, sizeof stop / sizeof *stop, on_stop_signal, SA_RESTART);
   return &stop_signal;

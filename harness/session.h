@@ -44,10 +44,11 @@ void cs_replay_command(const cs_options *o, const char *impl_name, bool external
  * Ctrl-C meant for the foreground does not reach them, and it stays so. */
 void cs_catch_signals(const int *sigs, size_t n, void (*handler)(int), int flags);
 /* Catches SIGINT and SIGTERM (as cs_catch_signals) for a graceful stop, and returns the flag they
- * set: 0 until the first arrives, then its number. The same signal a second time kills the
- * implementations' process groups and takes its default action; another one after the first is
- * ignored (a Ctrl-C reaches fuzz workers both from the terminal and as the SIGTERM their parent
- * forwards). The flag is process-wide, as a signal is: one command per process uses it. */
+ * set: 0 until the first arrives, then its number. The same signal a second time, a second or more
+ * after the first, kills the implementations' process groups and takes its default action; a copy
+ * sooner is the same stop (`timeout` signals its child, then the child's group), and another
+ * signal after the first is ignored (a Ctrl-C reaches fuzz workers both from the terminal and as
+ * the SIGTERM their parent forwards). The flag is process-wide, as a signal is: one command per process uses it. */
 const volatile sig_atomic_t *cs_catch_stop_signals(void);
 
 /* The name of target `t`, or "-" for target-less properties (t < 0). */

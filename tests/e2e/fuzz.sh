@@ -566,6 +566,24 @@ check "fuzz, SIGINT while the first request hangs: exit 2 within 3 s (took ${ms}
   "[ $rc -eq 2 ] && [ $ms -lt 3000 ] && grep -qx 'callsign: fuzz: interrupted before its first case: nothing was checked' '$T/int6.err' &&
    ! pgrep -f int6-hang >/dev/null"
 
+# coreutils timeout signals callsign and then its group; a group's SIGTERM reaches the workers beside
+# the one their parent forwards: a copy within a second is the same stop, not the "second time" that
+# ends callsign at once. Every worker's findings are written, parts "all".
+whole() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['interrupted'] is True and d['parts'] == 'all', d" "$1"; }
+timeout --preserve-status -s TERM 3 "$CS" fuzz --impl $BUGGY --time 60s --jobs 3 --no-corpus --quiet --out "$T/int7" \
+  >"$T/int7.txt" 2>"$T/int7.err"
+rc=$?
+check "fuzz --jobs 3 under timeout -s TERM: exit 1, every worker's findings, parts all, no worker directory left" \
+  "[ $rc -eq 1 ] && whole '$T/int7/summary.json' && ! ls -a '$T/int7' | grep -q worker && ! grep -q 'lost' '$T/int7.err'"
+setsid "$CS" fuzz --impl $BUGGY --time 60s --jobs 3 --no-corpus --quiet --out "$T/int8" >"$T/int8.txt" 2>"$T/int8.err" &
+pid=$!
+sleep 3
+kill -TERM -- -"$pid"
+wait $pid
+rc=$?
+check "fuzz --jobs 3, SIGTERM to its process group: exit 1, no worker lost, parts all" \
+  "[ $rc -eq 1 ] && whole '$T/int8/summary.json' && ! grep -q 'lost' '$T/int8.err'"
+
 # ...and a SIGINT the caller left ignored is not taken as a stop.
 "$CS" fuzz --impl reference --time 4s --no-corpus --out "$T/int4" >"$T/int4.txt" 2>"$T/int4.err" &
 pid=$!

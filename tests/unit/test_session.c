@@ -2,9 +2,13 @@
  * prints. The quoting is checked by the shell itself: each argument, pasted into `sh -c`, must come
  * back byte for byte. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/buf.h"
 #include "generators/choices.h"
@@ -81,4 +85,44 @@ Test(session, replay_command_names_everything_replay_needs) {
   cs_buf_free(&tok);
   cs_buf_free(&b);
   cs_buf_free(&want);
+}
+
+/* A stop signal sets the flag; a copy within a second is the same stop (timeout's second signal, a
+ * worker's forwarded one), another signal is ignored, and the same signal a second or more later
+ * takes its default action. Run in a child: the last step ends the process. */
+Test(session, stop_signal_copies_within_a_second_are_one_stop) {
+  int fds[2];
+  cr_assert_eq(pipe(fds), 0);
+  pid_t pid = fork();
+  cr_assert(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    const volatile sig_atomic_t *stop = cs_catch_stop_signals();
+    if (*stop)
+      _exit(10);
+    raise(SIGTERM);
+    if (*stop != SIGTERM)
+      _exit(11);
+    raise(SIGTERM); /* a copy at once: still running */
+    raise(SIGINT);  /* another signal: ignored */
+    if (*stop != SIGTERM)
+      _exit(12);
+    if (write(fds[1], "A", 1) != 1) /* the parent sees it survived */
+      _exit(14);
+    struct timespec ts = {1, 200 * 1000000L};
+    nanosleep(&ts, NULL);
+    raise(SIGTERM); /* the same, later: ends the process */
+    _exit(13);
+  }
+  close(fds[1]);
+  char got = 0;
+  ssize_t n = read(fds[0], &got, 1);
+  close(fds[0]);
+  int st = 0;
+  cr_assert_eq(waitpid(pid, &st, 0), pid);
+  cr_assert(n == 1 && got == 'A', "the child did not survive a copy of the signal");
+  cr_assert(WIFSIGNALED(st), "the child exited with %d instead of dying by SIGTERM", WEXITSTATUS(st));
+  cr_assert_eq(WTERMSIG(st), SIGTERM);
 }
