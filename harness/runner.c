@@ -122,6 +122,17 @@ static bool unanswered(cs_reply_status st, bool cut) {
   return st != CS_REPLY_OK && st != NOT_ASKED && st != CS_REPLY_SKIPPED && (st == CS_REPLY_CUT) == cut;
 }
 
+/* Which replies first_reply looks for. */
+static bool is_fault(cs_reply_status st) {
+  return unanswered(st, false);
+}
+static bool is_cut(cs_reply_status st) {
+  return unanswered(st, true);
+}
+static bool is_skipped(cs_reply_status st) {
+  return st == CS_REPLY_SKIPPED;
+}
+
 static int flush(runner *r) {
   if (!r->nq)
     return 0;
@@ -439,10 +450,9 @@ static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
   }
 }
 
-/* The first reply of the case that was asked and not answered, or NULL. With `cut`, the first one
- * cut off by the stop time; without, the first fault. `needs` (may be NULL) gets the CS_NEED_* bits
- * under which the runner asks for that reply. */
-static const cs_reply *first_unanswered(const cs_caserun *run, bool cut, unsigned *needs) {
+/* The first reply of the case whose status `match` picks (is_fault, is_cut, is_skipped), or NULL.
+ * `needs` (may be NULL) gets the CS_NEED_* bits under which the runner asks for that reply. */
+static const cs_reply *first_reply(const cs_caserun *run, bool (*match)(cs_reply_status), unsigned *needs) {
   const struct {
     const cs_reply *reply;
     unsigned needs;
@@ -452,7 +462,7 @@ static const cs_reply *first_unanswered(const cs_caserun *run, bool cut, unsigne
              {&run->canon_reingest, CS_NEED_CANON | CS_NEED_REINGEST},
              {&run->emit_kimi, CS_NEED_KIMI}};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-    if (unanswered(all[i].reply->status, cut)) {
+    if (match(all[i].reply->status)) {
       if (needs)
         *needs = all[i].needs;
       return all[i].reply;
@@ -470,7 +480,7 @@ static const cs_reply *first_unanswered(const cs_caserun *run, bool cut, unsigne
                {&run->norm_again[t], CS_NEED_NORM | CS_NEED_NORM_AGAIN},
                {&run->norm_twice[t], CS_NEED_NORM | CS_NEED_NORM_TWICE}};
     for (size_t i = 0; i < sizeof per / sizeof *per; i++)
-      if (unanswered(per[i].reply->status, cut)) {
+      if (match(per[i].reply->status)) {
         if (needs)
           *needs = per[i].needs;
         return per[i].reply;
@@ -531,7 +541,7 @@ static int run_batch(runner *r, size_t n, case_plan *plans, unsigned needs, bool
    * are scanned only when the batch had a cut: most never do, and this runs for every case. */
   for (size_t i = 0; i < n; i++)
     r->runs[i].cut =
-        r->batch_cut && first_unanswered(&r->runs[i], true, NULL) && !first_unanswered(&r->runs[i], false, NULL);
+        r->batch_cut && first_reply(&r->runs[i], is_cut, NULL) && !first_reply(&r->runs[i], is_fault, NULL);
   return 0;
 }
 
@@ -584,7 +594,7 @@ static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, 
   if (!p->check) {
     if (strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
       return -1;
-    const cs_reply *f = r->batch_fault ? first_unanswered(run, false, NULL) : NULL;
+    const cs_reply *f = r->batch_fault ? first_reply(run, is_fault, NULL) : NULL;
     if (!f)
       return 1;
     snprintf(why, why_len, "%s: %.*s", cs_reply_status_name(f->status),
@@ -645,7 +655,14 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
   unsigned give_up = r->impl->give_up_after;
   if (!r->cfg->replay_one)
     r->impl->give_up_after = 0;
+  /* A try needs the first fault only: protocol.answer fails on it, and another property's failure
+   * is not shrunk into a case the implementation faults on. A program that hangs on every request
+   * of a case would otherwise cost a deadline and a restart for each (the first try of a failure
+   * found among hangs took the whole shrink time). */
+  bool first_fault_ends = r->impl->first_fault_ends_exec;
+  r->impl->first_fault_ends_exec = true;
   int bad = run_batch(r, 1, &plan, needs, (needs & CS_NEED_EMIT_RESTART) != 0, &idx);
+  r->impl->first_fault_ends_exec = first_fault_ends;
   r->impl->give_up_after = give_up;
   if (bad)
     return -1;
@@ -713,8 +730,9 @@ typedef struct {
   size_t nbest;
   size_t consumed; /* draws the last try read */
   unsigned budget;
-  case_size bs;   /* size of the case `best` makes */
-  double stop_at; /* cs_now_s() after which no more tries start; 0: none */
+  case_size bs;           /* size of the case `best` makes */
+  double stop_at;         /* cs_now_s() after which no more tries start; 0: none */
+  const char *stopped_by; /* why the tries ended before shrinking did: the report says so */
   char why[600];
 } shrinking;
 
@@ -722,10 +740,13 @@ typedef struct {
  * Once its time is up the budget is spent: a case that costs a process restart per try must not
  * hold a timed run for thousands of tries. */
 static int spend_try(shrinking *s, const uint64_t *v, size_t n) {
-  if (s->stop_at > 0 && cs_now_s() >= s->stop_at)
+  if (s->budget && s->stop_at > 0 && cs_now_s() >= s->stop_at) {
     s->budget = 0;
+    s->stopped_by = "its time ran out";
+  }
   if (s->budget && interrupted(s->r->cfg)) {
     s->budget = 0;
+    s->stopped_by = "a stop signal came";
     s->r->res->interrupted = true;
   }
   if (!s->budget)
@@ -971,8 +992,10 @@ static void shrink(runner *r, cs_outcome *cell) {
     int rc = rerun_best(&s);
     if (rc < 0)
       goto done;
-    /* held: it ran, every request was answered, and the cell holds (a fault leaves it open) */
-    held = rc == 0 && s.budget < before && !r->runs[0].cut && !first_unanswered(&r->runs[0], false, NULL);
+    /* held: it ran, every request was answered, and the cell holds (a fault leaves it open, and so
+     * does a request not sent: a replay gives a kind up after a few faults) */
+    held = rc == 0 && !s.stopped_by && s.budget < before && !r->runs[0].cut &&
+           !first_reply(&r->runs[0], is_fault, NULL) && !first_reply(&r->runs[0], is_skipped, NULL);
     if (rc == 1) {
       reproduced = true;
       s.bs = size_of_last(r);
@@ -980,7 +1003,7 @@ static void shrink(runner *r, cs_outcome *cell) {
       /* A fault is shrunk among the replies it was one of: an implementation that faults on every
        * request would otherwise cost a restart for each of about 30 requests per try. */
       if (strcmp(cell->prop->name, CS_PROPERTY_ANSWER) == 0)
-        first_unanswered(&r->runs[0], false, &r->shrink_answer_needs);
+        first_reply(&r->runs[0], is_fault, &r->shrink_answer_needs);
     }
     if (rc == 1 || !r->shrink_without_restart)
       break;
@@ -1051,10 +1074,17 @@ static void shrink(runner *r, cs_outcome *cell) {
     }
   }
 done:
-  /* A stop signal ends shrinking (and cuts the try in flight): the case is reported as it stands. */
-  if (interrupted(r->cfg) && !steps && !strstr(cell->message, "(not shrunk:")) {
+  /* The time or a stop signal ended shrinking (a signal also cuts the try in flight): the case is
+   * reported as it stands, and says so. */
+  if (interrupted(r->cfg) && !s.stopped_by)
+    s.stopped_by = "a stop signal came";
+  if (s.stopped_by && !strstr(cell->message, "(not shrunk:")) {
     size_t len = strlen(cell->message);
-    snprintf(cell->message + len, sizeof cell->message - len, " (not shrunk: a stop signal came)");
+    if (steps)
+      snprintf(cell->message + len, sizeof cell->message - len, " (shrinking stopped after %u step%s: %s)", steps,
+               steps == 1 ? "" : "s", s.stopped_by);
+    else
+      snprintf(cell->message + len, sizeof cell->message - len, " (not shrunk: %s)", s.stopped_by);
   }
   r->shrink_spent += cs_now_s() - t0;
   free(s.cand);

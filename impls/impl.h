@@ -114,6 +114,10 @@ struct cs_impl {
    * was opened. 0: nothing is given up (built-ins never fault). */
   unsigned give_up_after;
   uint32_t given_up; /* set by exec: bit k when kind k was given up */
+  /* Set by the caller: once a request of an exec call faults or is answered with an error, the
+   * rest of that call is not sent (CS_REPLY_SKIPPED). A shrinking try of protocol.answer needs
+   * its first fault only. false: every request is sent. Built-ins never fault and ignore it. */
+  bool first_fault_ends_exec;
 };
 
 /* Has the caller's stop time come? Then nothing more is started: no request, no process. */

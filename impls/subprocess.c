@@ -1147,6 +1147,20 @@ static void skip(cs_reply *rep, const cs_request *r, cs_arena *a) {
   rep->message = cs_arena_printf(a, "%s was given up: not sent", what);
 }
 
+/* cs_impl.first_fault_ends_exec: request recv - 1 faulted, so [recv, n) are not sent. A process
+ * with requests in flight is ended (their answers would be out of step); the next call starts a
+ * new one. */
+static void skip_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, size_t recv, size_t n, cs_arena *a) {
+  char what[64];
+  describe_request(&reqs[recv - 1], what, sizeof what);
+  for (size_t i = recv; i < n; i++) {
+    replies[i] = (cs_reply){.status = CS_REPLY_SKIPPED};
+    replies[i].message = cs_arena_printf(a, "not sent: an earlier request of the batch (%s) faulted", what);
+  }
+  if (s->pid > 0 && s->b_sent > recv)
+    kill_process(s);
+}
+
 /* Counts a start that failed at hello toward SP_MAX_FAILED_STARTS, or clears the count after a
  * good one; a start that was cut or could not spawn leaves it as it was. */
 static void note_start(cs_subproc *s, start_outcome so, cs_reply_status fault, const cs_err *e) {
@@ -1175,6 +1189,11 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
   int64_t head_since = cs_now_ns(); /* when the oldest unanswered request became the oldest */
   s->b_sent = s->b_stamped = 0;
   while (recv < n) {
+    if (recv && s->base.first_fault_ends_exec && replies[recv - 1].status != CS_REPLY_OK &&
+        replies[recv - 1].status != CS_REPLY_SKIPPED) {
+      skip_rest(s, reqs, replies, recv, n, a);
+      return 0;
+    }
     /* Nothing in flight ahead of it (or nothing alive): a request of a given-up kind is answered
      * at once, without starting a process for it. */
     if ((recv == s->b_sent || s->pid <= 0) && kind_given_up(s, &reqs[recv])) {

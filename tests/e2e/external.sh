@@ -250,6 +250,30 @@ check "a restart's hello announces fewer targets: a protocol fault naming it, ex
   >"$T/pidname.out" 2>&1
 check "a restart's hello gives another name: a protocol fault naming both, exit 1" \
   "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/pidname.out' && grep -Eq \"a restart's hello names the implementation 'echo-[0-9]+', the first hello 'echo-[0-9]+'\" '$T/pidname.out'"
+# A program that hangs on some histories: the timeout shrinks like a crash (a try stops at its first
+# fault, so a hang costs one deadline, not one per request), and a replay of the shrunk case fails
+# without calling it "held when run again" (replay gives a kind up after a few faults).
+cat >"$T/hang_pipe.py" <<PY
+import json, sys, time
+sys.path.insert(0, "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/examples/adapters/python")
+import normalizer
+for line in sys.stdin:
+    req = json.loads(line)
+    if req.get("op") == "stop":
+        break
+    ids = [c.get("id") or "" for t in (req.get("history") or {}).get("turns", []) for c in t.get("calls", [])]
+    if req.get("op") == "emit" and any("|" in i for i in ids):
+        time.sleep(3600)
+    print(json.dumps(normalizer.handle(req, None)), flush=True)
+PY
+"$CS" run --cases 13 --deadline 500 --property emit.regex --no-corpus --json "$T/hang.json" --impl-cmd -- python3 "$T/hang_pipe.py" \
+  >"$T/hang.out" 2>&1
+check "a hang shrinks to one call (protocol.answer, exit 1)" \
+  "[ $? -eq 1 ] && python3 -c \"import json; d=json.load(open('$T/hang.json')); f=[c for c in d['implementations'][0]['cells'] if c['property']=='protocol.answer'][0]['failure']; assert f['shrunk_calls'] == 1 and f['shrink_steps'] > 0, f\""
+tok=$(python3 -c "import json; d=json.load(open('$T/hang.json')); print([c for c in d['implementations'][0]['cells'] if c['property']=='protocol.answer'][0]['failure']['token'])")
+"$CS" replay --property protocol.answer --deadline 500 "$tok" --impl-cmd -- python3 "$T/hang_pipe.py" >"$T/hang_replay.out" 2>&1
+check "its replay fails with the timeout, not 'held when run again'" \
+  "[ $? -eq 1 ] && grep -q 'timeout: no answer' '$T/hang_replay.out' && ! grep -q 'held when run again' '$T/hang_replay.out'"
 # Provider keys stay with callsign: an ID normalizer needs none, and one it never sees it cannot
 # print or send. Any other variable is passed (the control: the fixture does see it).
 for var in OPENAI_API_KEY AWS_SECRET_ACCESS_KEY GEMINI_API_KEY; do

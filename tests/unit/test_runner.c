@@ -172,6 +172,42 @@ Test(runner, failures_after_the_runs_shrink_time_are_reported_unshrunk) {
   close_impl(&f);
 }
 
+/* Shrinking cut short says so: by a stop signal (raised once the batch ran, before its checks), or
+ * by its time (the first failure of a run with a tiny shrink time). */
+static void raise_on_case(void *user, uint64_t index, const uint64_t *v, size_t n, const cs_history *h) {
+  (void)index, (void)v, (void)n, (void)h;
+  *(volatile sig_atomic_t *)user = SIGINT;
+}
+
+Test(runner, shrinking_cut_short_says_why) {
+  fixture f = open_impl("prefix-swap");
+  volatile sig_atomic_t flag = 0;
+  cs_run_config cfg = {
+      .seed = 1, .cases = 200, .interrupt = &flag, .on_case = raise_on_case, .case_user = (void *)&flag};
+  cs_run_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert(r.interrupted);
+  unsigned failed = 0;
+  for (size_t i = 0; i < r.ncells; i++) {
+    if (!r.cells[i].failed)
+      continue;
+    failed++;
+    cr_assert_not_null(strstr(r.cells[i].message, " (not shrunk: a stop signal came)"), "%s", r.cells[i].message);
+    cr_assert_eq(r.cells[i].shrink_steps, 0);
+  }
+  cr_assert_gt(failed, 0, "prefix-swap fails in its first batch");
+  cs_run_result_free(&r);
+  cs_run_config timed = {.seed = 1, .cases = 200, .shrink_run_s = 1e-9};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &timed, &r, &err), 0, "%s", err.msg);
+  unsigned ran_out = 0;
+  for (size_t i = 0; i < r.ncells; i++)
+    ran_out += r.cells[i].failed && strstr(r.cells[i].message, " (not shrunk: its time ran out)");
+  cr_assert_eq(ran_out, 1, "the first failure's shrinking ran out of time, and says so");
+  cs_run_result_free(&r);
+  close_impl(&f);
+}
+
 typedef struct {
   uint64_t indices[64];
   unsigned n;

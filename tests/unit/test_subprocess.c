@@ -560,6 +560,35 @@ Test(subprocess, stop_signal_cuts_a_hanging_request) {
   cs_impl_destroy(im);
 }
 
+/* first_fault_ends_exec (shrinking tries): after a fault or an error answer the rest of the call is
+ * not sent; a hang costs one deadline, not one per request. The next call starts afresh. */
+Test(subprocess, first_fault_ends_the_call_when_asked) {
+  cs_impl *im = OPEN_ECHO(&FAST, "--hang-on", "HANG", "--error-on", "ERR");
+  im->first_fault_ends_exec = true;
+  cs_request rq[4] = {norm1("a1"), norm1("HANG"), norm1("b2"), norm1("c3")};
+  cs_reply rep[4];
+  cs_err err;
+  int64_t t0 = cs_now_ns();
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 4, &A, &err), 0, "%s", err.msg);
+  double took_ms = (double)(cs_now_ns() - t0) / 1e6;
+  assert_norm_ok(&rep[0], "a1", 0);
+  cr_assert_eq(rep[1].status, CS_REPLY_TIMEOUT, "status %s", cs_reply_status_name(rep[1].status));
+  assert_fault(&rep[2], CS_REPLY_SKIPPED, "not sent: an earlier request of the batch (normalize anthropic) faulted");
+  assert_fault(&rep[3], CS_REPLY_SKIPPED, "not sent");
+  cr_assert(took_ms < 900, "exec took %.0f ms: more than one deadline of 300", took_ms);
+  cs_request er[3] = {norm1("ERR"), norm1("b2"), norm1("c3")};
+  cr_assert_eq(cs_impl_exec(im, er, rep, 3, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(rep[0].status, CS_REPLY_REJECTED, "status %s", cs_reply_status_name(rep[0].status));
+  cr_assert_eq(rep[1].status, CS_REPLY_SKIPPED);
+  cr_assert_eq(rep[2].status, CS_REPLY_SKIPPED);
+  im->first_fault_ends_exec = false; /* every request is sent again */
+  cr_assert_eq(cs_impl_exec(im, er, rep, 3, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(rep[0].status, CS_REPLY_REJECTED);
+  assert_norm_ok(&rep[1], "b2", 0);
+  assert_norm_ok(&rep[2], "c3", 0);
+  cs_impl_destroy(im);
+}
+
 /* A process start that is still waiting for its hello answer at the stop time ends then, not at
  * the hello deadline (at least 5 s): the requests it was for are cut, and a restart says it failed. */
 Test(subprocess, stop_time_ends_a_hello_wait) {
