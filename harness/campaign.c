@@ -788,7 +788,9 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   if (rc == 0 && with_cases) {
     cs_buf cases = {0};
     cs_buf_printf(&cases, "%s/cases", dir);
-    rc = cs_findings_save_corpus(f, cases.data, err) < 0 ? -1 : 0;
+    size_t unsaved = 0;
+    cs_findings_save_corpus(f, cases.data, &unsaved, err);
+    rc = unsaved ? -1 : 0;
     cs_buf_free(&cases);
   }
   return rc;
@@ -1169,36 +1171,43 @@ cleanup:
   return rc;
 }
 
-int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err *err) {
+/* Saves one finding to the corpus. 0, or -1 with err. */
+static int save_finding(const cs_findings *f, const cs_finding *x, const cs_property *p, const char *corpus_dir,
+                        cs_err *err) {
+  if (x->token) {
+    cs_outcome oc = {.prop = p, .target = cs_target_parse(x->target), .failed = true};
+    if (cs_choices_parse_token(x->token, &oc.choices, &oc.nchoices, err))
+      return -1;
+    snprintf(oc.message, sizeof oc.message, "%s", x->message ? x->message : "");
+    oc.history_json = x->history_json;
+    int rc = cs_corpus_save(corpus_dir, f->impl, &oc, x->target, f->settings.max_id_len, err);
+    free(oc.choices);
+    return rc;
+  }
+  cs_arena a = {0};
+  cs_history h;
+  const char *json = x->history_json ? x->history_json : "null";
+  int rc = cs_history_parse(cs_str_c(json), NULL, &a, &h, err) ||
+           cs_corpus_save_literal(corpus_dir, f->impl, x->property, x->target, x->message ? x->message : "", &h,
+                                  &x->planted_twin, NULL, err);
+  cs_arena_free(&a);
+  return rc ? -1 : 0;
+}
+
+size_t cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, size_t *unsaved, cs_err *err) {
   size_t *idx = cs_xcalloc(f->n + 1, sizeof *idx);
-  size_t nd = cs_findings_distinct(f, idx);
-  int saved = 0;
-  for (size_t i = 0; i < nd && saved >= 0; i++) {
+  size_t nd = cs_findings_distinct(f, idx), saved = 0;
+  *unsaved = 0;
+  for (size_t i = 0; i < nd; i++) { /* one that cannot be saved does not keep the others out */
     const cs_finding *x = &f->f[idx[i]];
     const cs_property *p = cs_property_find(x->property);
     if (!p)
       continue;
-    if (x->token) {
-      cs_outcome oc = {.prop = p, .target = cs_target_parse(x->target), .failed = true};
-      if (cs_choices_parse_token(x->token, &oc.choices, &oc.nchoices, err)) {
-        saved = -1;
-        break;
-      }
-      snprintf(oc.message, sizeof oc.message, "%s", x->message ? x->message : "");
-      oc.history_json = x->history_json;
-      int rc = cs_corpus_save(corpus_dir, f->impl, &oc, x->target, f->settings.max_id_len, err);
-      free(oc.choices);
-      saved = rc ? -1 : saved + 1;
-    } else {
-      cs_arena a = {0};
-      cs_history h;
-      const char *json = x->history_json ? x->history_json : "null";
-      int rc = cs_history_parse(cs_str_c(json), NULL, &a, &h, err) ||
-               cs_corpus_save_literal(corpus_dir, f->impl, x->property, x->target, x->message ? x->message : "", &h,
-                                      &x->planted_twin, NULL, err);
-      cs_arena_free(&a);
-      saved = rc ? -1 : saved + 1;
-    }
+    cs_err e;
+    if (save_finding(f, x, p, corpus_dir, &e) == 0)
+      saved++;
+    else if ((*unsaved)++ == 0)
+      *err = e;
   }
   free(idx);
   return saved;

@@ -151,7 +151,8 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
 int cs_findings_read(const char *dir, cs_findings *out, cs_err *err);
 /* DIR/summary.json (heap, built to its length): the file the two above write and read. */
 char *cs_findings_summary_path(const char *dir);
-/* Saves each distinct finding to the corpus under corpus_dir/<impl>/; returns how many, or -1. */
-int cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, cs_err *err);
+/* Saves each distinct finding to the corpus under corpus_dir/<impl>/, each tried whatever became of
+ * the others; returns how many were saved, and *unsaved how many could not be (err: the first). */
+size_t cs_findings_save_corpus(const cs_findings *f, const char *corpus_dir, size_t *unsaved, cs_err *err);
 
 #endif

@@ -635,14 +635,19 @@ int cs_cmd_fuzz(int argc, char **argv) {
   } else {
     printf("results: not all written to %s (see below)", c.out_dir);
   }
+  size_t corpus_warning = 0;
+  cs_err corpus_err = {{0}};
   if (nd && !c.o.no_corpus) {
-    int saved = cs_findings_save_corpus(&total, c.corpus_dir, &err);
-    if (saved < 0)
-      fprintf(stderr, "callsign: warning: %s\n", err.msg);
-    else
-      printf("; %d case%s saved to %s/%s/", saved, saved == 1 ? "" : "s", c.corpus_dir, sub);
+    size_t unsaved = 0, saved = cs_findings_save_corpus(&total, c.corpus_dir, &unsaved, &corpus_err);
+    if (saved)
+      printf("; %zu case%s saved to %s/%s/", saved, saved == 1 ? "" : "s", c.corpus_dir, sub);
+    if (unsaved)
+      corpus_warning = unsaved;
   }
   printf("\n");
+  if (corpus_warning)
+    fprintf(stderr, "callsign: warning: %zu distinct failure%s not saved to the corpus (the first: %s)\n",
+            corpus_warning, corpus_warning == 1 ? "" : "s", corpus_err.msg);
   status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
   /* A campaign that checked nothing must not pass a gate: an input error, as in run. */
   if (total.checks_nothing)

@@ -26,8 +26,7 @@ typedef struct {
   cs_expect expect;
   cs_report report;
   cJSON *vectors;
-  bool vectors_unusable;  /* the vectors file could not be read: an input error (exit 2), said once */
-  bool corpus_unwritable; /* a save failed: said once, no more tries this run */
+  bool vectors_unusable; /* the vectors file could not be read: an input error (exit 2), said once */
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */
   cs_literal_twin literal_twin;                      /* and its planted twin */
@@ -229,6 +228,8 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   free(tail_heap);
 
   ir->cells = CS_ARENA_NEW(&c->a, cs_cell, res.ncells + 1);
+  size_t unsaved = 0; /* failures the corpus could not take */
+  cs_err first_unsaved = {{0}};
   for (size_t i = 0; i < res.ncells; i++) {
     cs_outcome *oc = &res.cells[i];
     /* The vectors are checked here, once, not per case, and only for an implementation that claims
@@ -269,14 +270,17 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       c->report.input_error = cs_arena_printf(&c->a, "%s", msg).ptr;
       cs_fail(CS_EXIT_USAGE, "%s", c->report.input_error);
     }
-    if (oc->failed && oc->choices && !c->o.no_corpus && !token && !c->corpus_unwritable) {
+    /* Each failure is tried: one path in the way (a file where a directory goes) keeps no other out. */
+    if (oc->failed && oc->choices && !c->o.no_corpus && !token) {
       const char *tname = oc->target >= 0 ? cs_target_get((cs_target_id)oc->target)->name : "-";
-      if (cs_corpus_save(corpus_dir, ir->name, oc, tname, c->o.max_id_len, &err)) {
-        fprintf(stderr, "callsign: warning: %s (no failure of this run is saved to the corpus)\n", err.msg);
-        c->corpus_unwritable = true;
-      }
+      cs_err e;
+      if (cs_corpus_save(corpus_dir, ir->name, oc, tname, c->o.max_id_len, &e) && unsaved++ == 0)
+        first_unsaved = e;
     }
   }
+  if (unsaved)
+    fprintf(stderr, "callsign: warning: %s: %zu failure%s not saved to the corpus (the first: %s)\n", ir->name, unsaved,
+            unsaved == 1 ? "" : "s", first_unsaved.msg);
   /* Which half of the normalizer theorem did it give up? */
   const cs_cell *idem = judged_cell(ir, "normalize.idempotent"), *inj = judged_cell(ir, "normalize.injective");
   if (idem && inj) {

@@ -37,6 +37,20 @@ static cJSON *load_case(const char *path, cs_err *err) {
   return cs_read_json_object(path, "a callsign case", err);
 }
 
+/* A corpus file must be a regular file: opening a FIFO would wait for a writer (a run would hang). */
+static cJSON *load_corpus_case(const char *path, cs_err *err) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    cs_err_set(err, "%s: %s", path, strerror(errno));
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    cs_err_set(err, "%s: not a regular file", path);
+    return NULL;
+  }
+  return load_case(path, err);
+}
+
 /* The case's property and target names ("" and "-" when absent). A name given must be a known one:
  * replay checks the case's own property and target, and a misspelt or mistyped one would otherwise
  * quietly widen the replay to every property or target. */
@@ -188,9 +202,13 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   memset(out, 0, sizeof *out);
   char *path = impl_dir(dir, impl);
   DIR *d = opendir(path);
-  if (!d) {
+  if (!d) { /* a missing directory is an empty corpus; one that cannot be read is not */
+    int e = errno;
+    int rc = e == ENOENT ? 0
+                         : cs_err_set(err, "cannot read the corpus directory %s: %s (its cases are not replayed)", path,
+                                      strerror(e));
     free(path);
-    return 0;
+    return rc;
   }
   char **names = NULL;
   size_t nn = 0, cap = 0;
@@ -223,7 +241,7 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
     cs_buf_printf(&file, "%s/%s", path, names[i]);
     free(names[i]);
     cs_err bad = {{0}};
-    cJSON *root = load_case(file.data, &bad);
+    cJSON *root = load_corpus_case(file.data, &bad);
     bool ok = false;
     int kind = root ? kind_of(root, file.data, &bad) : -1;
     if (kind == 1) {

@@ -26,9 +26,10 @@ typedef struct {
 } cs_corpus;
 
 /* Loads every *.json case under dir/impl/ (a missing directory is an empty corpus): token cases
- * into v/len, literal cases into lit. A malformed file is skipped and every other case still
- * loads; then -1 with err naming the first malformed file, ending "(corpus case skipped)" and
- * counting any others, for the caller to print as a warning. */
+ * into v/len, literal cases into lit. A malformed file, or one that is not a regular file (a FIFO
+ * would block), is skipped and every other case still loads; then -1 with err naming the first
+ * malformed file, ending "(corpus case skipped)" and counting any others, for the caller to print as
+ * a warning. A directory that is there but cannot be read: -1 with err saying so, nothing loaded. */
 int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err);
 void cs_corpus_free(cs_corpus *c);
 /* Points rc's replay and literal cases at the corpus (which must outlive the run). */
@@ -57,8 +58,9 @@ int cs_corpus_save_literal(const char *dir, const char *impl, const char *proper
                            const char *message, const cs_history *h, const cs_literal_twin *twin, char **path,
                            cs_err *err);
 /* Checks, making nothing, that cases could be saved under dir/<impl>/: its nearest existing
- * ancestor (itself when it is there) is a directory callsign can write in. A command refuses an
- * unwritable corpus before its work rather than lose what it found. Returns 0, or -1 with err. */
+ * ancestor (itself when it is there) is a directory callsign can write in. collide, whose planted
+ * pair is its output, refuses an unwritable corpus before its search; run and fuzz, whose reports
+ * hold their failures, try each save and warn of those that failed. Returns 0, or -1 with err. */
 int cs_corpus_writable(const char *dir, const char *impl, cs_err *err);
 /* A literal case's "planted_twin" member, read and written in one form by the corpus files and the
  * fuzz summary: [from, to] or null. cs_literal_twin_json writes it (CS_TWIN_JSON bytes at most);

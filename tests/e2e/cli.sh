@@ -259,8 +259,9 @@ check "probe --replay naming a file: exit 2, one line" "one_line_2 $? \"$T/a-fil
 "$CS" probe --provider anthropic --replay "$T/no-such-dir" >"$T/o" 2>"$T/e"
 check "probe --replay naming nothing: exit 2, one line" "one_line_2 $? \"$T/no-such-dir: cannot replay: No such file or directory\""
 "$CS" run --impl reference --cases 5 --quiet --corpus "$T/a-file/corpus" >"$T/o" 2>"$T/e"
-check "a corpus that cannot be written: one warning, not one per failure" \
-  "[ \$(grep -c 'warning:.*no failure of this run is saved' '$T/e') -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
+check "a corpus that cannot be written: one warning counting the failures not saved, not one per failure" \
+  "[ \$(grep -c 'warning: reference: [0-9]* failures not saved to the corpus' '$T/e') -eq 1 ] && [ \$(wc -l <'$T/e') -eq 2 ] &&
+   grep -q 'cannot read the corpus directory .*: Not a directory' '$T/e'"
 
 # --max-id-len is bounded: IDs near 4 GiB exhausted memory, and 0 silently meant the default.
 for v in 0 1048577 4294967295; do
@@ -664,8 +665,9 @@ for len in 1409 1420 3900; do
 done
 # Past PATH_MAX the system refuses it: one warning that still says why, the run goes on.
 "$CS" run --impl prefix-swap --cases 20 --quiet --corpus "$p/$(printf 'f%.0s' {1..200})" >"$T/o" 2>"$T/e"
-check "--corpus past PATH_MAX: one warning with the reason" \
-  "[ $? -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'File name too long (no failure of this run is saved' '$T/e'"
+check "--corpus past PATH_MAX: a warning that it cannot be read and one that the failures are not saved, with the reason" \
+  "[ $? -eq 1 ] && [ \$(wc -l <'$T/e') -eq 2 ] && grep -q 'cannot read the corpus directory .*: File name too long (its cases are not replayed)' '$T/e' &&
+   grep -q 'warning: prefix-swap: [0-9]* failures not saved to the corpus (the first: .*File name too long)' '$T/e'"
 # A bad case file is skipped with one warning; the cases sorted after it still replay.
 cp -r "$ROOT/corpus/regressions/prefix-swap" "$T/c2" && mkdir "$T/badcorpus" && mv "$T/c2" "$T/badcorpus/prefix-swap"
 "$CS" run --impl prefix-swap --cases 1 --quiet --corpus "$T/badcorpus" >"$T/o" 2>"$T/e"
@@ -674,6 +676,28 @@ echo garbage >"$T/badcorpus/prefix-swap/0000-bad.json"
 "$CS" run --impl prefix-swap --cases 1 --quiet --corpus "$T/badcorpus" >"$T/o" 2>"$T/e"
 check "a bad corpus file: one warning, exit 1 as without it, every other case replayed" \
   "[ $? -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'warning: .*0000-bad.json: .*(corpus case skipped)' '$T/e' && [ '$good' != '(cases 1,' ] && grep -qF '$good' '$T/o'"
+
+# A FIFO named like a case is skipped (opening it would wait for a writer), not a hang.
+mkdir -p "$T/fifocorpus/reference" && mkfifo "$T/fifocorpus/reference/a.json"
+timeout 60 "$CS" run --impl reference --cases 5 --quiet --property emit.pair --corpus "$T/fifocorpus" >"$T/o" 2>"$T/e"
+check "a FIFO in the corpus: skipped with a warning, the run goes on (exit 0)" \
+  "[ $? -eq 0 ] && grep -q 'a.json: not a regular file (corpus case skipped)' '$T/e'"
+# A corpus directory that is there but cannot be read is said, not taken for an empty one.
+mkdir -p "$T/filecorpus" && echo x >"$T/filecorpus/prefix-swap"
+"$CS" run --impl prefix-swap --cases 20 --quiet --corpus "$T/filecorpus" >"$T/o" 2>"$T/e"
+check "a file in place of the implementation's corpus directory: a warning that it cannot be read" \
+  "[ $? -eq 1 ] && grep -q 'cannot read the corpus directory .*filecorpus/prefix-swap: Not a directory (its cases are not replayed)' '$T/e'"
+# One path in the way (a directory at one case's file name) keeps no other case out of the corpus,
+# and the warning counts what was not saved.
+"$CS" run --impl prefix-swap --cases 200 --quiet --corpus "$T/allcorpus" >"$T/o" 2>"$T/e"
+nall=$(find "$T/allcorpus/prefix-swap" -name '*.json' | wc -l)
+one=$(find "$T/allcorpus/prefix-swap" -name '*.json' | sort | head -n 1)
+mkdir -p "$T/blocked/prefix-swap/$(basename "$one")"
+"$CS" run --impl prefix-swap --cases 200 --quiet --corpus "$T/blocked" >"$T/o" 2>"$T/e"
+rc=$?
+nblocked=$(find "$T/blocked/prefix-swap" -type f -name '*.json' | wc -l)
+check "a directory at one case's file name: the $((nall - 1)) others are saved, the warning counts 1" \
+  "[ $rc -eq 1 ] && [ $nall -gt 2 ] && [ $nblocked -eq $((nall - 1)) ] && grep -q 'warning: prefix-swap: 1 failure not saved to the corpus (the first: ' '$T/e'"
 
 "$CS" run --impl reference --cases 10 --no-corpus --min-coverage 1 >"$T/o" 2>"$T/e"
 check "--min-coverage 1 (1% or 100%?): exit 2, one line saying how to write either" \

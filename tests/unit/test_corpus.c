@@ -417,3 +417,27 @@ Test(corpus, an_empty_implementation_directory_is_an_empty_corpus) {
   cr_assert_eq(c.n + c.nlit, 0);
   cs_corpus_free(&c);
 }
+
+/* A missing directory is an empty corpus; one that cannot be read (here a file in its place) is said,
+ * and a FIFO named like a case is skipped without being opened (that would wait for a writer). */
+Test(corpus, an_unreadable_directory_is_said_and_a_fifo_skipped) {
+  cs_corpus c;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_corpus_load(dir, "nobody", &c, &err), 0, "%s", err.msg);
+  cr_assert_eq(c.n + c.nlit, 0);
+  cs_corpus_free(&c);
+  char path[256];
+  snprintf(path, sizeof path, "%s/a-file", dir);
+  write_file(path, "x");
+  cr_assert_eq(cs_corpus_load(dir, "a-file", &c, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "cannot read the corpus directory"), "%s", err.msg);
+  cr_assert_not_null(strstr(err.msg, "Not a directory (its cases are not replayed)"), "%s", err.msg);
+  cs_corpus_free(&c);
+  snprintf(path, sizeof path, "%s/fifo", dir);
+  cr_assert_eq(mkdir(path, 0700), 0);
+  snprintf(path, sizeof path, "%s/fifo/a.json", dir);
+  cr_assert_eq(mkfifo(path, 0600), 0);
+  cr_assert_eq(cs_corpus_load(dir, "fifo", &c, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "a.json: not a regular file (corpus case skipped)"), "%s", err.msg);
+  cs_corpus_free(&c);
+}
