@@ -526,6 +526,18 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
   return status;
 }
 
+/* Does the --property selection hold a required property? Without --strict only their failures are
+ * looked for. (One fuzz cannot check, as the vectors, is "nothing to check" after the run.) */
+static bool selects_required(const cs_options *o) {
+  cs_run_config sel = {.only = o->only, .nonly = o->nonly};
+  size_t n;
+  const cs_property *p = cs_properties(&n);
+  for (size_t i = 0; i < n; i++)
+    if (p[i].tier == CS_TIER_REQUIRED && cs_run_selects(&sel, p[i].name))
+      return true;
+  return false;
+}
+
 int cs_cmd_fuzz(int argc, char **argv) {
   fuzz_ctx c;
   memset(&c, 0, sizeof c);
@@ -544,6 +556,10 @@ int cs_cmd_fuzz(int argc, char **argv) {
   unsigned jobs = c.o.jobs ? c.o.jobs : 1;
   if (jobs > CS_WORKERS_MAX)
     return cs_fail(CS_EXIT_USAGE, "--jobs: at most %d", CS_WORKERS_MAX);
+  /* It would run its whole time looking for nothing, and pass a gate. */
+  if (c.o.nonly && !c.o.strict && !selects_required(&c.o))
+    return cs_fail(CS_EXIT_USAGE, "fuzz: --property selects only recommended properties, whose failures fuzz looks "
+                                  "for only with --strict");
   c.time_s = c.o.time_s;
   c.cases = c.o.cases;
   if (!c.time_s && !c.cases)

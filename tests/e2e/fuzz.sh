@@ -597,6 +597,13 @@ check "fuzz started with SIGINT ignored: the campaign runs its time" \
 # Usage errors: one line, exit 2.
 "$CS" fuzz --time 1 >"$T/o" 2>"$T/e"
 check "fuzz without an implementation: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
+# Without --strict a campaign looks for required properties' failures only: a selection of
+# recommended ones alone would run its whole time looking for nothing, and pass.
+"$CS" fuzz --impl reference --time 5s --no-corpus --out "$T/rec" --property normalize.idempotent >"$T/o" 2>"$T/e"
+check "fuzz --property naming only recommended properties, without --strict: exit 2, one line, no run" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'only recommended properties, whose failures fuzz looks for only with --strict' '$T/e' && ! [ -e '$T/rec' ]"
+"$CS" fuzz --impl reference --cases 200 --no-corpus --quiet --out "$T/rec" --property normalize.idempotent --strict >"$T/o" 2>"$T/e"
+check "...and with --strict they are looked for (exit 1, found)" "[ $? -eq 1 ] && grep -q 'FAIL normalize.idempotent' '$T/o'"
 "$CS" fuzz --merge "$T/m2" >"$T/o" 2>"$T/e"
 check "merge without directories: exit 2" "[ $? -eq 2 ]"
 mkdir -p "$T/notresults"
