@@ -594,6 +594,14 @@ rc=$?
 check "fuzz started with SIGINT ignored: the campaign runs its time" \
   "[ $rc -eq 0 ] && python3 -c \"import json; d=json.load(open('$T/int4/summary.json')); assert d['interrupted'] is False and d['seconds'] >= 3.5, d\""
 
+# A shard of a large N reaches its indices at once: stepping through the others overran --time.
+start=$(date +%s%N)
+"$CS" fuzz --impl reference --time 2s --shard 1/4294967295 --no-corpus --quiet --out "$T/bigshard" >"$T/o" 2>"$T/e"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "fuzz --time 2s --shard 1/4294967295: keeps its time (took ${ms} ms), cases run" \
+  "[ $rc -eq 0 ] && [ $ms -lt 8000 ] && python3 -c \"import json; d=json.load(open('$T/bigshard/summary.json')); assert d['cases'] > 0, d\""
+
 # Usage errors: one line, exit 2.
 "$CS" fuzz --time 1 >"$T/o" 2>"$T/e"
 check "fuzz without an implementation: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ]"
