@@ -1076,6 +1076,21 @@ static int finding_case(const cJSON *it, cs_finding *x, cs_err *err) {
   return 0;
 }
 
+/* A generated finding's case is one of the summary's parts: a shard makes no other. */
+static int finding_in_parts(const cs_finding *x, const char *parts, cs_err *err) {
+  if (x->case_index == UINT64_MAX) /* from the corpus: every part replays it */
+    return 0;
+  size_t n;
+  part *ps = parts_read(parts, &n, NULL);
+  bool held = false;
+  for (size_t i = 0; i < n && !held; i++)
+    held = x->case_index % ps[i].n == ps[i].i;
+  free(ps);
+  if (held)
+    return 0;
+  return cs_err_set(err, "case_index %llu is not a case of parts \"%.200s\"", (unsigned long long)x->case_index, parts);
+}
+
 /* findings[k] of the summary `path` into a new finding of `out`: -1 with err "PATH: findings[K]:
  * WHY" when it is not one a campaign can make, so that a merge refuses it before it writes. */
 static int finding_read(const cJSON *it, const char *path, size_t k, cs_findings *out, cs_err *err) {
@@ -1083,7 +1098,7 @@ static int finding_read(const cJSON *it, const char *path, size_t k, cs_findings
   if (!cJSON_IsObject(it))
     cs_err_set(err, "not an object");
   else if (!cs_json_names_once(it, err) && !finding_names(it, &out->settings, x, err) && !finding_place(it, x, err) &&
-           !finding_case(it, x, err))
+           !finding_case(it, x, err) && !finding_in_parts(x, out->parts, err))
     return 0;
   cs_err_prefix(err, "%s: findings[%zu]", path, k);
   return -1;

@@ -174,6 +174,9 @@ refused "a finding naming its property twice" \
   'findings[0]: the member "property" occurs twice'
 refused "a summary naming impl twice" 'd = json.dumps(d).replace("\"impl\": ", "\"impl\": \"reference\", \"impl\": ", 1)' \
   'the member "impl" occurs twice'
+# Shard 0/4 makes no finding at case 1 (1 mod 4 is shard 1's).
+refused "a finding outside its shard" 'f["case_index"] = 1; f["window"] = 1' \
+  'findings[0]: case_index 1 is not a case of parts "0/4"'
 # The first finding is fine, the second is not: still nothing is written.
 refused "a bad second finding" 'd["findings"][1]["token"] = "cs1.!!!"' "findings[1]: replay token: invalid character '!'"
 # Cases summed past 2^64 - 1 are refused, not wrapped.
