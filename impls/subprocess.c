@@ -168,6 +168,11 @@ static wait_state wait_for(const cs_subproc *s, int64_t deadline, int *ms) {
   return WAIT_ON;
 }
 
+/* Why the caller's stop came, for the messages of what it cut. */
+static const char *stop_reason(const cs_subproc *s) {
+  return s->base.interrupt && *s->base.interrupt ? "a stop signal came" : "the time ran out";
+}
+
 static void close_fd(int *fd) {
   if (*fd >= 0)
     close(*fd);
@@ -844,8 +849,7 @@ static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err
     }
     if (w == WAIT_STOP_CAME) {
       kill_process(s);
-      cs_err_set(err, "'%s': %s before the hello answer", s->argv[0],
-                 s->base.interrupt && *s->base.interrupt ? "a stop signal came" : "the time ran out");
+      cs_err_set(err, "'%s': %s before the hello answer", s->argv[0], stop_reason(s));
       return START_CUT;
     }
     pump(s, left);
@@ -1088,7 +1092,7 @@ static int check_request(const cs_request *r, size_t i, cs_err *err) {
  * step); the next batch starts a new one, without blame. */
 static void cut_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, size_t from, size_t n, int64_t since,
                      cs_arena *a) {
-  const char *why = s->base.interrupt && *s->base.interrupt ? "a stop signal came" : "the time ran out";
+  const char *why = stop_reason(s);
   for (size_t i = from; i < n; i++) {
     replies[i] = (cs_reply){.status = CS_REPLY_CUT};
     if (i > from)
