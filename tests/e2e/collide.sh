@@ -177,17 +177,8 @@ check "collide of an external implementation ended by SIGTERM: exit 0, interrupt
 # A stop signal does not wait out a hanging request's --deadline: it is cut off at once, and the
 # summary follows (exit 0); when no request was ever answered, nothing was searched (exit 2).
 for after in 50 0; do
-  env --default-signal=INT "$CS" collide --target mistral --no-corpus --jobs 1 --deadline 60000 --impl-cmd -- \
-    python3 "$FIX/proto_echo.py" --ops normalize --targets mistral --hang-after $after --tag "collide-hang-$after" \
-    >"$T/hang.txt" 2>"$T/hang.err" &
-  pid=$!
-  sleep 3
-  start=$(date +%s%N)
-  kill -INT $pid
-  wait $pid
-  rc=$?
-  ms=$((($(date +%s%N) - start) / 1000000))
-  sleep 0.3
+  interrupt_after 3 "$T/hang.txt" "$T/hang.err" "$CS" collide --target mistral --no-corpus --jobs 1 --deadline 60000 \
+    --impl-cmd -- python3 "$FIX/proto_echo.py" --ops normalize --targets mistral --hang-after $after --tag "collide-hang-$after"
   if [ $after -gt 0 ]; then
     check "collide, SIGINT while a request hangs: the summary within 3 s (took ${ms} ms), exit 0" \
       "[ $rc -eq 0 ] && [ $ms -lt 3000 ] && grep -q 'interrupted by SIGINT' '$T/hang.txt' && ! pgrep -f collide-hang-$after >/dev/null"

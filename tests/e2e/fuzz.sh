@@ -535,16 +535,8 @@ check "fuzz --impl-cmd, SIGINT to its process group: exit 0, no fault found, the
 for where in run shrink; do
   props=$([ $where = run ] && echo "--property emit.pair")
   # shellcheck disable=SC2086
-  env --default-signal=INT "$CS" fuzz $props --time 120s --deadline 60000 --no-corpus --out "$T/int5$where" --impl-cmd -- \
-    python3 "$FIX/proto_echo.py" --hang-after 30 --tag int5-hang >"$T/int5.txt" 2>"$T/int5.err" &
-  pid=$!
-  sleep 4
-  start=$(date +%s%N)
-  kill -INT $pid
-  wait $pid
-  rc=$?
-  ms=$((($(date +%s%N) - start) / 1000000))
-  sleep 0.3
+  interrupt_after 4 "$T/int5.txt" "$T/int5.err" "$CS" fuzz $props --time 120s --deadline 60000 --no-corpus \
+    --out "$T/int5$where" --impl-cmd -- python3 "$FIX/proto_echo.py" --hang-after 30 --tag int5-hang
   if [ $where = run ]; then
     check "fuzz, SIGINT while a request of the run hangs: ends within 3 s (took ${ms} ms), the waiting cases cut off" \
       "[ $rc -eq 0 ] && [ $ms -lt 3000 ] && grep -q 'cut off by --time or the stop signal' '$T/int5.txt' &&
@@ -555,16 +547,8 @@ for where in run shrink; do
        ! grep -q 'held when run again' '$T/int5.txt' && interrupted '$T/int5$where/summary.json' && ! pgrep -f int5-hang >/dev/null"
   fi
 done
-env --default-signal=INT "$CS" fuzz --time 120s --deadline 60000 --no-corpus --out "$T/int6" --impl-cmd -- \
-  python3 "$FIX/proto_echo.py" --hang-after 0 --tag int6-hang >"$T/int6.txt" 2>"$T/int6.err" &
-pid=$!
-sleep 3
-start=$(date +%s%N)
-kill -INT $pid
-wait $pid
-rc=$?
-ms=$((($(date +%s%N) - start) / 1000000))
-sleep 0.3
+interrupt_after 3 "$T/int6.txt" "$T/int6.err" "$CS" fuzz --time 120s --deadline 60000 --no-corpus --out "$T/int6" \
+  --impl-cmd -- python3 "$FIX/proto_echo.py" --hang-after 0 --tag int6-hang
 check "fuzz, SIGINT while the first request hangs: exit 2 within 3 s (took ${ms} ms), nothing was checked" \
   "[ $rc -eq 2 ] && [ $ms -lt 3000 ] && grep -qx 'callsign: fuzz: interrupted before its first case: nothing was checked' '$T/int6.err' &&
    ! pgrep -f int6-hang >/dev/null"

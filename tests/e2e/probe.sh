@@ -233,13 +233,14 @@ OPENAI_API_KEY=1 "$CS" probe --provider openai_chat --base-url "http://127.0.0.1
   --max-requests 3 --json "$T/k1.json" --record "$T/cassette-k1" >"$T/o" 2>"$T/e"
 check "a 1-byte key: a note, the report and the cassette still parse" \
   "grep -q 'OPENAI_API_KEY is shorter than 8 bytes' '$T/e' && python3 -c \"import json,glob; json.load(open('$T/k1.json')); [json.load(open(f)) for f in glob.glob('$T/cassette-k1/*.json')]\""
-# An implementation inherits the keys: what it prints of them on stderr is redacted where callsign
-# quotes it.
-printf '#!/bin/sh\necho "config: api_key=$OPENAI_API_KEY" >&2\nexit 4\n' >"$T/leaky.sh" && chmod +x "$T/leaky.sh"
+# An implementation does not get the keys in its environment, but may hold one of its own (a config
+# file of the same account): what it prints of it on stderr is redacted where callsign quotes it.
+printf '#!/bin/sh\necho "config: api_key=%s env=${OPENAI_API_KEY:-unset}" >&2\nexit 4\n' "$CANARY" >"$T/leaky.sh" &&
+  chmod +x "$T/leaky.sh"
 with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_twice/openai" --rate 1000 \
   --impl-cmd -- "$T/leaky.sh" >"$T/o" 2>"$T/e"
-check "an implementation printing the key on stderr: exit 3, the key redacted in the message" \
-  "[ $? -eq 3 ] && grep -q 'api_key=\[redacted\]' '$T/e' && ! grep -q '$CANARY' '$T/e' '$T/o'"
+check "an implementation printing the key on stderr: exit 3, the key redacted in the message, not in its environment" \
+  "[ $? -eq 3 ] && grep -q 'api_key=\[redacted\] env=unset' '$T/e' && ! grep -q '$CANARY' '$T/e' '$T/o'"
 # The region becomes part of bedrock's host name: one that is no region name is refused.
 AWS_REGION='attacker.example/x?' AWS_BEARER_TOKEN_BEDROCK=$CANARY "$CS" probe --provider bedrock --dry-run >"$T/o" 2>"$T/e"
 check "AWS_REGION that is no region name: exit 2, one line, nothing printed" \
@@ -470,15 +471,16 @@ check "a key echoed with a JSON escape: redacted in the cassette (no tail of it)
 # Keys of other providers than the one probed are redacted too: an implementation (or a gateway)
 # may print any of them, and its text reaches messages and reports.
 OTHER=sk-other-canary-DO-NOT-LEAK-789
+printf 'import os, sys\nsys.stderr.write("key %s env " + os.environ.get("ANTHROPIC_API_KEY", "unset") + "\\n")\nsys.exit(3)\n' \
+  "$OTHER" >"$T/other.py"
 OPENAI_API_KEY=$CANARY ANTHROPIC_API_KEY=$OTHER "$CS" probe --provider openai_chat --dry-run --json "$T/other.json" \
-  --impl-cmd -- python3 -c 'import os, sys; sys.stderr.write("key " + os.environ["ANTHROPIC_API_KEY"] + "\n"); sys.exit(3)' \
-  >"$T/other.out" 2>"$T/other.err"
+  --impl-cmd -- python3 "$T/other.py" >"$T/other.out" 2>"$T/other.err"
 check "an implementation printing another provider's key: exit 3, the key redacted in its message" \
-  "[ $? -eq 3 ] && grep -q 'key \[redacted\]' '$T/other.err' && ! grep -r -a -q -e '$OTHER' '$T/other.out' '$T/other.err' '$T/other.json'"
+  "[ $? -eq 3 ] && grep -q 'key \[redacted\] env unset' '$T/other.err' && ! grep -r -a -q -e '$OTHER' '$T/other.out' '$T/other.err' '$T/other.json'"
 
 # ---- 6. the canary key appears nowhere
 check "no key, secret or session token in any output, report or cassette" \
-  "! grep -r -a -l -e '$CANARY' -e '$AWS_SECRET' -e '$AWS_ID' '$T' --exclude=probe.sh --exclude=expect.py"
+  "! grep -r -a -l -e '$CANARY' -e '$AWS_SECRET' -e '$AWS_ID' '$T' --exclude=probe.sh --exclude=expect.py --exclude=leaky.sh"
 check "cassettes hold requests with the authorization redacted" \
   "grep -q -r '\"x-api-key\":.*\"\[redacted\]\"' '$T/cassette' && grep -q -r '\"authorization\":.*\"\[redacted\]\"' '$T/cassette-sig'"
 

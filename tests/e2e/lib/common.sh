@@ -8,6 +8,22 @@ fail=0
 ok() { echo "PASS $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+# interrupt_after SECONDS OUT ERR CMD...: runs CMD in the background with SIGINT at its default (a
+# script's & leaves it ignored) and its output in OUT and ERR, sends it SIGINT after SECONDS, and
+# sets rc (its status) and ms (how long it took to end after the signal).
+interrupt_after() {
+  local secs=$1 out=$2 err=$3 pid start
+  shift 3
+  env --default-signal=INT "$@" >"$out" 2>"$err" &
+  pid=$!
+  sleep "$secs"
+  start=$(date +%s%N)
+  kill -INT $pid
+  wait $pid
+  rc=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
+  sleep 0.3 # the implementation's process group ends after callsign
+}
 # Every sanitizer report of every command the script runs goes to $T/san.PID, whatever the command
 # did with its stderr, so a report cannot hide behind a redirection or an overwritten file.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$T/san"
