@@ -30,7 +30,7 @@ def put(sub, data):
         f.write(data)
 
 def token_bytes(tok):
-    body = tok[4:]
+    body = tok[4:].split(".")[0]  # cs2.CHOICES.CHECK or cs1.CHOICES
     return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
 
 def selector(target, prop):
@@ -45,7 +45,7 @@ for path in sorted(glob.glob("corpus/regressions/*/*.json")):
     except ValueError:
         continue
     tok = case.get("token")
-    if isinstance(tok, str) and tok.startswith("cs1."):
+    if isinstance(tok, str) and tok.startswith(("cs1.", "cs2.")):
         put("properties", selector(case.get("target", ""), case.get("property", "")) + token_bytes(tok))
         n += 1
     if isinstance(case.get("history"), dict):

@@ -1,6 +1,7 @@
 /* generators/choices.c: the out-of-line part of the choice sequence: seeding the xoshiro256**
- * recording, replay of recorded values or of raw fuzzer bytes, spans, and the "cs1." replay token
- * (base64url of LEB128 varints). The draws themselves are inline in choices.h. */
+ * recording, replay of recorded values or of raw fuzzer bytes, spans, and the replay token
+ * ("cs2.": base64url of LEB128 varints, '.', a check of them). The draws themselves are inline in
+ * choices.h. */
 #include "generators/choices.h"
 
 #include <stdlib.h>
@@ -9,8 +10,10 @@
 #include "core/alloc.h"
 #include "core/hash.h"
 
-#define TOKEN_PREFIX "cs1."
-#define VARINT_MAX 10 /* 64 bits in 7-bit groups */
+#define TOKEN_PREFIX "cs2."    /* written: the choices, '.', their check */
+#define TOKEN_PREFIX_V1 "cs1." /* read too: the choices alone, as tokens were before the check */
+#define CHECK_CHARS 4          /* base64url of the check's 3 bytes */
+#define VARINT_MAX 10          /* 64 bits in 7-bit groups */
 
 uint64_t cs_seed_mix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
@@ -95,7 +98,17 @@ void cs_choices_span(cs_choices *c, size_t start, size_t count_at) {
   c->spans[c->nspans++] = (cs_choice_span){start, end, count_at};
 }
 
-void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out) {
+/* The check of a token's varint bytes: FNV-1a, its low 24 bits as 3 bytes. A token cut short or
+ * altered in a copy fails it, but for one in 2^24. */
+static void token_check(const uint8_t *bytes, size_t len, uint8_t out[3]) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ bytes[i]) * 16777619u;
+  out[0] = (uint8_t)(h >> 16), out[1] = (uint8_t)(h >> 8), out[2] = (uint8_t)h;
+}
+
+/* The token of v[0..n): with `checked`, "cs2." + choices + "." + check; without, the "cs1." form. */
+static void write_token(const uint64_t *v, size_t n, bool checked, cs_buf *out) {
   uint8_t stack[1024];
   size_t need = n * VARINT_MAX;
   uint8_t *bytes = need <= sizeof stack ? stack : cs_xmalloc(need);
@@ -108,13 +121,31 @@ void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out) {
       bytes[len++] = b | (x ? 0x80 : 0);
     } while (x);
   }
-  cs_buf_puts(out, TOKEN_PREFIX);
-  size_t enc = 4 * ((len + 2) / 3) + 1;
+  cs_buf_puts(out, checked ? TOKEN_PREFIX : TOKEN_PREFIX_V1);
+  size_t enc = 4 * ((len + 2) / 3) + 2 + CHECK_CHARS;
   cs_buf_reserve(out, enc);
   out->len += cs_base64url(bytes, len, out->data + out->len);
+  if (checked) {
+    uint8_t check[3];
+    token_check(bytes, len, check);
+    out->data[out->len++] = '.';
+    out->len += cs_base64url(check, 3, out->data + out->len);
+  }
   out->data[out->len] = 0;
   if (bytes != stack)
     free(bytes);
+}
+
+void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out) {
+  write_token(v, n, true, out);
+}
+
+void cs_choices_token_v1(const uint64_t *v, size_t n, cs_buf *out) {
+  write_token(v, n, false, out);
+}
+
+bool cs_choices_is_token(const char *s) {
+  return !strncmp(s, TOKEN_PREFIX, strlen(TOKEN_PREFIX)) || !strncmp(s, TOKEN_PREFIX_V1, strlen(TOKEN_PREFIX_V1));
 }
 
 static int b64url_value(unsigned char ch) {
@@ -137,12 +168,26 @@ int cs_choices_parse_token(const char *token, uint64_t **v, size_t *n, cs_err *e
   int rc = -1;
   *v = NULL;
   *n = 0;
-  if (!token || strncmp(token, TOKEN_PREFIX, strlen(TOKEN_PREFIX)) != 0) {
-    cs_err_set(err, "replay token: must start with \"%s\"", TOKEN_PREFIX);
+  bool checked = token && !strncmp(token, TOKEN_PREFIX, strlen(TOKEN_PREFIX));
+  if (!checked && (!token || strncmp(token, TOKEN_PREFIX_V1, strlen(TOKEN_PREFIX_V1)) != 0)) {
+    cs_err_set(err, "replay token: must start with \"%s\" (or \"%s\")", TOKEN_PREFIX, TOKEN_PREFIX_V1);
     goto cleanup;
   }
   const char *p = token + strlen(TOKEN_PREFIX);
   size_t chars = strlen(p);
+  const char *check = NULL;
+  if (checked) { /* the check follows the last '.', which base64url never holds */
+    const char *dot = strrchr(p, '.');
+    if (!dot || strlen(dot + 1) != CHECK_CHARS) {
+      cs_err_set(err,
+                 "replay token: cut short: it does not end in '.' and its %d-character check (copy the whole "
+                 "token)",
+                 CHECK_CHARS);
+      goto cleanup;
+    }
+    check = dot + 1;
+    chars = (size_t)(dot - p);
+  }
   if (chars % 4 == 1) {
     cs_err_set(err, "replay token: truncated base64url (%zu characters after the prefix)", chars);
     goto cleanup;
@@ -181,6 +226,26 @@ int cs_choices_parse_token(const char *token, uint64_t **v, size_t *n, cs_err *e
                "replay token: the last character '%c' is not a canonical base64url ending (its unused bits must be 0)",
                p[chars - 1]);
     goto cleanup;
+  }
+  if (checked) {
+    uint8_t want[3], got[3];
+    token_check(bytes, len, want);
+    int d[CHECK_CHARS];
+    for (int k = 0; k < CHECK_CHARS; k++)
+      d[k] = b64url_value((unsigned char)check[k]);
+    bool ok = d[0] >= 0 && d[1] >= 0 && d[2] >= 0 && d[3] >= 0;
+    if (ok) {
+      uint32_t x = (uint32_t)d[0] << 18 | (uint32_t)d[1] << 12 | (uint32_t)d[2] << 6 | (uint32_t)d[3];
+      got[0] = (uint8_t)(x >> 16), got[1] = (uint8_t)(x >> 8), got[2] = (uint8_t)x;
+      ok = !memcmp(want, got, 3);
+    }
+    if (!ok) {
+      cs_err_set(err,
+                 "replay token: its check '%.*s' does not match its choices: the token was cut short or "
+                 "altered (copy the whole token)",
+                 CHECK_CHARS, check);
+      goto cleanup;
+    }
   }
   size_t count = 0, i = 0;
   while (i < len) {

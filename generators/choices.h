@@ -161,10 +161,18 @@ static inline size_t cs_choices_at(const cs_choices *c) {
 /* Marks the draws from `start` to here as one unit (see cs_choice_span). */
 void cs_choices_span(cs_choices *c, size_t start, size_t count_at);
 
-/* Replay token: "cs1." + base64url of the varint-encoded values. */
+/* Replay token: "cs2." + base64url of the varint-encoded values + "." + base64url of a 24-bit
+ * check of them, so that a token cut short or altered in a copy is refused rather than replayed as
+ * another case. */
 void cs_choices_token(const uint64_t *v, size_t n, cs_buf *out);
-/* Parses a token into a heap array (*v, free with free()). -1 with `err` if malformed or not the one
- * spelling cs_choices_token gives (unused bits set in the last character, a redundant varint byte). */
+/* The "cs1." form (no check), as tokens were written before the check: what corpus file names are
+ * derived from, so that a case found again keeps the file it was saved in. */
+void cs_choices_token_v1(const uint64_t *v, size_t n, cs_buf *out);
+/* Does `s` start as a replay token does ("cs2." or "cs1.")? (A command argument that does not is a file.) */
+bool cs_choices_is_token(const char *s);
+/* Parses a token ("cs2.", or "cs1." without a check) into a heap array (*v, free with free()). -1
+ * with `err` if malformed, if its check fails, or if not the one spelling cs_choices_token gives
+ * (unused bits set in the last character, a redundant varint byte). */
 int cs_choices_parse_token(const char *token, uint64_t **v, size_t *n, cs_err *err);
 
 /* splitmix64: derives independent per-case seeds from a run seed. */

@@ -532,7 +532,7 @@ int cs_cmd_replay(int argc, char **argv) {
   if (cs_options_parse(&c.o, argc, argv, 2, CS_CMD_REPLAY, &err))
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   if (c.o.npositional != 1)
-    return cs_fail(CS_EXIT_USAGE, "replay: give one replay token (cs1.…) or one saved case file (- for stdin)");
+    return cs_fail(CS_EXIT_USAGE, "replay: give one replay token (cs2.…) or one saved case file (- for stdin)");
   if ((c.o.impl_cmd != NULL) == (c.o.nimpls == 1) || c.o.nimpls > 1)
     return cs_fail(CS_EXIT_USAGE, "replay: give one --impl NAME or --impl-cmd -- ARGV...");
   if (c.o.nimpls && !cs_builtin_find(c.o.impls[0]))
@@ -540,7 +540,7 @@ int cs_cmd_replay(int argc, char **argv) {
   uint64_t *v = NULL;
   size_t n = 0;
   const char *arg = c.o.positional[0];
-  if (!strncmp(arg, "cs1.", 4)) {
+  if (cs_choices_is_token(arg)) {
     if (cs_choices_parse_token(arg, &v, &n, &err))
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   } else {

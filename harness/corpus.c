@@ -78,7 +78,7 @@ static int kind_of(const cJSON *root, const char *path, cs_err *err) {
   const cJSON *tok = cJSON_GetObjectItemCaseSensitive(root, "token");
   const cJSON *hist = cJSON_GetObjectItemCaseSensitive(root, "history");
   if (tok && !cJSON_IsNull(tok))
-    return cJSON_IsString(tok) ? 0 : cs_err_set(err, "%s: \"token\" is not a string (a replay token, cs1.…)", path);
+    return cJSON_IsString(tok) ? 0 : cs_err_set(err, "%s: \"token\" is not a string (a replay token, cs2.…)", path);
   if (cJSON_IsObject(hist))
     return 1;
   if (hist)
@@ -386,12 +386,16 @@ cleanup:
 
 int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name,
                    uint32_t max_id_len, cs_err *err) {
-  cs_buf tok = {0};
+  cs_buf tok = {0}, key = {0};
   cs_choices_token(cell->choices, cell->nchoices, &tok);
+  /* The file name comes from the token's "cs1." form: a case saved before tokens had their check
+   * keeps its file when it is found again. */
+  cs_choices_token_v1(cell->choices, cell->nchoices, &key);
   cs_str t = cs_buf_view(&tok);
-  int rc = write_case(dir, impl, cell->prop->name, target_name, t, &t, max_id_len, cell->message, cell->history_json,
-                      NULL, NULL, err);
+  int rc = write_case(dir, impl, cell->prop->name, target_name, cs_buf_view(&key), &t, max_id_len, cell->message,
+                      cell->history_json, NULL, NULL, err);
   cs_buf_free(&tok);
+  cs_buf_free(&key);
   return rc;
 }
 

@@ -233,7 +233,7 @@ done
 rc=$?
 cmd=$(grep -m 1 'replay: callsign replay' "$T/sp/rm.txt" | sed 's/^ *replay: callsign //')
 check "merged replay commands carry --rule anthropic.max_len=50 and --max-id-len 100" \
-  "[ $rc -eq 1 ] && grep -q -- '--rule anthropic.max_len=50 --max-id-len 100 cs1\.' <<<'$cmd'"
+  "[ $rc -eq 1 ] && grep -q -- '--rule anthropic.max_len=50 --max-id-len 100 cs2\.' <<<'$cmd'"
 # shellcheck disable=SC2086 # the printed command is words
 "$CS" $cmd >"$T/o" 2>"$T/e"
 check "a merged replay command reproduces its failure" "[ $? -eq 1 ] && grep -q 'FAIL emit.regex' '$T/o'"
@@ -500,7 +500,7 @@ check "summary.json of an --impl-cmd campaign records its argv and deadline" "[ 
 rc=$?
 cmd=$(grep -m 1 'replay: callsign replay' "$T/extm.txt" | sed 's/^ *replay: callsign //')
 check "merged results of an external implementation named reference: replay commands name its argv, not --impl" \
-  "[ $rc -eq 1 ] && grep -q -- ' cs1\.[^ ]* --impl-cmd -- python3 $T/same.py reference\$' <<<'$cmd' && ! grep -q -- '--impl ' '$T/extm.txt'"
+  "[ $rc -eq 1 ] && grep -q -- ' cs2\.[^ ]* --impl-cmd -- python3 $T/same.py reference\$' <<<'$cmd' && ! grep -q -- '--impl ' '$T/extm.txt'"
 # shellcheck disable=SC2086 # the printed command is words
 "$CS" $cmd >"$T/o" 2>"$T/e"
 check "the merged replay command runs the external implementation and reproduces its failure" \

@@ -86,7 +86,7 @@ size=$(wc -c <"$T/longname.md")
 
 # A replay's one case comes from its token: no report claims a seed decided it.
 tok=$("$CS" run --no-corpus --quiet --impl prefix-swap --target mistral --property emit.unique --cases 300 2>&1 |
-  grep -o 'cs1\.[A-Za-z0-9_-]*' | head -1)
+  grep -o 'cs2\.[A-Za-z0-9_.-]*' | head -1)
 "$CS" replay --impl prefix-swap --target mistral --property emit.unique "$tok" --json "$T/rp.json" \
   --junit "$T/rp.xml" --failures "$T/rp.txt" >/dev/null 2>&1
 rc=$?

@@ -184,9 +184,11 @@ Test(choices, token_round_trip) {
   for (size_t n = 0; n <= nv; n++) {
     cs_buf b = {0};
     cs_choices_token(v, n, &b);
-    cr_assert(strncmp(b.data, "cs1.", 4) == 0);
+    cr_assert(strncmp(b.data, "cs2.", 4) == 0);
+    cr_assert(b.len >= 9 && b.data[b.len - 5] == '.', "%s: no check", b.data);
     for (size_t i = 4; i < b.len; i++)
-      cr_assert(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", b.data[i]) != NULL);
+      cr_assert(i == b.len - 5 ||
+                strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", b.data[i]) != NULL);
     uint64_t *out = NULL;
     size_t m = 99;
     cs_err err = {{0}};
@@ -229,10 +231,11 @@ static void expect_bad(const char *token, const char *needle) {
 }
 
 Test(choices, malformed_tokens_rejected) {
-  expect_bad(NULL, "cs1.");
-  expect_bad("", "cs1.");
-  expect_bad("cs2.AAAA", "cs1.");
-  expect_bad("CS1.AAAA", "cs1.");
+  expect_bad(NULL, "must start with \"cs2.\" (or \"cs1.\")");
+  expect_bad("", "cs2.");
+  expect_bad("cs3.AAAA", "cs2.");
+  expect_bad("CS1.AAAA", "cs2.");
+  expect_bad("cs1.AA.AAAA", "invalid character '.'"); /* cs1 tokens have no check */
   expect_bad("cs1.AA=A", "invalid character '='");
   expect_bad("cs1.AA A", "invalid character");
   expect_bad("cs1.AB\xC3\xA9", "invalid byte");
@@ -241,6 +244,47 @@ Test(choices, malformed_tokens_rejected) {
   expect_bad("cs1.BYA", "truncated varint");             /* 0x05 0x80 */
   expect_bad("cs1.________________", "longer than 10");  /* twelve 0xFF bytes */
   expect_bad("cs1.____________Ag", "overflows 64 bits"); /* nine 0xFF, then 0x02: bit 64 */
+}
+
+/* A token cut short or altered in a copy is refused, not replayed as another case: every cut of a
+ * token, and every change of one character, fails its check (or its spelling). Its "cs1." form
+ * (no check) is the same sequence. */
+Test(choices, cut_or_altered_tokens_fail_their_check) {
+  uint64_t v[] = {0, 3, 1, 200, 7, 0, 0, 65, 1, 1, 9};
+  size_t nv = sizeof v / sizeof *v;
+  cs_buf b = {0}, v1 = {0};
+  cs_choices_token(v, nv, &b);
+  for (size_t cut = 1; cut < b.len; cut++) {
+    char *t = strndup(b.data, b.len - cut);
+    uint64_t *out = NULL;
+    size_t n = 0;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_choices_parse_token(t, &out, &n, &err), -1, "%s (cut by %zu) was taken", t, cut);
+    free(t);
+  }
+  for (size_t i = 4; i < b.len; i++) {
+    if (b.data[i] == '.')
+      continue;
+    char *t = strdup(b.data);
+    t[i] = t[i] == 'A' ? 'B' : 'A';
+    uint64_t *out = NULL;
+    size_t n = 0;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_choices_parse_token(t, &out, &n, &err), -1, "%s (character %zu changed) was taken", t, i);
+    free(t);
+  }
+  cs_choices_token_v1(v, nv, &v1);
+  cr_assert(strncmp(v1.data, "cs1.", 4) == 0 && !strchr(v1.data + 4, '.'), "%s", v1.data);
+  cr_assert_eq(strncmp(v1.data + 4, b.data + 4, v1.len - 4), 0, "the two forms hold the same choices");
+  uint64_t *out = NULL;
+  size_t n = 0;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_choices_parse_token(v1.data, &out, &n, &err), 0, "%s", err.msg);
+  cr_assert_eq(n, nv);
+  cr_assert_eq(memcmp(out, v, sizeof v), 0);
+  free(out);
+  cs_buf_free(&b);
+  cs_buf_free(&v1);
 }
 
 /* A token is the one spelling of its sequence: cs1.AB and cs1.AP decoded as cs1.AA (bits past the
