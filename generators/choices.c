@@ -178,11 +178,18 @@ int cs_choices_parse_token(const char *token, uint64_t **v, size_t *n, cs_err *e
   const char *check = NULL;
   if (checked) { /* the check follows the last '.', which base64url never holds */
     const char *dot = strrchr(p, '.');
-    if (!dot || strlen(dot + 1) != CHECK_CHARS) {
+    size_t nc = dot ? strlen(dot + 1) : 0;
+    if (!dot) {
       cs_err_set(err,
                  "replay token: cut short: it does not end in '.' and its %d-character check (copy the whole "
                  "token)",
                  CHECK_CHARS);
+      goto cleanup;
+    }
+    if (nc != CHECK_CHARS) {
+      cs_err_set(err, "replay token: its check (after the last '.') has %zu characters, not %d: %s", nc, CHECK_CHARS,
+                 nc < CHECK_CHARS ? "it was cut short (copy the whole token)"
+                                  : "something follows the token, or it was altered");
       goto cleanup;
     }
     check = dot + 1;

@@ -303,19 +303,28 @@ void cs_corpus_free(cs_corpus *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* True when `file` already holds this case: the same token, or for a literal case the same history.
- * Its message may differ (an implementation with random IDs words each failure anew), and a
- * committed corpus must not change each time a run finds a case it already has. */
-static bool holds_case(const char *file, const cs_str *token, const char *history_json) {
+/* True when `file` already holds this case: the same choices (`v1_key`, the token's cs1 form: a
+ * file saved with a cs1 token holds the case as well as one with its cs2 token), or for a literal
+ * case the same history. Its message may differ (an implementation with random IDs words each
+ * failure anew), and a committed corpus must not change each time a run finds a case it already has. */
+static bool holds_case(const char *file, const cs_str *v1_key, const char *history_json) {
   struct stat st;
   if (stat(file, &st))
     return false;
   cs_err ignored = {{0}};
-  cJSON *old = load_case(file, &ignored), *hist = NULL;
+  cJSON *old = load_corpus_case(file, &ignored), *hist = NULL;
   bool same = false;
-  if (old && token) {
+  if (old && v1_key) {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(old, "token");
-    same = cJSON_IsString(t) && strlen(t->valuestring) == token->len && !memcmp(t->valuestring, token->ptr, token->len);
+    uint64_t *v = NULL;
+    size_t n = 0;
+    if (cJSON_IsString(t) && cs_choices_parse_token(t->valuestring, &v, &n, &ignored) == 0) {
+      cs_buf k = {0};
+      cs_choices_token_v1(v, n, &k);
+      same = k.len == v1_key->len && !memcmp(k.data, v1_key->ptr, k.len);
+      cs_buf_free(&k);
+    }
+    free(v);
   } else if (old && history_json && (hist = cJSON_Parse(history_json))) {
     same = is_literal(old) && cJSON_Compare(cJSON_GetObjectItemCaseSensitive(old, "history"), hist, true);
   }
@@ -347,7 +356,7 @@ static int write_case(const char *dir, const char *impl, const char *property, c
   cs_hasher_free(hs);
   cs_hex(d, 4, hex);
   cs_buf_printf(&file, "%s/%s@%s-%s.json", path, property, target_name, hex);
-  if (holds_case(file.data, token, history_json)) {
+  if (holds_case(file.data, token ? &name_key : NULL, history_json)) {
     rc = 0;
     goto cleanup;
   }
@@ -372,7 +381,12 @@ static int write_case(const char *dir, const char *impl, const char *property, c
   cs_buf_puts(&body, ",\n  \"history\": ");
   cs_buf_puts(&body, history_json ? history_json : "null");
   cs_buf_puts(&body, "\n}\n");
-  rc = cs_write_file(file.data, body.data, body.len, err);
+  /* A report may go to a FIFO; a corpus case may not: writing would wait for a reader. */
+  struct stat st;
+  if (stat(file.data, &st) == 0 && !S_ISREG(st.st_mode))
+    cs_err_set(err, "%s: not a regular file: the case is not saved", file.data);
+  else
+    rc = cs_write_file(file.data, body.data, body.len, err);
 cleanup:
   if (rc == 0 && path_out) {
     *path_out = file.data; /* handed over, not freed */

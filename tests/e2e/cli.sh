@@ -682,6 +682,21 @@ mkdir -p "$T/fifocorpus/reference" && mkfifo "$T/fifocorpus/reference/a.json"
 timeout 60 "$CS" run --impl reference --cases 5 --quiet --property emit.pair --corpus "$T/fifocorpus" >"$T/o" 2>"$T/e"
 check "a FIFO in the corpus: skipped with a warning, the run goes on (exit 0)" \
   "[ $? -eq 0 ] && grep -q 'a.json: not a regular file (corpus case skipped)' '$T/e'"
+# ...and one at a case's file name is not written to (that would wait for a reader either).
+mkdir -p "$T/fifosave"
+"$CS" run --impl prefix-swap --property canon.charset --quiet --corpus "$T/fifosave" >"$T/o" 2>"$T/e"
+one=$(find "$T/fifosave/prefix-swap" -name '*.json' | head -n 1)
+rm "$one" && mkfifo "$one"
+timeout 60 "$CS" run --impl prefix-swap --property canon.charset --quiet --corpus "$T/fifosave" >"$T/o" 2>"$T/e"
+check "a FIFO at a case's file name: the save fails with a counted warning, no hang (exit 1 for the failure)" \
+  "[ $? -eq 1 ] && grep -q 'failure not saved to the corpus (the first: .*: not a regular file: the case is not saved)' '$T/e'"
+# A committed corpus stays as it is when its cases are found again, its cs1 tokens included: the
+# files saved before tokens had their check are the same cases.
+cp -r "$ROOT/corpus/regressions/prefix-swap" "$T/committed"
+mkdir -p "$T/commitcorpus" && cp -r "$T/committed" "$T/commitcorpus/prefix-swap"
+"$CS" run --impl prefix-swap --cases 300 --quiet --corpus "$T/commitcorpus" >"$T/o" 2>"$T/e"
+check "a committed corpus (cs1 tokens) is left unchanged by a run that finds its cases again" \
+  "[ $? -eq 1 ] && grep -q '\"token\": \"cs1\.' '$T/committed'/*.json && diff -r '$T/committed' '$T/commitcorpus/prefix-swap' >/dev/null"
 # A corpus directory that is there but cannot be read is said, not taken for an empty one.
 mkdir -p "$T/filecorpus" && echo x >"$T/filecorpus/prefix-swap"
 "$CS" run --impl prefix-swap --cases 20 --quiet --corpus "$T/filecorpus" >"$T/o" 2>"$T/e"

@@ -236,6 +236,9 @@ Test(choices, malformed_tokens_rejected) {
   expect_bad("cs3.AAAA", "cs2.");
   expect_bad("CS1.AAAA", "cs2.");
   expect_bad("cs1.AA.AAAA", "invalid character '.'"); /* cs1 tokens have no check */
+  expect_bad("cs2.AAE", "cut short: it does not end in '.'");
+  expect_bad("cs2.AAE.AB", "has 2 characters, not 4: it was cut short");
+  expect_bad("cs2.AAE.ABCDE", "has 5 characters, not 4: something follows the token");
   expect_bad("cs1.AA=A", "invalid character '='");
   expect_bad("cs1.AA A", "invalid character");
   expect_bad("cs1.AB\xC3\xA9", "invalid byte");
