@@ -670,6 +670,18 @@ static bool twin_sanitize(cs_id_ctx *x, cs_str *out) {
 
 static const char *const STRIPPED_PREFIXES[] = {"toolu_vrtx_", "toolu_bdrk_", "srvtoolu_", "tooluse_",
                                                 "toolu_",      "call_",       "fc_",       "functions."};
+/* s without the first of prefixes[0..n) it starts with, when something is left; else s itself. */
+static cs_str without_prefix(cs_str s, const char *const *prefixes, size_t n) {
+  for (size_t k = 0; s.ptr && k < n; k++)
+    if (cs_str_starts(s, prefixes[k]) && s.len > strlen(prefixes[k]))
+      return (cs_str){s.ptr + strlen(prefixes[k]), s.len - strlen(prefixes[k])};
+  return s;
+}
+
+static cs_str without_native_prefix(cs_str s) {
+  return without_prefix(s, STRIPPED_PREFIXES, sizeof STRIPPED_PREFIXES / sizeof STRIPPED_PREFIXES[0]);
+}
+
 static const char *const TWIN_PREFIXES[] = {"", "call_", "toolu_", "tooluse_", "fc_"};
 #define N_TWIN_PREFIXES (sizeof TWIN_PREFIXES / sizeof TWIN_PREFIXES[0])
 
@@ -677,20 +689,13 @@ static bool twin_prefix(cs_id_ctx *x, cs_str *out) {
   int64_t i = pool_find(x, 0, draw_start(x, 0), NULL, NULL);
   if (i < 0)
     return false;
-  cs_str e = x->pool[i], rest = e;
-  const char *had = "";
-  for (size_t k = 0; k < sizeof STRIPPED_PREFIXES / sizeof STRIPPED_PREFIXES[0]; k++) {
-    if (cs_str_starts(e, STRIPPED_PREFIXES[k]) && e.len > strlen(STRIPPED_PREFIXES[k])) {
-      had = STRIPPED_PREFIXES[k];
-      rest = (cs_str){e.ptr + strlen(had), e.len - strlen(had)};
-      break;
-    }
-  }
+  cs_str e = x->pool[i], rest = without_native_prefix(e);
+  size_t had = e.len - rest.len; /* the prefix it had: e's first `had` bytes */
   /* Any prefix but the one it had: call_X vs toolu_X vs X. */
   const char *choices[N_TWIN_PREFIXES];
   size_t n = 0;
   for (size_t k = 0; k < N_TWIN_PREFIXES; k++)
-    if (strcmp(TWIN_PREFIXES[k], had) != 0)
+    if (strlen(TWIN_PREFIXES[k]) != had || (had && memcmp(TWIN_PREFIXES[k], e.ptr, had) != 0))
       choices[n++] = TWIN_PREFIXES[k];
   const char *prefix = choices[cs_draw(x->c, n)];
   sb b = sb_new(x->a, strlen(prefix) + rest.len);
@@ -758,13 +763,6 @@ static bool twin_truncate(cs_id_ctx *x, cs_str *out) {
 
 /* ---- telling twins apart from strangers ---- */
 
-static cs_str without_native_prefix(cs_str s) {
-  for (size_t k = 0; k < sizeof STRIPPED_PREFIXES / sizeof STRIPPED_PREFIXES[0]; k++)
-    if (cs_str_starts(s, STRIPPED_PREFIXES[k]) && s.len > strlen(STRIPPED_PREFIXES[k]))
-      return (cs_str){s.ptr + strlen(STRIPPED_PREFIXES[k]), s.len - strlen(STRIPPED_PREFIXES[k])};
-  return s;
-}
-
 /* A byte as the twin classes see it: letters folded, every byte a sanitizer may rewrite as '_'. */
 static unsigned char twin_byte(unsigned char ch) {
   if (ch >= 0x80 || sanitizable(ch))
@@ -789,12 +787,10 @@ bool cs_id_twins(cs_str x, cs_str y) {
 }
 
 cs_str cs_id_output_prefix_stripped(cs_str s) {
+  /* The native prefixes, and the one callsign's reference normalizer writes for gemini. */
   static const char *const prefixes[] = {"hist_tool_", "toolu_vrtx_", "toolu_bdrk_", "srvtoolu_", "tooluse_",
                                          "toolu_",     "call_",       "fc_",         "functions."};
-  for (size_t k = 0; s.ptr && k < sizeof prefixes / sizeof prefixes[0]; k++)
-    if (cs_str_starts(s, prefixes[k]) && s.len > strlen(prefixes[k]))
-      return (cs_str){s.ptr + strlen(prefixes[k]), s.len - strlen(prefixes[k])};
-  return s;
+  return without_prefix(s, prefixes, sizeof prefixes / sizeof prefixes[0]);
 }
 
 /* ---- the class draw ---- */
