@@ -10,8 +10,9 @@
  * 0..N-1 together list exactly the cases of the unsharded run.
  * SIGINT or SIGTERM stops the campaign as its --time would: the batch in flight finishes (its
  * failures are reported unshrunk; requests still waiting are cut off, their cases not judged), the
- * findings are written and summed up as usual, and the summary says it was interrupted. The same signal a second time
- * ends callsign at once. Exit status: 1 a failure was found (not listed by --expect), 0 none, 2 usage, 3 cannot run. */
+ * findings are written and summed up as usual, and the summary says it was interrupted. The same
+ * signal a second or more later ends callsign at once (harness/session.h).
+ * Exit status: 1 a failure was found (not listed by --expect), 0 none, 2 usage, 3 cannot run. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -651,19 +652,17 @@ int cs_cmd_fuzz(int argc, char **argv) {
   } else {
     printf("results: not all written to %s (see below)", c.out_dir);
   }
-  size_t corpus_warning = 0;
+  size_t unsaved = 0; /* said after the results line */
   cs_err corpus_err = {{0}};
   if (nd && !c.o.no_corpus) {
-    size_t unsaved = 0, saved = cs_findings_save_corpus(&total, c.corpus_dir, &unsaved, &corpus_err);
+    size_t saved = cs_findings_save_corpus(&total, c.corpus_dir, &unsaved, &corpus_err);
     if (saved)
       printf("; %zu case%s saved to %s/%s/", saved, saved == 1 ? "" : "s", c.corpus_dir, sub);
-    if (unsaved)
-      corpus_warning = unsaved;
   }
   printf("\n");
-  if (corpus_warning)
-    fprintf(stderr, "callsign: warning: %zu distinct failure%s not saved to the corpus (the first: %s)\n",
-            corpus_warning, corpus_warning == 1 ? "" : "s", corpus_err.msg);
+  if (unsaved)
+    fprintf(stderr, "callsign: warning: %zu distinct failure%s not saved to the corpus (the first: %s)\n", unsaved,
+            unsaved == 1 ? "" : "s", corpus_err.msg);
   status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
   /* A campaign that checked nothing must not pass a gate: an input error, as in run. */
   if (total.checks_nothing)

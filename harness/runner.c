@@ -6,6 +6,7 @@
 #include "harness/runner.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -956,6 +957,24 @@ fatal:
   return -1;
 }
 
+/* Appends " (" + the note + ")" to the failure's message: why it was not shrunk, or not all the way. */
+static void note_shrink(cs_outcome *cell, const char *fmt, ...) {
+  size_t len = strlen(cell->message);
+  if (len + 3 >= sizeof cell->message)
+    return;
+  cell->message[len++] = ' ';
+  cell->message[len++] = '(';
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cell->message + len, sizeof cell->message - len, fmt, ap);
+  va_end(ap);
+  len = strlen(cell->message);
+  if (len + 1 < sizeof cell->message) {
+    cell->message[len] = ')';
+    cell->message[len + 1] = 0;
+  }
+}
+
 static void shrink(runner *r, cs_outcome *cell) {
   shrinking s = {.r = r,
                  .cell = cell,
@@ -976,11 +995,11 @@ static void shrink(runner *r, cs_outcome *cell) {
   r->impl->stop_at_ns = ns_of(s.stop_at);
   unsigned steps = 0;
   bool progress = s.cand != NULL; /* without room for a candidate, the case is reported unshrunk */
+  bool unshrunk_said = false;     /* a "not shrunk" note is in the message */
   if (left <= 0) {
     progress = false;
-    size_t len = strlen(cell->message);
-    snprintf(cell->message + len, sizeof cell->message - len,
-             " (not shrunk: the run's %g s for shrinking were spent on earlier failures)", run_s);
+    note_shrink(cell, "not shrunk: the run's %g s for shrinking were spent on earlier failures", run_s);
+    unshrunk_said = true;
   }
   /* A restart per try costs a process start (tens of ms for an interpreter): first see whether the
    * failure shows without one (two answers of the same process differ); if not, restart per try. */
@@ -1014,8 +1033,8 @@ static void shrink(runner *r, cs_outcome *cell) {
    * spend the whole shrink time on them. Reported as found, and said so. */
   if (!reproduced && held) {
     progress = false;
-    size_t len = strlen(cell->message);
-    snprintf(cell->message + len, sizeof cell->message - len, " (not shrunk: the case held when run again alone)");
+    note_shrink(cell, "not shrunk: the case held when run again alone");
+    unshrunk_said = true;
   }
   while (progress && s.budget) {
     progress = false;
@@ -1078,13 +1097,11 @@ done:
    * reported as it stands, and says so. */
   if (interrupted(r->cfg) && !s.stopped_by)
     s.stopped_by = "a stop signal came";
-  if (s.stopped_by && !strstr(cell->message, "(not shrunk:")) {
-    size_t len = strlen(cell->message);
+  if (s.stopped_by && !unshrunk_said) {
     if (steps)
-      snprintf(cell->message + len, sizeof cell->message - len, " (shrinking stopped after %u step%s: %s)", steps,
-               steps == 1 ? "" : "s", s.stopped_by);
+      note_shrink(cell, "shrinking stopped after %u step%s: %s", steps, steps == 1 ? "" : "s", s.stopped_by);
     else
-      snprintf(cell->message + len, sizeof cell->message - len, " (not shrunk: %s)", s.stopped_by);
+      note_shrink(cell, "not shrunk: %s", s.stopped_by);
   }
   r->shrink_spent += cs_now_s() - t0;
   free(s.cand);

@@ -604,8 +604,7 @@ static char *dup_str(const char *p) {
   return d;
 }
 
-/* One JSON object per line: after it, only blanks (a line end's \r included). */
-/* A line holds no '\n': white space after the value is ' ', '\t' or '\r'. */
+/* One JSON object per line: after it, only blanks (a line end's \r included; a line holds no '\n'). */
 static bool data_after(cs_str line, const char *end) {
   return cs_json_space_after(line, end) < line.len;
 }
