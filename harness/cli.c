@@ -675,24 +675,29 @@ cleanup:
   return root;
 }
 
-int cs_write_json(const char *path, const cJSON *root, cs_err *err) {
+int cs_json_text(cs_buf *out, const cJSON *root) {
   char *text = cJSON_Print(root);
   if (!text)
-    return cs_err_set(err, "%s: out of memory", path);
-  cs_buf body = {0};
-  /* U+2028 and U+2029 escaped, as in the reports (docs/report-schema.md): JSON allows them raw in
-   * a string, JavaScript source before ES2019 did not. In JSON text their bytes occur only inside
-   * strings, so the bytes can be replaced as they are. */
+    return -1;
+  /* JSON allows U+2028 and U+2029 raw in a string, JavaScript source before ES2019 did not. In JSON
+   * text their bytes occur only inside strings, so the bytes can be replaced as they are. */
   for (const char *p = text; *p; p++) {
     if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 && ((unsigned char)p[2] & 0xFE) == 0xA8) {
-      cs_buf_puts(&body, (unsigned char)p[2] == 0xA8 ? "\\u2028" : "\\u2029");
+      cs_buf_puts(out, (unsigned char)p[2] == 0xA8 ? "\\u2028" : "\\u2029");
       p += 2;
     } else {
-      cs_buf_putc(&body, *p);
+      cs_buf_putc(out, *p);
     }
   }
-  cs_buf_putc(&body, '\n');
+  cs_buf_putc(out, '\n');
   cJSON_free(text);
+  return 0;
+}
+
+int cs_write_json(const char *path, const cJSON *root, cs_err *err) {
+  cs_buf body = {0};
+  if (cs_json_text(&body, root))
+    return cs_err_set(err, "%s: out of memory", path);
   int rc = cs_write_file(path, body.data, body.len, err);
   cs_buf_free(&body);
   return rc;

@@ -756,18 +756,8 @@ static int write_reports(probe_ctx *c, const discovery *d) {
     cs_buf text = {0};
     if (!strcmp(f[i].name, "json")) {
       cJSON *j = report_json(c, d);
-      char *s = cJSON_Print(j);
-      /* As the run report (docs/report-schema.md): U+2028 and U+2029 escaped, which JavaScript
-       * before ES2019 reads as line ends. cJSON writes them raw, and only inside strings. */
-      for (const char *p = s ? s : "{}"; *p; p++)
-        if (p[0] == '\xE2' && p[1] == '\x80' && (p[2] == '\xA8' || p[2] == '\xA9')) {
-          cs_buf_puts(&text, p[2] == '\xA8' ? "\\u2028" : "\\u2029");
-          p += 2;
-        } else {
-          cs_buf_putc(&text, *p);
-        }
-      cs_buf_putc(&text, '\n');
-      cJSON_free(s);
+      if (cs_json_text(&text, j)) /* out of memory: as before, an empty object */
+        cs_buf_puts(&text, "{}\n");
       cJSON_Delete(j);
     } else {
       markdown(c, d, &text);
