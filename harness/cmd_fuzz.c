@@ -369,7 +369,7 @@ static size_t print_summary(const cs_options *o, const cs_findings *f, cs_expect
                 f->seconds, rate, nd, nd == 1 ? "" : "s");
   if (f->cases_cut) {
     cs_buf line = {0};
-    (f->interrupted ? cs_cut_line_interrupted : cs_cut_line)(&line, f->cases_cut, "--time");
+    cs_cut_line(&line, f->cases_cut, "--time", f->interrupted);
     cs_buf_printf(&b, "  %s\n", line.data);
     cs_buf_free(&line);
   }

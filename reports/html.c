@@ -187,7 +187,7 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
   }
   if (impl->cases_cut) {
     cs_buf line = {0};
-    cs_cut_line(&line, impl->cases_cut, "--time");
+    cs_cut_line(&line, impl->cases_cut, "--time", false);
     cs_buf_puts(b, "<p class=\"cut\">");
     esc(b, line.data);
     cs_buf_puts(b, ".</p>\n");

@@ -151,7 +151,7 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
     }
     cs_buf line = {0};
     if (impl->cases_cut) {
-      cs_cut_line(&line, impl->cases_cut, "--time");
+      cs_cut_line(&line, impl->cases_cut, "--time", false);
       cs_buf_puts(b, sep);
       cs_esc_markup(b, line.data, line.len, CS_ESC_TEXT);
       sep = "\n";

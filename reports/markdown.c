@@ -198,7 +198,7 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
     cs_buf_puts(b, "\n\n");
   }
   if (impl->cases_cut) {
-    cs_cut_line(b, impl->cases_cut, "`--time`");
+    cs_cut_line(b, impl->cases_cut, "`--time`", false);
     cs_buf_puts(b, ".\n\n");
   }
   if (impl->given_up) {

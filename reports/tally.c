@@ -68,16 +68,10 @@ void cs_tally_line(cs_buf *b, const cs_tally *t) {
   cs_buf_printf(b, " (cases %llu, %.1f s)", (unsigned long long)t->cases, t->seconds);
 }
 
-void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag) {
-  cs_buf_printf(b, "%llu case%s cut off by %s: still waiting for answers when the time ran out, not judged",
-                (unsigned long long)cases_cut, cases_cut == 1 ? "" : "s", flag);
-}
-
-void cs_cut_line_interrupted(cs_buf *b, uint64_t cases_cut, const char *flag) {
-  cs_buf_printf(b,
-                "%llu case%s cut off by %s or the stop signal: still waiting for answers when the campaign stopped, "
-                "not judged",
-                (unsigned long long)cases_cut, cases_cut == 1 ? "" : "s", flag);
+void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag, bool interrupted) {
+  cs_buf_printf(b, "%llu case%s cut off by %s%s: still waiting for answers when %s, not judged",
+                (unsigned long long)cases_cut, cases_cut == 1 ? "" : "s", flag,
+                interrupted ? " or the stop signal" : "", interrupted ? "the campaign stopped" : "the time ran out");
 }
 
 void cs_percent(cs_buf *b, double share) {

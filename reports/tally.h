@@ -3,6 +3,7 @@
 #ifndef CS_REPORTS_TALLY_H
 #define CS_REPORTS_TALLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,10 +29,9 @@ void cs_tally_report(cs_tally *t, const cs_report *r);
  * (cases 20000, 1.8 s)": counts that are zero, other than failed and passed, are left out. */
 void cs_tally_line(cs_buf *b, const cs_tally *t);
 /* "3 cases cut off by --time: still waiting for answers when the time ran out, not judged", the
- * flag spelt as `flag` (a format may quote it); no newline. */
-void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag);
-/* The same for a campaign a stop signal ended (it cuts the requests still waiting too). */
-void cs_cut_line_interrupted(cs_buf *b, uint64_t cases_cut, const char *flag);
+ * flag spelt as `flag` (a format may quote it); no newline. `interrupted`: a stop signal ended the
+ * campaign (it cuts the requests still waiting too), and the line says so. */
+void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag, bool interrupted);
 
 /* A share (0.2) as a percentage for people: two decimals ("20.00%"), more where two would round a
  * nonzero share to "0.00%" ("0.000010%"), so a --min-coverage threshold never reads as none. */

@@ -291,7 +291,7 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
   }
   if (impl->cases_cut) {
     cs_buf_puts(t->b, "\n  ");
-    cs_cut_line(t->b, impl->cases_cut, "--time");
+    cs_cut_line(t->b, impl->cases_cut, "--time", false);
     cs_buf_putc(t->b, '\n');
   }
   if (impl->given_up) {
