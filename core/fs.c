@@ -313,44 +313,106 @@ static int open_beside(const char *path, char **tmp) {
   return -1;
 }
 
+/* Where the symlink chain from `path` ends (heap): the first name that is not a link, or the missing
+ * name a dangling link points to. NULL when the chain passes through /proc or /dev/fd (/dev/stdout:
+ * the process's own descriptors, written through, never replaced) or does not end. */
+static char *link_end(const char *path) {
+  char *cur = cs_xstrdup(path);
+  for (int hops = 0; hops < 40; hops++) {
+    if (!strncmp(cur, "/proc/", 6) || !strncmp(cur, "/dev/fd/", 8))
+      break;
+    char *next = link_target(cur);
+    if (!next)
+      return cur;
+    free(cur);
+    cur = next;
+  }
+  free(cur);
+  return NULL;
+}
+
+/* A regular file that cannot be replaced by a rename (no temporary file in its directory; a sticky
+ * directory and another user's file) is written over; when that fails, its old bytes are put back,
+ * so that it is still whole or untouched, as far as the failure lets. */
+static int write_over(const char *path, const char *shown, const void *data, size_t len, cs_err *err) {
+  cs_buf old = {0};
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fail(err, shown, "write", errno);
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    cs_buf_put(&old, chunk, n);
+  bool unread = ferror(f);
+  fclose(f);
+  int rc = unread ? fail(err, shown, "write", EIO) : write_in_place(path, data, len, err);
+  if (rc && !unread) {
+    cs_err lost;
+    bool back = write_in_place(path, old.data ? old.data : "", old.len, &lost) == 0;
+    size_t at = strlen(err->msg);
+    snprintf(err->msg + at, sizeof err->msg - at, "%s",
+             back ? " (the old file was put back)" : " (the old file could not be put back: it may be cut off)");
+  }
+  cs_buf_free(&old);
+  return rc;
+}
+
 int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
-  /* A symlink is written through, in place: /dev/stdout leads to whatever stdout was redirected to,
-   * which a rename would replace whole. So are a FIFO or a device, a file in a directory where no
-   * temporary file can be made, and one the directory does not let callsign replace (sticky). */
+  /* A symlink is followed to the file it leads to, which is replaced and the link kept; through
+   * /proc or /dev/fd it is written through, in place: /dev/stdout leads to whatever stdout was
+   * redirected to, which a rename would swap away from under the shell's descriptor. So are a FIFO
+   * or a device. */
+  const char *shown = path;
+  char *end = NULL;
   struct stat st;
-  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-    return write_in_place(path, data, len, err);
-  bool exists = stat(path, &st) == 0;
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    if (!(end = link_end(path)))
+      return write_in_place(path, data, len, err);
+    path = end;
+  }
+  int rc = 0;
   char *tmp = NULL;
   int fd = -1;
-  if (!exists || S_ISREG(st.st_mode))
-    fd = open_beside(path, &tmp);
-  if (fd < 0)
-    return write_in_place(path, data, len, err);
-  int rc = 0;
+  bool exists = stat(path, &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    rc = write_in_place(path, data, len, err);
+    goto cleanup;
+  }
+  /* A rename would replace a file its mode keeps callsign from writing (root may). */
+  if (exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0) {
+    rc = fail(err, shown, "write", errno);
+    goto cleanup;
+  }
+  fd = open_beside(path, &tmp);
+  if (fd < 0) {
+    rc = exists ? write_over(path, shown, data, len, err) : write_in_place(path, data, len, err);
+    goto cleanup;
+  }
   /* A replaced file keeps its owner (when callsign may give it: as root) and its permissions. */
   if (exists && (st.st_uid != geteuid() || st.st_gid != getegid()) && fchown(fd, st.st_uid, st.st_gid) &&
       errno != EPERM)
-    rc = fail(err, path, "write", errno);
+    rc = fail(err, shown, "write", errno);
   if (rc == 0 && exists && fchmod(fd, st.st_mode & 07777))
-    rc = fail(err, path, "write", errno);
+    rc = fail(err, shown, "write", errno);
   for (size_t done = 0; rc == 0 && done < len;) {
     ssize_t w = write(fd, (const char *)data + done, len - done);
     if (w < 0 && errno == EINTR)
       continue;
     if (w <= 0)
-      rc = fail(err, path, "write", w < 0 ? errno : EIO);
+      rc = fail(err, shown, "write", w < 0 ? errno : EIO);
     else
       done += (size_t)w;
   }
   if (close(fd) && rc == 0)
-    rc = fail(err, path, "write", errno);
+    rc = fail(err, shown, "write", errno);
   bool renamed = rc == 0 && rename(tmp, path) == 0;
   if (!renamed)
-    unlink(tmp); /* the file at `path` is left as it was */
-  free(tmp);
+    unlink(tmp);           /* the file at `path` is left as it was */
   if (rc == 0 && !renamed) /* not allowed to replace it (a sticky directory): written over instead */
-    rc = write_in_place(path, data, len, err);
+    rc = exists ? write_over(path, shown, data, len, err) : write_in_place(path, data, len, err);
+cleanup:
+  free(tmp);
+  free(end);
   return rc;
 }
 

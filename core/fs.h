@@ -55,12 +55,14 @@ bool cs_same_file(const char *a, const char *b);
 /* Writes `len` bytes to `path`, replacing it whole or not at all: a regular file is written to a
  * temporary file beside it, then renamed over it, so a failed write (a full disk, a size limit)
  * leaves the old file as it was and no half-written one; the file keeps its permissions (and its
- * owner, where callsign may give it). A
- * symlink (/dev/stdout leads to a redirected file), a FIFO, a device, a file in a directory where
- * no temporary file can be made, or one the directory does not let callsign replace, is written in
- * place; /dev/stdout and /dev/stderr (or /dev/fd/1, 2) are written to the stream itself, after what
- * it holds. 0, or -1 with err "PATH: cannot write: REASON" (a
- * failed write or close counts: a full disk shows only there). */
+ * owner, where callsign may give it). A symlink is followed to the file it leads to, which is
+ * replaced so (the link stays). A file the user may not write is refused (a rename would replace
+ * it all the same). A file that can be written but not replaced (no temporary file can be made in
+ * its directory; a sticky directory) is written over, and its old bytes put back when that fails.
+ * A FIFO, a device, or a link through /proc or /dev/fd is written in place; /dev/stdout and
+ * /dev/stderr (or /dev/fd/1, 2) are written to the stream itself, after what it holds. 0, or -1
+ * with err "PATH: cannot write: REASON" (a failed write or close counts: a full disk shows only
+ * there). */
 int cs_write_file(const char *path, const void *data, size_t len, cs_err *err);
 
 /* Reads the next line of `f` (the file `path`) into line[0..n), without its newline, and counts it

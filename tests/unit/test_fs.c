@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/fs.h"
@@ -455,6 +456,109 @@ Test(fs, write_file_keeps_the_owner_as_root) {
   cr_assert_eq(stat(file, &st), 0);
   cr_assert_eq(st.st_uid, 65534, "owner %u", (unsigned)st.st_uid);
   cr_assert_eq(st.st_gid, 65534, "group %u", (unsigned)st.st_gid);
+  unlink(file);
+  rmdir(root);
+}
+
+/* Through a symlink the file it leads to is replaced as a plain file is: a write cut short by a size
+ * limit leaves it as it was. */
+Test(fs, write_file_through_a_link_is_whole_or_not_at_all) {
+  char root[] = "/tmp/cs-fs-XXXXXX", file[128], link[128], got[64];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(file, sizeof file, "%s/real.json", root);
+  snprintf(link, sizeof link, "%s/link.json", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file(file, "{\"old\":1}\n", 10, &err), 0, "%s", err.msg);
+  cr_assert_eq(symlink("real.json", link), 0);
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = {4096, 4096};
+  cr_assert_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  static char big[20000];
+  memset(big, 'x', sizeof big);
+  cr_assert_eq(cs_write_file(link, big, sizeof big, &err), -1, "a cut-off write went unnoticed");
+  cr_assert_not_null(strstr(err.msg, "link.json: cannot write: File too large"), "%s", err.msg);
+  read_back(file, got, sizeof got);
+  cr_assert_str_eq(got, "{\"old\":1}\n");
+  cr_assert_eq(entries(root), 2, "a temporary file was left behind");
+  unlink(link);
+  unlink(file);
+  rmdir(root);
+}
+
+/* Runs `what` as user nobody in a child (the checks need a user other than root); its status. */
+static int as_nobody(void (*what)(const char *), const char *arg) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (setgid(65534) || setuid(65534))
+      _exit(90);
+    what(arg);
+    _exit(0);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 99;
+}
+
+static void write_expecting_refusal(const char *file) {
+  cs_err err = {{0}};
+  if (cs_write_file(file, "new\n", 4, &err) != -1)
+    _exit(1);
+  if (!strstr(err.msg, "cannot write: Permission denied"))
+    _exit(2);
+}
+
+/* A file its mode keeps the user from writing is refused, not replaced by a rename in a directory
+ * the user may write. */
+Test(fs, write_file_refuses_a_file_the_user_cannot_write) {
+  if (geteuid() != 0)
+    cr_skip_test("not root (the check runs as another user)");
+  char root[] = "/tmp/cs-fs-XXXXXX", file[128], got[64];
+  cr_assert_not_null(mkdtemp(root));
+  cr_assert_eq(chmod(root, 0777), 0);
+  snprintf(file, sizeof file, "%s/ro.json", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file(file, "old\n", 4, &err), 0, "%s", err.msg);
+  cr_assert_eq(chmod(file, 0444), 0);
+  cr_assert_eq(as_nobody(write_expecting_refusal, file), 0);
+  struct stat st;
+  cr_assert_eq(stat(file, &st), 0);
+  cr_assert_eq(st.st_uid, 0, "the file changed owner to %u", (unsigned)st.st_uid);
+  read_back(file, got, sizeof got);
+  cr_assert_str_eq(got, "old\n");
+  unlink(file);
+  rmdir(root);
+}
+
+static void write_over_expecting_put_back(const char *file) {
+  signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = {4096, 4096};
+  if (setrlimit(RLIMIT_FSIZE, &lim))
+    _exit(3);
+  static char big[20000];
+  memset(big, 'x', sizeof big);
+  cs_err err = {{0}};
+  if (cs_write_file(file, big, sizeof big, &err) != -1)
+    _exit(1);
+  if (!strstr(err.msg, "File too large (the old file was put back)"))
+    _exit(2);
+}
+
+/* A file that can be written but not replaced (no temporary file can be made in its directory) is
+ * written over; a write cut short puts the old bytes back. */
+Test(fs, write_file_written_over_puts_the_old_file_back_on_failure) {
+  if (geteuid() != 0)
+    cr_skip_test("not root (the check runs as another user)");
+  char root[] = "/tmp/cs-fs-XXXXXX", file[128], got[64];
+  cr_assert_not_null(mkdtemp(root));
+  snprintf(file, sizeof file, "%s/r.json", root);
+  cs_err err = {{0}};
+  cr_assert_eq(cs_write_file(file, "{\"old\":1}\n", 10, &err), 0, "%s", err.msg);
+  cr_assert_eq(chmod(file, 0666), 0);
+  cr_assert_eq(chmod(root, 0755), 0); /* nobody may write the file, not the directory */
+  cr_assert_eq(as_nobody(write_over_expecting_put_back, file), 0);
+  read_back(file, got, sizeof got);
+  cr_assert_str_eq(got, "{\"old\":1}\n");
+  cr_assert_eq(entries(root), 1);
   unlink(file);
   rmdir(root);
 }
