@@ -490,6 +490,11 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
                    (int)strcspn(foreign, "="), foreign);
   if (!c->o.npositional)
     return cs_fail(CS_EXIT_USAGE, "fuzz --merge OUT: name the result directories to merge after it");
+  /* OUT's summary.json would replace an input's own record of its shard. */
+  for (size_t i = 0; i < c->o.npositional; i++)
+    if (cs_same_file(c->o.merge_out, c->o.positional[i]))
+      return cs_fail(CS_EXIT_USAGE, "fuzz --merge: OUT '%s' is also a directory to merge; name a new one",
+                     c->o.merge_out);
   cs_findings total = {0};
   cs_err err = {{0}};
   /* Every input is read, each finding checked, and merged before OUT is touched: a refused input
@@ -519,8 +524,8 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
     merged_options(&total, &o, &rules);
     size_t counted = print_summary(&o, &total, NULL, o.impl_cmd != NULL);
     cs_buf_free(&rules);
-    printf("merged %zu result directories into %s/summary.json and %s/cases/\n", c->o.npositional, c->o.merge_out,
-           c->o.merge_out);
+    printf("merged %zu result directories into %s/summary.json", c->o.npositional, c->o.merge_out);
+    printf(total.n ? " and %s/cases/\n" : "\n", c->o.merge_out); /* cases/ is made only for findings */
     status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
   }
   cs_findings_free(&total);

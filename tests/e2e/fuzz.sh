@@ -97,6 +97,15 @@ done
 "$CS" fuzz --merge "$T/bigm" "$T/big0" "$T/big1" >"$T/bigm.txt" 2>"$T/bigm.err"
 check "merge keeps a 64-bit seed exactly" \
   "[ $? -eq 0 ] && python3 -c \"import json;d=json.load(open('$T/bigm/summary.json'));assert d['seed']=='18446744073709551615' and d['cases']==4, d\""
+check "a merge without findings names no cases/ directory it did not make" \
+  "grep -qx 'merged 2 result directories into $T/bigm/summary.json' '$T/bigm.txt' && [ ! -e '$T/bigm/cases' ]"
+# OUT among the inputs would overwrite that shard's own record.
+cp "$T/big0/summary.json" "$T/big0.before"
+for out in "$T/big0" "$T/big1/../big0"; do
+  "$CS" fuzz --merge "$out" "$T/big0" "$T/big1" >"$T/o" 2>"$T/e"
+  check "merge into one of its inputs ($out): exit 2, one line, the input kept" \
+    "one_line_2 $? 'is also a directory to merge' && cmp -s '$T/big0.before' '$T/big0/summary.json'"
+done
 "$CS" fuzz --merge "$T/bigd" "$T/big0" "$T/big0" >"$T/o" 2>"$T/e"
 check "merge of one shard twice: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'share cases' '$T/e'"
 # The parts a summary covers are what a merge checks for shared cases: parts it cannot read are
