@@ -46,8 +46,10 @@ static const option_row rows[] = {
      "P  restrict to properties whose name starts with P (repeatable)"},
     {"seed", ARG_U64, GEN & ~CS_CMD_REPLAY, "N  run seed (default 1)"},
     {"cases", ARG_U64, GEN & ~CS_CMD_COLLIDE & ~CS_CMD_REPLAY, "N  cases per implementation, at least 1"},
-    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY,
+    {"time", ARG_DURATION, GEN & ~CS_CMD_PROBE & ~CS_CMD_REPLAY & ~CS_CMD_FUZZ,
      "D  time limit, per implementation (30s, 5m, 2h; at most 8760h)"},
+    {"time", ARG_DURATION, CS_CMD_FUZZ,
+     "D  campaign length, per implementation (30s, 5m, 2h; at most 8760h; default 60s unless --cases is given)"},
     {"jobs", ARG_U32, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE,
      "N  parallel workers, 1 to 256, each with its own instance of the implementation"},
     {"shard", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "I/N  run only shard I of N of the case space"},
@@ -75,8 +77,12 @@ static const option_row rows[] = {
     /* collide's inputs are its own fixed families, not generated IDs. */
     {"max-id-len", ARG_U32, GEN & ~CS_CMD_COLLIDE,
      "N  longest generated ID in bytes, 1 to 1048576 (default 65536; probe's generated cases: 256)"},
-    {"check", ARG_NONE, CS_CMD_VECTORS, "  verify the vectors against the reference (default)"},
-    {"generate", ARG_NONE, CS_CMD_VECTORS, "  rewrite the vectors, keeping existing tcIds"},
+    {"check", ARG_NONE, CS_CMD_VECTORS,
+     "  verify the vectors against the reference (default; FILE defaults to "
+     "corpus/vectors/canonical_v1.json here, else the copy in the binary's tree)"},
+    {"generate", ARG_NONE, CS_CMD_VECTORS,
+     "  rewrite the vectors, keeping existing tcIds (FILE defaults to "
+     "corpus/vectors/canonical_v1.json here, never the binary's copy)"},
     {"color", ARG_STR, CS_CMD_RUN | CS_CMD_REPLAY, "WHEN  auto, always or never"},
     {"quiet", ARG_NONE, GEN, "  less output: no progress line, matrices or tables; failures and the summary stay"},
     {"merge", ARG_STR, CS_CMD_FUZZ, "OUT  merge shard result directories (the arguments) into OUT"},
@@ -317,7 +323,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--cases: must be at least 1");
     o->cases = u;
   } else if (!strcmp(n, "time")) {
-    /* 0 would silently mean no limit (run) or the default ten minutes (fuzz). */
+    /* 0 would silently mean no limit (run) or the default 60 s (fuzz). */
     if (d <= 0)
       return cs_err_set(err, "--time: must be more than 0 (leave it out for the default)");
     /* Stop times are nanoseconds in 64 bits: a time near 292 years wrapped into the past. */
@@ -340,7 +346,7 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       ok = !parse_u64(left, &i) && !parse_u64(slash + 1, &k) && k > 0 && k <= UINT32_MAX && i < k;
     }
     if (!ok)
-      return cs_err_set(err, "--shard: '%s' is not I/N with 0 <= I < N", cs_err_excerpt(v).s);
+      return cs_err_set(err, "--shard: '%s' is not I/N with 0 <= I < N <= 4294967295", cs_err_excerpt(v).s);
     o->shard_i = (unsigned)i;
     o->shard_n = (unsigned)k;
   } else if (!strcmp(n, "rule")) {
@@ -626,6 +632,8 @@ fail:
 
 int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
   bool std = !path || !strcmp(path, "-");
+  if (!std && !*path) /* "cannot open" would name nothing */
+    return cs_err_set(err, "an empty file name (give a file, or - for stdin)");
   FILE *f = std ? stdin : fopen(path, "rb");
   if (!f)
     return cs_err_set(err, "%s: cannot open: %s", path, strerror(errno));

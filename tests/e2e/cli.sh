@@ -401,6 +401,18 @@ check "with one implementation that has something to check, the run is judged as
 check "--shard past the last case: exit 2, one line" "one_line_2 $? 'shard 2 holds none (shards 0 to 1 do)'"
 "$CS" run --impl reference --no-corpus --shard 1999/2000 --quiet >"$T/o" 2>"$T/e"
 check "--shard 1999/2000 of the default 2000 cases runs its one case" "[ $? -eq 0 ] && grep -q 'cases 1,' '$T/o'"
+"$CS" run --impl reference --no-corpus --shard 2/4294967296 >"$T/o" 2>"$T/e"
+check "--shard with N past 32 bits: exit 2, the message states the limit" "one_line_2 $? 'with 0 <= I < N <= 4294967295'"
+# A --time too short for one case checked nothing: exit 2 as fuzz does, in the report too, for an
+# implementation with only per-case properties and for the reference, whose vectors pass without cases.
+for impl in prefix-swap reference; do
+  "$CS" run --impl $impl --no-corpus --quiet --time 0.000001 --json "$T/t.json" >"$T/o" 2>"$T/e"
+  check "run --impl $impl --time 0.000001: exit 2, one line, the report says so" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF 'run: $impl: no case was run within --time 1e-06s' '$T/e' &&
+     python3 -c \"import json,sys; d=json.load(open('$T/t.json')); sys.exit(not (d['exit_status']==2 and 'no case was run' in d['input_error']))\""
+done
+"$CS" canon '' >"$T/o" 2>"$T/e"
+check "canon '': exit 2, one line saying the file name is empty" "one_line_2 $? 'an empty file name (give a file, or - for stdin)'"
 
 # replay: a saved literal case's failure names its file to replay it by; a selection with nothing
 # to check is exit 2 as in run; an implementation that could not run stays exit 3 when a report
