@@ -42,7 +42,9 @@ int cs_json_precheck(cs_str json, size_t max_bytes, cs_err *err) {
     size_t u = i + run;
     if (run % 2 == 1 && u + 4 < json.len && json.ptr[u] == 'u' && memcmp(json.ptr + u + 1, "0000", 4) == 0) {
       cs_json_line_col(json, u - 1, &line, &col);
-      return cs_err_set(err, "%zu:%zu: \\u0000 is not allowed (IDs are Unicode text without U+0000)", line, col);
+      return cs_err_set(err,
+                        "%zu:%zu: \\u0000 is not allowed (callsign holds strings as text without U+0000, payloads too)",
+                        line, col);
     }
     i = u - 1;
   }
