@@ -2,8 +2,12 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "core/alloc.h"
 #include "harness/cli.h"
 #include "harness/session.h"
 #include "impls/impl.h"
@@ -136,5 +140,8 @@ int main(int argc, char **argv) {
    * (EPIPE, EFBIG), the reports are still written, and the exit status is 2. */
   signal(SIGPIPE, SIG_IGN);
   signal(SIGXFSZ, SIG_IGN);
+  /* cJSON returns NULL when it runs out of memory, which every caller would report as a syntax error
+   * in valid input: its allocations end the process as callsign's own do, saying why. */
+  cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = cs_xmalloc, .free_fn = free});
   return check_stdout(dispatch(argc, argv));
 }
