@@ -12,6 +12,7 @@
 #include "generators/history_gen.h"
 #include "generators/transforms.h"
 #include "harness/cli.h"
+#include "harness/session.h"
 #include "harness/vectors.h"
 #include "providers/canonical.h"
 
@@ -117,6 +118,65 @@ static bool same_json(const cJSON *a, const cJSON *b) {
   return a && b && cJSON_Compare(a, b, 1);
 }
 
+/* Finds the first place where the file's expectation `want` and the reference's `got` differ, in
+ * the reference's order: appends its path (".mistral.calls[1]") to `path` and sets *w and *g to
+ * the values there (NULL: absent on that side). False when they are the same. */
+static bool first_difference(const cJSON *want, const cJSON *got, cs_buf *path, const cJSON **w, const cJSON **g) {
+  size_t at = path->len;
+  if (cJSON_IsObject(want) && cJSON_IsObject(got)) {
+    for (const cJSON *x = got->child; x; x = x->next) {
+      cs_buf_printf(path, ".%s", x->string);
+      if (first_difference(cJSON_GetObjectItemCaseSensitive(want, x->string), x, path, w, g))
+        return true;
+      path->len = at, path->data[at] = 0;
+    }
+    for (const cJSON *x = want->child; x; x = x->next)
+      if (!cJSON_GetObjectItemCaseSensitive(got, x->string)) {
+        cs_buf_printf(path, ".%s", x->string);
+        *w = x, *g = NULL;
+        return true;
+      }
+    return false;
+  }
+  if (cJSON_IsArray(want) && cJSON_IsArray(got)) {
+    const cJSON *x = want->child, *y = got->child;
+    for (int i = 0; x || y; i++, x = x ? x->next : NULL, y = y ? y->next : NULL) {
+      cs_buf_printf(path, "[%d]", i);
+      if (first_difference(x, y, path, w, g))
+        return true;
+      path->len = at, path->data[at] = 0;
+    }
+    return false;
+  }
+  if (want && got && cJSON_Compare(want, got, 1))
+    return false;
+  *w = want, *g = got;
+  return true;
+}
+
+/* A value of a vectors file for a message: compact JSON on one line, cut; "nothing" when absent. */
+static const char *shown_value(cs_buf *b, const cJSON *v) {
+  if (!v)
+    return "nothing";
+  char *text = cJSON_PrintUnformatted(v);
+  cs_shown(b, text, 80);
+  free(text);
+  return b->data;
+}
+
+/* Prints which expectation of test `tc` disagrees with the reference, where, and both values. */
+static void print_difference(int tc, const char *what, const cJSON *want, const cJSON *got) {
+  cs_buf path = {0}, ws = {0}, gs = {0};
+  const cJSON *w = NULL, *g = NULL;
+  cs_buf_puts(&path, what);
+  first_difference(want, got, &path, &w, &g);
+  printf("tcId %d: %s differs from the reference: the file has %s, the reference gives %s\n", tc, path.data,
+         shown_value(&ws, w), shown_value(&gs, g));
+  cs_buf_free(&path);
+  cs_buf_free(&ws);
+  cs_buf_free(&gs);
+}
+
 static int check(const char *path, cs_ruleset *rs, const cs_digest *d) {
   cs_err err = {{0}};
   cJSON *root = cs_vectors_load(path, true, &err);
@@ -143,10 +203,10 @@ static int check(const char *path, cs_ruleset *rs, const cs_digest *d) {
         printf("tcId %d: %s\n", tc, why);
         bad++;
       } else if (!same_json(canon, cJSON_GetObjectItemCaseSensitive(t, "canonical"))) {
-        printf("tcId %d: canonical IDs differ from the reference\n", tc);
+        print_difference(tc, "canonical", cJSON_GetObjectItemCaseSensitive(t, "canonical"), canon);
         bad++;
       } else if (!same_json(wire, cJSON_GetObjectItemCaseSensitive(t, "wire"))) {
-        printf("tcId %d: wire IDs differ from the reference\n", tc);
+        print_difference(tc, "wire", cJSON_GetObjectItemCaseSensitive(t, "wire"), wire);
         bad++;
       }
       cJSON_Delete(canon);

@@ -510,6 +510,19 @@ t[0]['tcId']=1000000000
 json.dump(d,open(sys.argv[2],'w'))
 P
 # '-' is stdin to --check; --generate, which rewrites its file, refuses it rather than write a file named -.
+# A disagreement names the test, the expectation's path and both values: which ID of which target.
+python3 - corpus/vectors/canonical_v1.json "$T/vone.json" <<'P'
+import json,sys
+d=json.load(open(sys.argv[1])); t=d['testGroups'][0]['tests']
+t[0]['wire']['mistral']['calls'][0]='ABCDEFGHI'
+t[1]['canonical']['calls'][0]='hist_tool_'+'x'*24
+json.dump(d,open(sys.argv[2],'w'))
+P
+"$CS" vectors --check "$T/vone.json" >"$T/o" 2>"$T/e"
+check "vectors --check names where each test differs and both values" \
+  "[ $? -eq 1 ] && [ \$(wc -l <'$T/o') -eq 2 ] &&
+   grep -qE '^tcId [0-9]+: wire.mistral.calls\[0\] differs from the reference: the file has \"ABCDEFGHI\", the reference gives \"[A-Za-z0-9]{9}\"$' '$T/o' &&
+   grep -qE '^tcId [0-9]+: canonical.calls\[0\] differs from the reference: the file has \"hist_tool_x{24}\", the reference gives \"hist_tool_[A-Za-z0-9_-]{24}\"$' '$T/o'"
 "$CS" vectors --check - <corpus/vectors/canonical_v1.json >"$T/o" 2>"$T/e"
 check "vectors --check - reads stdin" "[ $? -eq 0 ] && grep -q 'all agree' '$T/o'"
 (cd "$T" && "$CS_ABS" vectors --generate -) <corpus/vectors/canonical_v1.json >"$T/o" 2>"$T/e"
