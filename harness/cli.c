@@ -687,16 +687,7 @@ int cs_json_text(cs_buf *out, const cJSON *root) {
   char *text = cJSON_Print(root);
   if (!text)
     return -1;
-  /* JSON allows U+2028 and U+2029 raw in a string, JavaScript source before ES2019 did not. In JSON
-   * text their bytes occur only inside strings, so the bytes can be replaced as they are. */
-  for (const char *p = text; *p; p++) {
-    if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 && ((unsigned char)p[2] & 0xFE) == 0xA8) {
-      cs_buf_puts(out, (unsigned char)p[2] == 0xA8 ? "\\u2028" : "\\u2029");
-      p += 2;
-    } else {
-      cs_buf_putc(out, *p);
-    }
-  }
+  cs_esc_json_text(out, text);
   cs_buf_putc(out, '\n');
   cJSON_free(text);
   return 0;

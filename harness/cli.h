@@ -99,8 +99,8 @@ int cs_read_input(const char *path, cs_buf *b, cs_err *err);
  * (cs_json_parse_strict: a NUL byte, bad UTF-8 or trailing data is an error at line:column). Returns it (cJSON_Delete
  * it), or NULL with `err` naming the file. `what` names the kind of file in the error: "a callsign case". */
 struct cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err);
-/* Appends `root` as indented JSON text and a newline, U+2028 and U+2029 escaped as in the reports
- * (docs/report-schema.md). 0, or -1 (nothing appended) when cJSON runs out of memory. */
+/* Appends `root` as indented JSON text and a newline, hidden characters escaped as in the reports
+ * (cs_esc_json_text; docs/report-schema.md). 0, or -1 (nothing appended) when cJSON runs out of memory. */
 int cs_json_text(cs_buf *out, const struct cJSON *root);
 /* Writes `root` as cs_json_text does to `path`, replacing it (cs_write_file). 0, or -1 with `err`
  * naming the file. */

@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/utf8.h"
-
 size_t cs_esc_decode(const char *str, size_t n, uint32_t *cp) {
   const unsigned char *s = (const unsigned char *)str;
   unsigned char c = s[0];
@@ -47,14 +45,31 @@ size_t cs_esc_decode(const char *str, size_t n, uint32_t *cp) {
   return need + 1;
 }
 
+/* Characters that draw nothing, or change how their neighbours are drawn, yet make two IDs differ:
+ * shown raw, "a\u200Bb" reads as "ab". Format controls, fillers and variation selectors. */
+static const struct {
+  uint32_t lo, hi;
+} invisible[] = {
+    {0x00AD, 0x00AD}, {0x034F, 0x034F},   {0x061C, 0x061C},   {0x115F, 0x1160},   {0x17B4, 0x17B5},   {0x180B, 0x180F},
+    {0x200B, 0x200F}, {0x2060, 0x206F},   {0x3164, 0x3164},   {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0},
+    {0xFFF9, 0xFFFB}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0000, 0xE007F}, {0xE0100, 0xE01EF},
+};
+
 bool cs_esc_is_hidden(uint32_t cp) {
   if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F))
     return true; /* C0, DEL, C1: terminal escapes, invalid in XML 1.0, parse errors in HTML */
+  if (cp < 0xAD)
+    return false; /* the common case, ASCII and Latin-1 text, decided at once */
   if ((cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFEu) == 0xFFFEu)
     return true; /* noncharacters: U+FFFE/U+FFFF are not XML characters */
-  if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
-    return true; /* bidirectional overrides would reorder what the reader sees */
-  return cp == 0x2028 || cp == 0x2029;
+  if (cp >= 0x202A && cp <= 0x202E)
+    return true; /* bidirectional overrides would reorder what the reader sees (2066-2069: below) */
+  if (cp == 0x2028 || cp == 0x2029)
+    return true;
+  for (size_t i = 0; i < sizeof invisible / sizeof *invisible; i++)
+    if (cp >= invisible[i].lo && cp <= invisible[i].hi)
+      return true;
+  return false;
 }
 
 /* Writes the visible escape of cp into out (at least 12 bytes); returns its length. */
@@ -196,33 +211,6 @@ size_t cs_esc_backtick_run(const char *s, size_t n) {
   return best;
 }
 
-void cs_esc_json(cs_buf *b, const char *s) {
-  if (!s) {
-    cs_buf_puts(b, "null");
-    return;
-  }
-  size_t n = strlen(s);
-  if (cs_utf8_valid(s, n, NULL)) {
-    cs_buf_json_str(b, cs_str_n(s, n));
-    return;
-  }
-  cs_buf fixed = {0};
-  size_t i = 0;
-  while (i < n) {
-    uint32_t cp;
-    size_t k = cs_esc_decode(s + i, n - i, &cp);
-    if (k == 0) {
-      cs_buf_put(&fixed, "\xEF\xBF\xBD", 3); /* U+FFFD */
-      i++;
-    } else {
-      cs_buf_put(&fixed, s + i, k);
-      i += k;
-    }
-  }
-  cs_buf_json_str(b, cs_buf_view(&fixed));
-  cs_buf_free(&fixed);
-}
-
 /* \uXXXX for a code point of the Basic Multilingual Plane, else its UTF-16 surrogate pair. */
 static void json_u_escape(cs_buf *b, uint32_t cp) {
   if (cp <= 0xFFFF) {
@@ -254,4 +242,28 @@ void cs_esc_json_visible(cs_buf *b, const char *s, size_t n) {
     i += k;
   }
   cs_buf_putc(b, '"');
+}
+
+void cs_esc_json(cs_buf *b, const char *s) {
+  if (!s)
+    cs_buf_puts(b, "null");
+  else
+    cs_esc_json_visible(b, s, strlen(s));
+}
+
+void cs_esc_json_text(cs_buf *b, const char *text) {
+  size_t n = strlen(text);
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(text + i, n - i, &cp);
+    if (k == 0)
+      k = 1; /* not UTF-8: copied, the caller's text is its own */
+    else if (cp >= 0x7F && cs_esc_is_hidden(cp)) {
+      json_u_escape(b, cp);
+      i += k;
+      continue;
+    }
+    cs_buf_put(b, text + i, k);
+    i += k;
+  }
 }

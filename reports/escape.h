@@ -1,7 +1,8 @@
 /* reports/escape.h: escaping of report strings for each output format.
  * Report strings may hold any bytes (IDs are hostile by design), so every writer goes through
  * these functions. Characters a reader should never receive raw (C0/C1 controls, DEL,
- * noncharacters, bidirectional overrides) are replaced by a visible escape: `\n`, `\t`, `\r`,
+ * noncharacters, bidirectional overrides, and invisible ones: zero-width spaces and joiners,
+ * format controls, fillers, variation selectors) are replaced by a visible escape: `\n`, `\t`, `\r`,
  * `\u001b`, `\uFFFE`, `\U0001FFFE`; bytes that are not valid UTF-8 become `\xNN`. A backslash that
  * was in the data is left as it is, so the visible escapes are for reading, not for decoding. */
 #ifndef CS_REPORTS_ESCAPE_H
@@ -40,13 +41,18 @@ void cs_esc_markup(cs_buf *b, const char *s, size_t n, cs_esc_markup_ctx ctx);
 void cs_esc_md_inline(cs_buf *b, const char *s, size_t n);
 /* Length of the longest run of backticks in s: a code fence must be longer. */
 size_t cs_esc_backtick_run(const char *s, size_t n);
-/* A JSON string literal (`null` for NULL). Valid UTF-8 is kept as it is; each byte that is not
- * valid UTF-8 is replaced by U+FFFD so the document stays valid JSON. */
+/* A JSON string literal (`null` for NULL), as cs_esc_json_visible writes it: a report read on a
+ * terminal (cat, less, a CI log) holds no hidden character raw, and decodes to the same text. */
 void cs_esc_json(cs_buf *b, const char *s);
-/* A JSON string literal of s[0..n) for a terminal: as cs_esc_json, and every hidden character
- * (cs_esc_is_hidden: controls, bidirectional overrides, noncharacters) written as a \u escape, so
- * the literal reads back as the same text (when it was valid UTF-8) and nothing reaches the
- * terminal raw. */
+/* A JSON string literal of s[0..n): valid UTF-8 is kept as it is, each byte that is not valid UTF-8
+ * becomes U+FFFD (the document stays valid JSON), and every hidden character (cs_esc_is_hidden) is
+ * written as a \u escape, so the literal reads back as the same text (when it was valid UTF-8) and
+ * nothing reaches a terminal raw. */
 void cs_esc_json_visible(cs_buf *b, const char *s, size_t n);
+/* JSON text (a whole document, as cJSON prints it) with every hidden character from U+007F up
+ * written as a \u escape: those occur only inside strings, so the document means the same, and
+ * U+2028/U+2029 no longer end a line of JavaScript. Controls below U+0020 are left to the printer
+ * (inside strings it escapes them; outside they are its layout). */
+void cs_esc_json_text(cs_buf *b, const char *text);
 
 #endif

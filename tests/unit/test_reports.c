@@ -389,7 +389,7 @@ Test(escape, markdown_and_json) {
   cr_assert_str_eq(b.data, "a\\|b<br>c\\<d\\>\\_e\\`");
   cs_buf_clear(&b);
   cs_esc_json(&b, "ok\xFF\x01");
-  cr_assert_str_eq(b.data, "\"ok\xEF\xBF\xBD\\u0001\"");
+  cr_assert_str_eq(b.data, "\"ok\\ufffd\\u0001\"");
   cs_buf_clear(&b);
   cs_esc_json(&b, NULL);
   cr_assert_str_eq(b.data, "null");
@@ -400,6 +400,32 @@ Test(escape, markdown_and_json) {
   cr_assert_eq(cs_esc_cut(emoji, 6, 5), 2u, "never split a character");
   cr_assert_eq(cs_esc_cut(emoji, 6, 6), 6u);
   cr_assert_eq(cs_esc_cut("a\xFF\xFF", 3, 2), 2u);
+}
+
+/* Invisible characters make two IDs differ while they read the same: every format shows them
+ * escaped; JSON escapes them (and DEL, C1) as \u, which reads back as the same text. */
+Test(escape, invisible_characters_and_json) {
+  const uint32_t hidden[] = {0x7F,   0x85,   0x9B,   0xAD,   0x61C,  0x200B, 0x200D,
+                             0x200F, 0x2060, 0x2066, 0xFE0F, 0xFEFF, 0xE0041};
+  for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
+    cr_assert(cs_esc_is_hidden(hidden[i]), "U+%04X is shown raw", (unsigned)hidden[i]);
+  const uint32_t shown[] = {' ', 'a', 0xA0, 0xE9, 0x5D0, 0x2010, 0x20AC, 0x4E2D, 0x1F600};
+  for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
+    cr_assert(!cs_esc_is_hidden(shown[i]), "U+%04X is escaped", (unsigned)shown[i]);
+  cs_buf b = {0};
+  cs_esc_plain(&b,
+               "a\xE2\x80\x8B"
+               "b",
+               5, false);
+  cr_assert_str_eq(b.data, "a\\u200Bb");
+  cs_buf_clear(&b);
+  cs_esc_json(&b, "x\x7F\xC2\x85\xE2\x80\x8F\xF3\xA0\x81\x81\xC3\xA9\n");
+  cr_assert_str_eq(b.data, "\"x\\u007f\\u0085\\u200f\\udb40\\udc41\xC3\xA9\\u000a\"");
+  cs_buf_clear(&b);
+  /* Whole JSON text: hidden characters inside strings escaped, the printer's layout left alone. */
+  cs_esc_json_text(&b, "{\n\t\"k\xE2\x80\xA8\":\t\"\xC2\x9B\xEF\xBB\xBF\xC3\xA9\"\n}");
+  cr_assert_str_eq(b.data, "{\n\t\"k\\u2028\":\t\"\\u009b\\ufeff\xC3\xA9\"\n}");
+  cs_buf_free(&b);
 }
 
 /* ---- JUnit ---- */
