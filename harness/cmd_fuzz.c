@@ -452,7 +452,7 @@ static const char *merge_foreign_option(int argc, char **argv) {
 }
 
 /* The options under which the replay commands of merged results reproduce their cases: the
- * --max-id-len the parts ran with (when not the default), their rules, as --rule overrides of this
+ * --max-id-len the parts ran with (when not the default), --strict, their rules, as --rule overrides of this
  * callsign's defaults (their text in `text`, which must outlive `o`), and an external
  * implementation's argv and --deadline (when not the default; both borrowed from f). */
 static void merged_options(const cs_findings *f, cs_options *o, cs_buf *text) {
@@ -460,6 +460,7 @@ static void merged_options(const cs_findings *f, cs_options *o, cs_buf *text) {
   if (f->settings.max_id_len != CS_GEN_DEFAULT_MAX_ID_LEN)
     o->max_id_len = f->settings.max_id_len;
   o->impl_cmd = f->settings.impl_cmd;
+  o->strict = f->settings.strict;
   if (f->settings.deadline_ms != CS_DEFAULT_DEADLINE_MS)
     o->deadline_ms = f->settings.deadline_ms;
   size_t n = cs_findings_rule_overrides(f, text);

@@ -145,6 +145,8 @@ void cs_replay_command(const cs_options *o, const char *impl_name, bool external
     cs_shell_arg(b, impl_name);
   }
   cs_buf_printf(b, " --property %s", cell->prop->name);
+  if (o->strict && cell->prop->tier == CS_TIER_RECOMMENDED) /* without it the failure replays as a pass */
+    cs_buf_puts(b, " --strict");
   if (cell->target >= 0)
     cs_buf_printf(b, " --target %s", tname);
   for (size_t i = 0; i < o->nrules; i++) {

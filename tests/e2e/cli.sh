@@ -411,6 +411,16 @@ for impl in prefix-swap reference; do
     "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF 'run: $impl: no case was run within --time 1e-06s' '$T/e' &&
      python3 -c \"import json,sys; d=json.load(open('$T/t.json')); sys.exit(not (d['exit_status']==2 and 'no case was run' in d['input_error']))\""
 done
+# A recommended property fails a --strict run only: its replay command carries --strict, so it
+# fails again when pasted; a required property's does not need it.
+"$CS" run --impl reference --no-corpus --quiet --cases 100 --strict --json "$T/st.json" >"$T/o" 2>"$T/e"
+rc=$?
+line=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(next(c['failure']['replay'] for i in d['implementations'] for c in i['cells'] if c.get('failure')))" "$T/st.json")
+check "a --strict run's replay of a recommended property carries --strict" \
+  "[ $rc -eq 1 ] && case '$line' in *' --property normalize.'*' --strict '*) true ;; *) false ;; esac"
+# shellcheck disable=SC2086
+"$CS" ${line#callsign } --quiet >"$T/o" 2>"$T/e"
+check "the replay command as printed fails again (exit 1)" "[ $? -eq 1 ]"
 "$CS" canon '' >"$T/o" 2>"$T/e"
 check "canon '': exit 2, one line saying the file name is empty" "one_line_2 $? 'an empty file name (give a file, or - for stdin)'"
 

@@ -80,6 +80,15 @@ check "no case is in two shards" "[ \$(cut -d' ' -f2 '$T/shards.cases' | sort -u
 check "shard 2/4 lists only indices = 2 mod 4, and some" \
   "grep '^case ' '$T/s2.txt' | awk '{ if (\$2 % 4 != 2) exit 1; n++ } END { exit n == 0 }'"
 
+# --strict: a recommended property's replay line carries it, from a campaign and from a merge.
+for i in 0 1; do
+  "$CS" fuzz --impl reference --strict --cases 300 --no-corpus --quiet --out "$T/st$i" --shard $i/2 >"$T/st$i.txt" 2>&1
+done
+"$CS" fuzz --merge "$T/stm" "$T/st0" "$T/st1" >"$T/stm.txt" 2>&1
+check "fuzz --strict and its merge print replay lines with --strict" \
+  "grep -q 'replay: callsign replay --impl reference --property normalize.idempotent --strict ' '$T/st0.txt' &&
+   grep -q 'replay: callsign replay --impl reference --property normalize.idempotent --strict ' '$T/stm.txt'"
+
 # Merge: the shards' results combine into the unsharded run's results.
 "$CS" fuzz --merge "$T/merged" "$T/s0" "$T/s1" "$T/s2" "$T/s3" >"$T/merge.txt" 2>"$T/merge.err"
 check "merge exits 1 (failures found)" "[ $? -eq 1 ]"
