@@ -249,6 +249,16 @@ static bool not_a_directory(const char *path) {
   return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+/* A directory option's value: '-' is stdin or stdout elsewhere, so a directory made under that
+ * name would surprise; an existing file that is not a directory is refused before any work. */
+static int directory_value(const char *option, const char *v, cs_err *err) {
+  if (!strcmp(v, "-"))
+    return cs_err_set(err, "--%s -: names a directory, and '-' (standard input or output) is none", option);
+  if (not_a_directory(v))
+    return cs_err_set(err, "--%s: '%s' is not a directory", option, v);
+  return 0;
+}
+
 /* The machine's physical memory in bytes, or 0 when the system does not say. */
 static double physical_memory(void) {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -358,8 +368,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   } else if (!strcmp(n, "vectors")) {
     o->vectors = v;
   } else if (!strcmp(n, "corpus")) {
-    if (not_a_directory(v))
-      return cs_err_set(err, "--corpus: '%s' is not a directory", v);
+    if (directory_value("corpus", v, err))
+      return -1;
     o->corpus_dir = v;
   } else if (!strcmp(n, "min-coverage")) {
     o->min_coverage = d;
@@ -378,12 +388,12 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
       return cs_err_set(err, "--color: expected auto, always or never");
     o->color = v;
   } else if (!strcmp(n, "merge")) {
-    if (not_a_directory(v))
-      return cs_err_set(err, "--merge: '%s' is not a directory", v);
+    if (directory_value("merge", v, err))
+      return -1;
     o->merge_out = v;
   } else if (!strcmp(n, "out")) {
-    if (not_a_directory(v))
-      return cs_err_set(err, "--out: '%s' is not a directory", v);
+    if (directory_value("out", v, err))
+      return -1;
     o->out_dir = v;
   } else if (!strcmp(n, "memory")) {
     char *end;
@@ -425,6 +435,8 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
   } else if (!strcmp(n, "base-url")) {
     o->base_url = v;
   } else if (!strcmp(n, "record")) {
+    if (directory_value("record", v, err))
+      return -1;
     o->record_dir = v;
   } else if (!strcmp(n, "replay")) {
     o->replay_dir = v;

@@ -30,6 +30,15 @@ for a in "run --cases 0x10" "run --cases 5.0" "run --seed -1" "run --shard 1/-1"
   rc=$? opt=${a#* --} && opt=${opt%%=*}
   check "$a: exit 2, one line naming the option" "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q -- '--${opt%% *}:' '$T/e'"
 done
+# A directory option refuses '-' rather than make a directory of that name.
+CS_ABS=$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")
+for a in "fuzz --impl reference --time 1s --out -" "fuzz --merge - $T" "run --corpus -" "probe --provider anthropic --record - --dry-run"; do
+  # shellcheck disable=SC2086
+  (cd "$T" && "$CS_ABS" $a >"$T/o" 2>"$T/e")
+  rc=$?
+  check "$a: exit 2, one line, no directory '-' made" \
+    "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q -- '-: names a directory' '$T/e' && [ ! -e '$T/-' ]"
+done
 "$CS" run --impl reference --no-corpus --quiet --property emit.pair --target anthropic --cases 010 >"$T/o" 2>"$T/e"
 check "--cases 010 is ten cases" "[ $? -eq 0 ] && grep -q '(cases 10,' '$T/o'"
 # The vectors are found from any working directory (a CI job in another repository); a vectors file
