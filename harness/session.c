@@ -3,6 +3,7 @@
 #include "harness/session.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -117,6 +118,20 @@ void cs_session_close(cs_impl *impl, const char *name) {
   cs_impl_destroy(impl);
 }
 
+/* True when a byte of s is a control, or starts a hidden character (cs_esc_is_hidden) or a byte
+ * that is not UTF-8: messages show those escaped, so inside '...' they would not paste back. */
+static bool needs_dollar_quote(const char *s) {
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(s + i, n - i, &cp);
+    if (k == 0 || cs_esc_is_hidden(cp))
+      return true;
+    i += k;
+  }
+  return false;
+}
+
 void cs_shell_arg(cs_buf *b, const char *s) {
   bool plain = *s != 0;
   for (const char *p = s; *p; p++)
@@ -126,9 +141,34 @@ void cs_shell_arg(cs_buf *b, const char *s) {
     cs_buf_puts(b, s);
     return;
   }
-  cs_buf_putc(b, '\'');
-  for (const char *p = s; *p; p++)
-    cs_buf_puts(b, *p == '\'' ? "'\\''" : (char[2]){*p, 0});
+  if (!needs_dollar_quote(s)) {
+    cs_buf_putc(b, '\'');
+    for (const char *p = s; *p; p++)
+      cs_buf_puts(b, *p == '\'' ? "'\\''" : (char[2]){*p, 0});
+    cs_buf_putc(b, '\'');
+    return;
+  }
+  /* $'...' (bash, zsh, ksh; POSIX.1-2024): every hidden or invalid byte as an octal escape, so the
+   * line stays printable, on one line, and pastes back byte for byte. */
+  size_t n = strlen(s);
+  cs_buf_puts(b, "$'");
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(s + i, n - i, &cp);
+    bool raw = k > 0 && !cs_esc_is_hidden(cp);
+    if (k == 0)
+      k = 1;
+    for (size_t j = i; j < i + k; j++) {
+      unsigned char c = (unsigned char)s[j];
+      if (raw && (c == '\\' || c == '\''))
+        cs_buf_printf(b, "\\%c", c);
+      else if (raw)
+        cs_buf_putc(b, (char)c);
+      else
+        cs_buf_printf(b, "\\%03o", c);
+    }
+    i += k;
+  }
   cs_buf_putc(b, '\'');
 }
 

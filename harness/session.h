@@ -30,7 +30,9 @@ int cs_session_other_name(cs_err *err, const char *whose, const char *name, cons
  * nonzero status on stop, lines after its last answer) gets a note on stderr naming it as `name`. */
 void cs_session_close(cs_impl *impl, const char *name);
 
-/* Appends `s`, quoted for a POSIX shell when it needs it. */
+/* Appends `s`, quoted for a shell when it needs it: as it is, in '...' (any POSIX shell), or, when
+ * it holds a control, hidden or invalid byte that a message would show escaped, in $'...' with
+ * those bytes as octal escapes (bash, zsh, ksh, POSIX.1-2024 shells; not dash 0.5.12). */
 void cs_shell_arg(cs_buf *b, const char *s);
 
 /* Appends the `callsign replay` command line that re-runs `cell`'s shrunk case: the implementation

@@ -15,28 +15,59 @@
 #include "harness/property.h"
 #include "harness/session.h"
 
-/* What `sh` makes of `printf %s <quoted>`. */
-static char *through_shell(const char *quoted) {
+/* What `shell` makes of `printf %s <quoted>`, the line read from a file as a pasted line is. */
+static char *through(const char *shell, const char *quoted) {
+  char script[] = "/tmp/cs-session-XXXXXX";
+  int fd = mkstemp(script);
+  cr_assert_geq(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "printf %%s %s\n", quoted);
+  fclose(f);
   cs_buf cmd = {0};
-  cs_buf_printf(&cmd, "printf %%s %s", quoted);
+  cs_buf_printf(&cmd, "%s %s", shell, script);
   FILE *p = popen(cmd.data, "r");
   cr_assert_not_null(p);
   static char out[4096];
   size_t n = fread(out, 1, sizeof out - 1, p);
   out[n] = 0;
-  cr_assert_eq(pclose(p), 0, "sh refused: %s", cmd.data);
+  cr_assert_eq(pclose(p), 0, "%s refused: %s", shell, quoted);
+  unlink(script);
   cs_buf_free(&cmd);
   return out;
 }
 
 Test(session, shell_arg_survives_the_shell) {
-  const char *args[] = {"plain", "a b",         "it's",       "'",   "''",  "$HOME", "`id`",
-                        "a\"b",  "back\\slash", "^[a-z_ ]+$", "x;y", "a|b", "*",     "~",
-                        "#c",    "new\nline",   "tab\there",  "é",   "-",   "--rule"};
+  const char *args[] = {"plain",      "a b", "it's", "'", "''", "$HOME", "`id`", "a\"b", "back\\slash",
+                        "^[a-z_ ]+$", "x;y", "a|b",  "*", "~",  "#c",    "é",    "-",    "--rule"};
   for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
     cs_buf q = {0};
     cs_shell_arg(&q, args[i]);
-    cr_assert_str_eq(through_shell(q.data), args[i], "quoted as %s", q.data);
+    cr_assert_str_eq(through("sh", q.data), args[i], "quoted as %s", q.data);
+    cs_buf_free(&q);
+  }
+}
+
+/* An argument with a control, hidden or invalid byte is quoted on one printable line, which a
+ * message shows as it is, and which bash reads back byte for byte. */
+Test(session, shell_arg_with_hidden_bytes_stays_one_printable_line) {
+  const char *args[] = {"new\nline",
+                        "tab\there",
+                        "esc\x1b[31m",
+                        "it's\n",
+                        "back\\slash\r",
+                        "zw\xE2\x80\x8B"
+                        "space",
+                        "bad\xFF"
+                        "byte",
+                        "caf\xC3\xA9\x7F",
+                        "\n"};
+  for (size_t i = 0; i < sizeof args / sizeof *args; i++) {
+    cs_buf q = {0};
+    cs_shell_arg(&q, args[i]);
+    cr_assert_eq(strncmp(q.data, "$'", 2), 0, "%s", q.data);
+    for (const unsigned char *p = (const unsigned char *)q.data; *p; p++)
+      cr_assert(*p >= 0x20 && *p != 0x7F, "a raw byte 0x%02x in %s", *p, q.data);
+    cr_assert_str_eq(through("bash", q.data), args[i], "quoted as %s", q.data);
     cs_buf_free(&q);
   }
 }
