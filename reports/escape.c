@@ -100,6 +100,12 @@ size_t cs_esc_cut(const char *s, size_t n, size_t max) {
   return i;
 }
 
+void cs_esc_left_out(cs_buf *b, size_t left) {
+  if (left)
+    cs_buf_printf(b, " ... [%zu more bytes not shown: the replay command and the JSON report show the whole case]",
+                  left);
+}
+
 /* A format's substitution: writes the replacement of cp into out (at least 12 bytes) and returns
  * its length, or returns 0 when cp is copied raw. */
 typedef size_t (*subst_fn)(uint32_t cp, const void *ctx, char *out);
@@ -181,6 +187,13 @@ static size_t markup_subst(uint32_t cp, const void *ctx, char *out) {
 
 void cs_esc_markup(cs_buf *b, const char *s, size_t n, cs_esc_markup_ctx ctx) {
   walk(b, s, n, markup_subst, &ctx);
+}
+
+size_t cs_esc_markup_cut(cs_buf *b, const char *s, size_t max, cs_esc_markup_ctx ctx) {
+  s = s ? s : "";
+  size_t n = strlen(s), cut = cs_esc_cut(s, n, max);
+  cs_esc_markup(b, s, cut, ctx);
+  return n - cut;
 }
 
 static size_t md_subst(uint32_t cp, const void *ctx, char *out) {

@@ -21,6 +21,13 @@ size_t cs_esc_decode(const char *s, size_t n, uint32_t *cp);
 bool cs_esc_is_hidden(uint32_t cp);
 /* The longest prefix of s, at most max bytes, that does not split a UTF-8 sequence. */
 size_t cs_esc_cut(const char *s, size_t n, size_t max);
+/* Bytes of a history, an answer or a message that the terminal, HTML and JUnit reports show: an
+ * implementation may answer up to 64 MiB, and a few such failures would make reports of hundreds of
+ * megabytes. The JSON report keeps every byte. */
+#define CS_REPORT_MAX_SHOWN 2000
+/* What follows a string cut with `left` bytes left out (nothing when left is 0): " ... [N more bytes
+ * not shown: ...]", in ASCII without markup characters, so every format takes it as it is. */
+void cs_esc_left_out(cs_buf *b, size_t left);
 
 /* Plain text (terminal, Markdown code blocks): hidden characters escaped, everything else raw.
  * With keep_lines, \n and \t stay raw (multi-line text such as a stderr tail). */
@@ -35,6 +42,9 @@ typedef enum { CS_ESC_TEXT, CS_ESC_LINE, CS_ESC_ATTR } cs_esc_markup_ctx;
 /* XML 1.0 and HTML5: &<>"' as entities and hidden characters escaped visibly, so the output is
  * well-formed for any input. */
 void cs_esc_markup(cs_buf *b, const char *s, size_t n, cs_esc_markup_ctx ctx);
+/* The first `max` bytes of s (NULL: "") as cs_esc_markup writes them, cut between characters, so the
+ * markup stays well-formed; returns the bytes left out, for the caller to say so. */
+size_t cs_esc_markup_cut(cs_buf *b, const char *s, size_t max, cs_esc_markup_ctx ctx);
 /* Markdown inline text and GFM table cells: Markdown punctuation backslash-escaped (so `|`
  * cannot split a cell and `<`/`&` cannot start HTML), a newline becomes <br>, hidden characters
  * escaped visibly. */

@@ -3,8 +3,10 @@
  * their shrunk cases, faults and stderr tails, and the generation statistics as an inline SVG bar
  * chart. The markup is also well-formed XML (every element closed, attributes quoted, numeric
  * references only), so both HTML5 and XML tools can read it; every string from the data goes
- * through cs_esc_markup. */
+ * through cs_esc_markup. A history, answer or message is cut at CS_REPORT_MAX_SHOWN bytes, as the
+ * terminal cuts it, so that a browser can open the page. */
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "reports/escape.h"
@@ -49,6 +51,11 @@ static void esc(cs_buf *b, const char *s) {
   cs_esc_markup(b, s, strlen(s), CS_ESC_LINE);
 }
 
+/* One line that may be long (a message), cut at CS_REPORT_MAX_SHOWN bytes with a note. */
+static void esc_cut(cs_buf *b, const char *s) {
+  cs_esc_left_out(b, cs_esc_markup_cut(b, s, CS_REPORT_MAX_SHOWN, CS_ESC_LINE));
+}
+
 /* The CSS class of a matrix cell (see the style sheet above). */
 static const char *const CELL_CLASS[CS_VERDICT_COUNT] = {
     [CS_VERDICT_PASS] = "ok",     [CS_VERDICT_FAIL] = "fail",         [CS_VERDICT_EXPECTED_FAIL] = "xfail",
@@ -75,7 +82,7 @@ static void cell_item(cs_buf *b, const cs_cell *c, const char *impl, bool with_m
   cs_buf_puts(b, ")");
   if (with_message && c->message) {
     cs_buf_puts(b, ": ");
-    esc(b, c->message);
+    esc_cut(b, c->message);
   }
   cs_buf_puts(b, "</li>\n");
 }
@@ -108,11 +115,12 @@ static void matrix_table(cs_buf *b, const cs_matrix *m, const cs_impl_result *im
   cs_buf_puts(b, "</table>\n");
 }
 
-static void pre(cs_buf *b, const char *label, const char *s) {
+/* A labelled block of s, cut at `max` bytes with a note (SIZE_MAX: whole). */
+static void pre(cs_buf *b, const char *label, const char *s, size_t max) {
   if (!s)
     return;
   cs_buf_printf(b, "<h4>%s</h4>\n<pre>", label);
-  cs_esc_markup(b, s, strlen(s), CS_ESC_TEXT);
+  cs_esc_left_out(b, cs_esc_markup_cut(b, s, max, CS_ESC_TEXT));
   cs_buf_puts(b, "</pre>\n");
 }
 
@@ -125,7 +133,7 @@ static void failure(cs_buf *b, const cs_impl_result *impl, size_t k, size_t i, b
   cs_buf_puts(b, "</code> (");
   esc(b, str_or(impl->name, "(unnamed)"));
   cs_buf_puts(b, ")</h3>\n<p class=\"error\">");
-  esc(b, str_or(c->message, "failed"));
+  esc_cut(b, str_or(c->message, "failed"));
   cs_buf_puts(b, "</p>\n<ul>\n");
   if (c->contract) {
     cs_buf_puts(b, "<li>contract: ");
@@ -136,12 +144,12 @@ static void failure(cs_buf *b, const cs_impl_result *impl, size_t k, size_t i, b
                 c->required || strict ? "" : " (does not fail the run without --strict)");
   char line[200];
   cs_buf_printf(b, "<li>%s</li>\n</ul>\n", cs_cell_case_line(c, line, sizeof line));
-  pre(b, "Shrunk history", c->history_json);
-  pre(b, "Answer", c->answer_json);
-  if (c->replay)
-    pre(b, "Replay", c->replay);
+  pre(b, "Shrunk history", c->history_json, CS_REPORT_MAX_SHOWN);
+  pre(b, "Answer", c->answer_json, CS_REPORT_MAX_SHOWN);
+  if (c->replay) /* whole: it is what reproduces the case */
+    pre(b, "Replay", c->replay, SIZE_MAX);
   else
-    pre(b, "Replay token", c->token);
+    pre(b, "Replay token", c->token, SIZE_MAX);
   cs_buf_puts(b, "</div>\n");
 }
 
@@ -202,7 +210,7 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
     cs_buf_free(&line);
   }
   if (impl->stderr_tail && impl->stderr_tail[0])
-    pre(b, "stderr (tail)", impl->stderr_tail);
+    pre(b, "stderr (tail)", impl->stderr_tail, SIZE_MAX); /* a tail: bounded where it is kept */
 }
 
 /* The shared wording of a share ("17.00%"), escaped for the page. */

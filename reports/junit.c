@@ -2,7 +2,9 @@
  * implementation, one <testcase classname="IMPL.PROPERTY" name="TARGET"> per cell. The output is
  * well-formed XML 1.0 for any bytes in the data: every string goes through cs_esc_markup, which
  * also replaces characters XML cannot carry (C0 controls, U+FFFE/U+FFFF, bad UTF-8) visibly.
- * No CDATA sections, so "]]>" in an ID needs no special case. */
+ * No CDATA sections, so "]]>" in an ID needs no special case. A history, answer or message is cut
+ * at CS_REPORT_MAX_SHOWN bytes, as the terminal cuts it: CI keeps these files. */
+#include <stdint.h>
 #include <string.h>
 
 #include "reports/escape.h"
@@ -19,10 +21,15 @@ static void attr(cs_buf *b, const char *s) {
   cs_esc_markup(b, s, strlen(s), CS_ESC_ATTR);
 }
 
-/* One line of a failure body: a newline in the data shows as \n instead of starting a line. */
-static void text(cs_buf *b, const char *s) {
-  s = str_or(s, "");
-  cs_esc_markup(b, s, strlen(s), CS_ESC_LINE);
+/* A message in an attribute, cut at CS_REPORT_MAX_SHOWN bytes with a note. */
+static void attr_cut(cs_buf *b, const char *s) {
+  cs_esc_left_out(b, cs_esc_markup_cut(b, s, CS_REPORT_MAX_SHOWN, CS_ESC_ATTR));
+}
+
+/* One line of a failure body, cut at `max` bytes with a note (SIZE_MAX: whole): a newline in the
+ * data shows as \n instead of starting a line. */
+static void text(cs_buf *b, const char *s, size_t max) {
+  cs_esc_left_out(b, cs_esc_markup_cut(b, s, max, CS_ESC_LINE));
 }
 
 static void property(cs_buf *b, const char *name, const char *value) {
@@ -31,26 +38,26 @@ static void property(cs_buf *b, const char *name, const char *value) {
   cs_buf_puts(b, "\"/>\n");
 }
 
-static void labelled(cs_buf *b, const char *label, const char *s) {
+static void labelled(cs_buf *b, const char *label, const char *s, size_t max) {
   if (!s)
     return;
   cs_buf_printf(b, "%s: ", label);
-  text(b, s);
+  text(b, s, max);
   cs_buf_putc(b, '\n');
 }
 
 static void failure_body(cs_buf *b, const cs_cell *c, bool strict) {
-  text(b, str_or(c->message, "failed"));
+  text(b, str_or(c->message, "failed"), CS_REPORT_MAX_SHOWN);
   cs_buf_putc(b, '\n');
-  labelled(b, "contract", c->contract);
+  labelled(b, "contract", c->contract, SIZE_MAX);
   cs_buf_printf(b, "tier: %s%s\n", c->required ? "required" : "recommended",
                 c->required || strict ? "" : " (does not fail the run without --strict)");
   char line[200];
   cs_buf_printf(b, "case: %s\n", cs_cell_case_line(c, line, sizeof line));
-  labelled(b, "history", c->history_json);
-  labelled(b, "answer", c->answer_json);
-  labelled(b, "token", c->token);
-  labelled(b, "replay", c->replay);
+  labelled(b, "history", c->history_json, CS_REPORT_MAX_SHOWN);
+  labelled(b, "answer", c->answer_json, CS_REPORT_MAX_SHOWN);
+  labelled(b, "token", c->token, SIZE_MAX); /* whole: they are what reproduces the case */
+  labelled(b, "replay", c->replay, SIZE_MAX);
 }
 
 static void testcase(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, bool strict) {
@@ -69,12 +76,12 @@ static void testcase(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, bo
     if (!cs_cell_fails_run(c, strict)) {
       /* A recommended property without --strict: reported, but CI must not show the gate red. */
       cs_buf_puts(b, ">\n      <skipped message=\"recommended property failed (fails the run only with --strict): ");
-      attr(b, str_or(c->message, "failed"));
+      attr_cut(b, str_or(c->message, "failed"));
       cs_buf_puts(b, "\"/>\n");
       break;
     }
     cs_buf_puts(b, ">\n      <failure message=\"");
-    attr(b, str_or(c->message, "failed"));
+    attr_cut(b, str_or(c->message, "failed"));
     cs_buf_puts(b, "\" type=\"");
     attr(b, c->property);
     cs_buf_puts(b, "\">");

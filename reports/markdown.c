@@ -13,7 +13,7 @@
 #include "reports/tally.h"
 
 /* Job summaries are limited to 1 MiB per step: cut long JSON and list a bounded number of failures
- * in full (the JSON and JUnit reports have everything). Sizes count escaped output, which can be
+ * in full (the JSON report has everything, and JUnit every failure). Sizes count escaped output, which can be
  * six times its source (DEL is written \u007F). A failure's details take at most about 4 blocks;
  * they stop once the document reaches MD_DETAILS_BUDGET, and the lists of cells at MD_LIST_BUDGET,
  * so that the whole stays below 1 MiB. */

@@ -10,9 +10,6 @@
 #include "reports/result.h"
 #include "reports/tally.h"
 
-/* Long one-line JSON (histories of 64 KiB IDs) is cut: the replay command shows it whole. */
-#define TERM_MAX_LINE 2000
-
 typedef struct {
   cs_buf *b;
   bool color;
@@ -142,14 +139,12 @@ static void put_matrix(term *t, const cs_matrix *m, const char *corner, cs_arena
   }
 }
 
-/* One-line JSON, cut at TERM_MAX_LINE bytes with a note. */
+/* One line (a message, one-line JSON), cut at CS_REPORT_MAX_SHOWN bytes with a note. */
 static void put_long(term *t, const char *label, const char *s) {
   if (!s)
     return;
   cs_buf_printf(t->b, "    %s", label);
-  size_t left = cs_esc_plain_cut(t->b, s, TERM_MAX_LINE);
-  if (left)
-    cs_buf_printf(t->b, " ... [%zu more bytes not shown: replay shows the whole case]", left);
+  cs_esc_left_out(t->b, cs_esc_plain_cut(t->b, s, CS_REPORT_MAX_SHOWN));
   cs_buf_putc(t->b, '\n');
 }
 
@@ -177,9 +172,7 @@ static void put_failure(term *t, const cs_cell *c, bool strict) {
     put_text(t, c->contract);
     cs_buf_putc(t->b, '\n');
   }
-  cs_buf_puts(t->b, "    ");
-  put_text(t, str_or(c->message, "(no message)"));
-  cs_buf_putc(t->b, '\n');
+  put_long(t, "", str_or(c->message, "(no message)"));
   char line[200];
   cs_buf_printf(t->b, "    %s\n", cs_cell_case_line(c, line, sizeof line));
   put_long(t, "history: ", c->history_json);
@@ -195,14 +188,14 @@ static void put_failure(term *t, const cs_cell *c, bool strict) {
   }
 }
 
-/* Multi-line text (stderr tail), each line indented and cut at TERM_MAX_LINE bytes. */
+/* Multi-line text (stderr tail), each line indented and cut at CS_REPORT_MAX_SHOWN bytes. */
 static void put_block(term *t, const char *s) {
   size_t n = strlen(s);
   size_t i = 0;
   while (i < n) {
     const char *nl = memchr(s + i, '\n', n - i);
     size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
-    size_t cut = cs_esc_cut(s + i, len, TERM_MAX_LINE);
+    size_t cut = cs_esc_cut(s + i, len, CS_REPORT_MAX_SHOWN);
     cs_buf_puts(t->b, "    | ");
     cs_esc_plain(t->b, s + i, cut, false);
     if (cut < len)

@@ -608,6 +608,62 @@ Test(markdown, stays_below_a_mebibyte_whatever_the_failures) {
   free(del);
 }
 
+/* An implementation may answer up to 64 MiB: HTML and JUnit show a history, an answer or a message
+ * cut as the terminal cuts it, between characters (the cut falls inside an emoji here), saying how
+ * much was left out; the JSON report keeps every byte. */
+Test(output, html_and_junit_cut_long_strings_and_json_keeps_them) {
+  enum { BIG = 3000000, MSG = 5000 };
+  const size_t before = CS_REPORT_MAX_SHOWN - 2; /* the emoji's 4 bytes straddle the limit */
+  char *big = malloc(BIG + 1);
+  cr_assert_not_null(big);
+  memset(big, '<', BIG);
+  memset(big, 'a', before);
+  memcpy(big + before, "\xF0\x9F\x98\x80", 4);
+  big[BIG] = 0;
+  static char msg[MSG + 1];
+  memset(msg, 'm', MSG);
+  fixture f;
+  fixture_init(&f);
+  cs_cell *cells[] = {&f.a[1], &f.a[5], &f.b[2]};
+  for (size_t i = 0; i < sizeof cells / sizeof *cells; i++) {
+    cells[i]->history_json = big;
+    cells[i]->answer_json = big;
+    cells[i]->message = msg;
+  }
+  char left[80], msg_left[80];
+  snprintf(left, sizeof left, "%zu more bytes not shown", (size_t)BIG - before);
+  snprintf(msg_left, sizeof msg_left, "%zu more bytes not shown", (size_t)MSG - CS_REPORT_MAX_SHOWN);
+  writer_fn cut[] = {cs_report_html, cs_report_junit};
+  const char *suffix[] = {".html", ".xml"};
+  for (size_t w = 0; w < 2; w++) {
+    char path[64];
+    char *doc = write_tmp(&f.r, cut[w], path, suffix[w]);
+    size_t n = strlen(doc);
+    cr_assert_lt(n, 256u << 10, "%s: %zu bytes", suffix[w], n);
+    cr_assert_geq(count_of(doc, left), 3u, "%s: each history and answer says what it left out", suffix[w]);
+    cr_assert_geq(count_of(doc, msg_left), 2u, "%s: the long messages are cut too", suffix[w]);
+    cr_assert_null(strstr(doc, "\\xF0"), "%s: the cut split a character", suffix[w]);
+    cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s: not well-formed", suffix[w]);
+    assert_clean_bytes(doc, false);
+    free(doc);
+    unlink(path);
+  }
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root);
+  cJSON *cell = cJSON_GetArrayItem(
+      cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0), "cells"), 1);
+  cJSON *fail = cJSON_GetObjectItem(cell, "failure");
+  cr_assert_str_eq(cJSON_GetObjectItem(fail, "answer_json")->valuestring, big, "JSON keeps the answer whole");
+  cr_assert_str_eq(cJSON_GetObjectItem(fail, "history_json")->valuestring, big);
+  cr_assert_str_eq(cJSON_GetObjectItem(fail, "message")->valuestring, msg);
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+  free(big);
+}
+
 Test(html, safe_and_parsable) {
   fixture f;
   fixture_init(&f);
