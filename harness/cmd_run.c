@@ -26,7 +26,8 @@ typedef struct {
   cs_expect expect;
   cs_report report;
   cJSON *vectors;
-  bool vectors_unusable; /* the vectors file could not be read: an input error (exit 2), said once */
+  const char *vectors_path; /* the file `vectors` was read from */
+  bool vectors_unusable;    /* the vectors file could not be read: an input error (exit 2), said once */
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */
   cs_literal_twin literal_twin;                      /* and its planted twin */
@@ -91,6 +92,18 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
     else if (out->verdict == CS_VERDICT_PASS)
       out->verdict = CS_VERDICT_FIXED;
   }
+}
+
+/* A cell checked against the vectors names the file it used, and a failure on it gets the command that
+ * checks that file again: a vector has no token, as no seed generated it. */
+static void name_vectors(run_ctx *c, const cs_impl_result *ir, const cs_outcome *oc, cs_cell *out, bool external) {
+  out->contract = cs_arena_printf(&c->a, CS_VECTORS_CONTRACT("%s"), c->vectors_path).ptr;
+  if (!oc->failed)
+    return;
+  cs_buf cmd = {0};
+  cs_vectors_replay_command(&c->o, ir->name, external, oc->prop->name, c->vectors_path, &cmd);
+  out->replay = dup_s(&c->a, cmd.data);
+  cs_buf_free(&cmd);
 }
 
 /* The cell of `property` that speaks for the implementation: a failing one if any, else one that
@@ -241,6 +254,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   cs_err first_unsaved = {{0}};
   for (size_t i = 0; i < res.ncells; i++) {
     cs_outcome *oc = &res.cells[i];
+    bool vectors_checked = false;
     /* The vectors are checked here, once, not per case, and only for an implementation that claims
      * the scheme and announced canonicalize. */
     if (!token && !strcmp(oc->prop->name, "vectors.canonical_v1") && impl->info.claims_canonical_v1 &&
@@ -248,7 +262,8 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       oc->applicable = true;
       char where[4200];
       if (!c->vectors && !c->vectors_unusable) {
-        c->vectors = cs_vectors_load(c->o.vectors ? c->o.vectors : cs_vectors_locate(where, sizeof where), true, &err);
+        c->vectors_path = dup_s(&c->a, c->o.vectors ? c->o.vectors : cs_vectors_locate(where, sizeof where));
+        c->vectors = cs_vectors_load(c->vectors_path, true, &err);
         if (!c->vectors) {
           cs_fail(CS_EXIT_USAGE, "%s (--vectors FILE names it)", err.msg);
           c->vectors_unusable = true;
@@ -258,6 +273,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
       if (!c->vectors) {
         oc->applicable = false; /* not judged: the input is missing, not the implementation wrong */
       } else {
+        vectors_checked = true;
         cs_vector_mismatch m;
         int v = cs_vectors_check_impl(impl, c->vectors, &m, &oc->cases, &err);
         if (v != 1) {
@@ -272,7 +288,10 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
         }
       }
     }
-    fill_cell(c, ir, oc, &ir->cells[ir->ncells++], external);
+    fill_cell(c, ir, oc, &ir->cells[ir->ncells], external);
+    if (vectors_checked)
+      name_vectors(c, ir, oc, &ir->cells[ir->ncells], external);
+    ir->ncells++;
     if (oc->undecided && !c->report.input_error) { /* the rule is at fault, not the implementation */
       char msg[sizeof oc->undecided_why + 100];
       cs_outcome_undecided_message(oc, msg, sizeof msg);
@@ -466,6 +485,7 @@ int cs_cmd_run(int argc, char **argv) {
   /* A --vectors file named on the command line is read now, so a mistyped path is refused before
    * the run; the default one is looked for only once an implementation claims the scheme. */
   cs_made made = {0};
+  c.vectors_path = c.o.vectors;
   if ((c.o.vectors && !(c.vectors = cs_vectors_load(c.o.vectors, true, &err))) ||
       cs_options_prepare_reports(&c.o, &made, &err)) {
     cs_made_undo(&made);

@@ -172,6 +172,27 @@ void cs_shell_arg(cs_buf *b, const char *s) {
   cs_buf_putc(b, '\'');
 }
 
+/* The rule options of `o`, which decide what an implementation is asked and judged against. */
+static void put_rules(const cs_options *o, cs_buf *b) {
+  for (size_t i = 0; i < o->nrules; i++) {
+    cs_buf_puts(b, " --rule ");
+    cs_shell_arg(b, o->rules[i]);
+  }
+  if (o->profile) {
+    cs_buf_puts(b, " --profile ");
+    cs_shell_arg(b, o->profile);
+  }
+}
+
+/* An external implementation's argv: last, as everything after `--impl-cmd --` is the program's. */
+static void put_impl_cmd(const cs_options *o, cs_buf *b) {
+  cs_buf_puts(b, " --impl-cmd --");
+  for (char **p = o->impl_cmd; *p; p++) {
+    cs_buf_putc(b, ' ');
+    cs_shell_arg(b, *p);
+  }
+}
+
 void cs_replay_command(const cs_options *o, const char *impl_name, bool external, const cs_outcome *cell,
                        const char *tname, cs_buf *b) {
   cs_buf tok = {0};
@@ -189,28 +210,33 @@ void cs_replay_command(const cs_options *o, const char *impl_name, bool external
     cs_buf_puts(b, " --strict");
   if (cell->target >= 0)
     cs_buf_printf(b, " --target %s", tname);
-  for (size_t i = 0; i < o->nrules; i++) {
-    cs_buf_puts(b, " --rule ");
-    cs_shell_arg(b, o->rules[i]);
-  }
-  if (o->profile) {
-    cs_buf_puts(b, " --profile ");
-    cs_shell_arg(b, o->profile);
-  }
+  put_rules(o, b);
   if (o->max_id_len)
     cs_buf_printf(b, " --max-id-len %u", o->max_id_len);
   if (external && o->deadline_ms) /* a timeout under a shorter deadline shows only under it */
     cs_buf_printf(b, " --deadline %u", o->deadline_ms);
   cs_buf_putc(b, ' ');
   cs_buf_puts(b, tok.data);
-  if (external) {
-    cs_buf_puts(b, " --impl-cmd --");
-    for (char **p = o->impl_cmd; *p; p++) {
-      cs_buf_putc(b, ' ');
-      cs_shell_arg(b, *p);
-    }
-  }
+  if (external)
+    put_impl_cmd(o, b);
   cs_buf_free(&tok);
+}
+
+void cs_vectors_replay_command(const cs_options *o, const char *impl_name, bool external, const char *property,
+                               const char *vectors, cs_buf *b) {
+  cs_buf_puts(b, "callsign run");
+  if (!external) {
+    cs_buf_puts(b, " --impl ");
+    cs_shell_arg(b, impl_name);
+  }
+  cs_buf_printf(b, " --property %s", property);
+  put_rules(o, b);
+  if (external && o->deadline_ms)
+    cs_buf_printf(b, " --deadline %u", o->deadline_ms);
+  cs_buf_puts(b, " --vectors ");
+  cs_shell_arg(b, vectors);
+  if (external)
+    put_impl_cmd(o, b);
 }
 
 const char *cs_target_label(int t) {

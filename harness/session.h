@@ -40,6 +40,11 @@ void cs_shell_arg(cs_buf *b, const char *s);
  * options of `o`, and the token, or for a literal case its corpus file (cell->literal_path). */
 void cs_replay_command(const cs_options *o, const char *impl_name, bool external, const cs_outcome *cell,
                        const char *tname, cs_buf *b);
+/* Appends the command line that re-checks a failed canonical v1 vector: `callsign run` of `property`
+ * (vectors.canonical_v1) against the `vectors` file the run used, with the implementation and rule
+ * options as cs_replay_command gives them. No token replays a vector: no seed generated it. */
+void cs_vectors_replay_command(const cs_options *o, const char *impl_name, bool external, const char *property,
+                               const char *vectors, cs_buf *b);
 
 /* Installs `handler` for each of sigs[0..n) with sa_flags `flags`, except a signal the caller left
  * ignored: a shell without job control starts background commands with SIGINT ignored, so that a

@@ -12,6 +12,9 @@
 #include "impls/impl.h"
 
 #define CS_VECTORS_DEFAULT "corpus/vectors/canonical_v1.json"
+/* The contract of vectors.canonical_v1 against vectors file `file`: a string literal, or with "%s" a
+ * format that names the file a run used. */
+#define CS_VECTORS_CONTRACT(file) "byte-exact agreement with " file " (only for implementations claiming the scheme)"
 /* tcIds are whole numbers from 1 to this (what a JSON reader holds exactly in an int). */
 #define CS_VECTORS_MAX_TCID 1000000000
 /* The one kind of test group the format defines: a history and its canonical and wire IDs. */

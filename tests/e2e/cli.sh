@@ -221,6 +221,39 @@ h=json.loads(f['history_json'])
 assert f['seed'] is None and f['case_index'] is None and f['shrink_steps']==0, f
 assert f['shrunk_turns']==len(h['turns']) and f['shrunk_calls']==sum(len(t.get('calls',[])) for t in h['turns']), f
 assert json.loads(f['answer_json'])['calls'], f\""
+# A vector has no token: its failure is replayed by checking the same file again. Every report
+# carries that command, with the file quoted for the shell; the contract names the file used; and
+# the command, pasted, reproduces the failure, for a built-in and for an --impl-cmd program alike.
+cp "$T/vec_bad.json" "$T/vec bad's.json"
+cat >"$T/vr_check.py" <<'P'
+import html, json, sys
+t, printed = sys.argv[1], sys.argv[2]
+cell = [c for c in json.load(open(t + "/vr.json"))["implementations"][0]["cells"] if c["failure"]][0]
+assert cell["failure"]["replay"] == printed and cell["failure"]["token"] is None, cell["failure"]
+want = "byte-exact agreement with " + t + "/vec bad's.json (only for implementations claiming the scheme)"
+assert cell["contract"] == want, cell["contract"]
+for ext in ("xml", "html"):
+    assert printed in html.unescape(open(t + "/vr." + ext).read()), ext
+assert "\n" + printed + "\n" in open(t + "/vr.md").read(), "md"
+P
+vector_replay() { # LABEL WANT IMPL-ARGS...: the run and its reports, then its replay command run
+  local label=$1 want=$2 rc replay
+  shift 2
+  "$CS" run --no-corpus --quiet --property vectors --vectors "$T/vec bad's.json" --json "$T/vr.json" \
+    --junit "$T/vr.xml" --markdown "$T/vr.md" --html "$T/vr.html" "$@" >"$T/o" 2>"$T/e"
+  rc=$?
+  replay=$(sed -n 's/^ *replay: *//p' "$T/o")
+  check "a vector failure of $label: exit 1, replayed by checking the file again, the same in every report" \
+    "[ $rc -eq 1 ] && [ \"\$replay\" = \"\$want\" ] && python3 '$T/vr_check.py' '$T' \"\$replay\""
+  eval "\"$CS\" ${replay#callsign }" >"$T/o" 2>"$T/e"
+  check "and pasting it reproduces the failure (exit 1)" "[ $? -eq 1 ] && grep -qF 'expected \"bad\\u000aid\", got' '$T/o'"
+}
+quoted="'$T/vec bad'\\''s.json'"
+vector_replay "a built-in" "callsign run --impl reference --property vectors.canonical_v1 --vectors $quoted" \
+  --impl reference
+vector_replay "an external program" "callsign run --property vectors.canonical_v1 --vectors $quoted --impl-cmd -- \
+python3 tests/fixtures/proto_echo.py --ops canonicalize --scheme callsign-canonical-v1 --name 'my impl'" \
+  --impl-cmd -- python3 tests/fixtures/proto_echo.py --ops canonicalize --scheme callsign-canonical-v1 --name "my impl"
 (cd "$T" && "$CS_ABS" run --impl reference --cases 10 --no-corpus --quiet --json - >o 2>e)
 check "--json -: refused, one line, no file named '-'" \
   "one_line_2 $? '--json -: a report is written to a file (/dev/stdout for standard output)' && ! [ -e '$T/-' ]"

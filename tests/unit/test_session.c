@@ -118,6 +118,28 @@ Test(session, replay_command_names_everything_replay_needs) {
   cs_buf_free(&want);
 }
 
+/* A vector has no token: its failure is re-checked by `callsign run` against the file the run used,
+ * with the options that decide what the implementation is asked and the program's argv last. */
+Test(session, vectors_replay_command_checks_the_same_file_again) {
+  char *cmd_argv[] = {"python3", "my adapter.py", NULL};
+  cs_options o = {
+      .nrules = 1, .profile = "rules file.txt", .max_id_len = 4096, .deadline_ms = 300, .impl_cmd = cmd_argv};
+  o.rules[0] = "anthropic.pattern=^[a-z_ ]+$";
+  cs_buf b = {0};
+  cs_vectors_replay_command(&o, "reference", false, "vectors.canonical_v1", "vec bad's.json", &b);
+  cr_assert_str_eq(b.data,
+                   "callsign run --impl reference --property vectors.canonical_v1 --rule "
+                   "'anthropic.pattern=^[a-z_ ]+$' --profile 'rules file.txt' --vectors 'vec bad'\\''s.json'",
+                   "a built-in's deadline means nothing; --max-id-len bounds generated IDs, and a vector is none");
+  cs_buf_clear(&b);
+  o.nrules = 0;
+  o.profile = NULL;
+  cs_vectors_replay_command(&o, NULL, true, "vectors.canonical_v1", "corpus/vectors/canonical_v1.json", &b);
+  cr_assert_str_eq(b.data, "callsign run --property vectors.canonical_v1 --deadline 300 --vectors "
+                           "corpus/vectors/canonical_v1.json --impl-cmd -- python3 'my adapter.py'");
+  cs_buf_free(&b);
+}
+
 /* A stop signal sets the flag; a copy within a second is the same stop (timeout's second signal, a
  * worker's forwarded one), another signal is ignored, and the same signal a second or more later
  * takes its default action. Run in a child: the last step ends the process. */
