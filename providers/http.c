@@ -182,27 +182,140 @@ void cs_http_add_secret(cs_http *h, const char *secret) {
   cJSON_Delete(js);
 }
 
-/* memmem is a GNU extension: this is the portable few lines. */
-static const char *find(const char *hay, size_t n, const char *needle, size_t m) {
-  for (size_t i = 0; m && i + m <= n; i++)
-    if (hay[i] == needle[0] && memcmp(hay + i, needle, m) == 0)
-      return hay + i;
-  return NULL;
+/* The longest run of backslashes read as one escape: JSON escapes the escapes of a text it holds
+ * (a report quoting a provider's body), each level doubling the run; 16 is four levels deep, and
+ * the cap keeps the scan linear on a body of backslashes. */
+#define MAX_ESCAPE_RUN 16
+
+static int hex4(const char *s, const char *end) {
+  if (end - s < 4)
+    return -1;
+  int v = 0;
+  for (int i = 0; i < 4; i++) {
+    char c = s[i];
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0)
+      return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/* `cp` (at most U+10FFFF) as UTF-8 in `out`; returns its length. */
+static size_t utf8_put(uint32_t cp, char out[4]) {
+  if (cp < 0x80) {
+    out[0] = (char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (char)(0xC0 | cp >> 6);
+    out[1] = (char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (char)(0xE0 | cp >> 12);
+    out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+    out[2] = (char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = (char)(0xF0 | cp >> 18);
+  out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+  out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+  out[3] = (char)(0x80 | (cp & 0x3F));
+  return 4;
+}
+
+/* A run of backslashes then "uXXXX": the code point and the bytes it takes, else -1. */
+static long escaped_unit(const char *s, const char *end, size_t *taken) {
+  const char *p = s;
+  while (p < end && *p == '\\' && p - s < MAX_ESCAPE_RUN)
+    p++;
+  if (p == s || p >= end || *p != 'u')
+    return -1;
+  int v = hex4(p + 1, end);
+  *taken = (size_t)(p + 5 - s);
+  return v;
+}
+
+/* The character a JSON escape at `s` stands for, as UTF-8 in `out` (its length in *outlen), at any
+ * depth of escaping: a run of backslashes then "uXXXX" (a surrogate pair as two such), '/' or '"'.
+ * Returns the bytes of `s` it takes, 0 when `s` starts no such escape. */
+static size_t unescape_one(const char *s, const char *end, char out[4], size_t *outlen) {
+  const char *p = s;
+  while (p < end && *p == '\\' && p - s < MAX_ESCAPE_RUN)
+    p++;
+  if (p == s || p >= end)
+    return 0;
+  if (*p == '/' || *p == '"') {
+    out[0] = *p;
+    *outlen = 1;
+    return (size_t)(p + 1 - s);
+  }
+  size_t n, n2;
+  long cp = escaped_unit(s, end, &n);
+  if (cp < 0)
+    return 0;
+  if (cp >= 0xD800 && cp <= 0xDBFF) { /* a high surrogate: its low half follows */
+    long lo = escaped_unit(s + n, end, &n2);
+    if (lo < 0xDC00 || lo > 0xDFFF)
+      return 0;
+    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+    n += n2;
+  } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+    return 0;
+  }
+  *outlen = utf8_put((uint32_t)cp, out);
+  return n;
+}
+
+/* The bytes of the text at `p` that read as `sec` (sl bytes), each of its characters written raw
+ * or JSON-escaped; 0 when it does not start there. An escape that stands for another character
+ * is taken as raw text (a backslash of the secret's own). */
+static size_t match_secret(const char *p, const char *end, const char *sec, size_t sl) {
+  const char *start = p;
+  for (size_t k = 0; k < sl;) {
+    char u[4];
+    size_t ul = 0, n = p < end && *p == '\\' ? unescape_one(p, end, u, &ul) : 0;
+    if (n && ul <= sl - k && !memcmp(u, sec + k, ul)) {
+      p += n;
+      k += ul;
+    } else if (p < end && *p == sec[k]) {
+      p++;
+      k++;
+    } else {
+      return 0;
+    }
+  }
+  return (size_t)(p - start);
 }
 
 void cs_http_redact(const cs_http *h, cs_buf *b) {
   for (size_t s = 0; s < h->nsecrets && b->data; s++) {
     const char *sec = h->secrets[s];
     size_t sl = strlen(sec);
-    if (!find(b->data, b->len, sec, sl))
-      continue;
     cs_buf out = {0};
-    const char *p = b->data, *end = b->data + b->len;
-    for (const char *hit; (hit = find(p, (size_t)(end - p), sec, sl)); p = hit + sl) {
-      cs_buf_put(&out, p, (size_t)(hit - p));
+    bool hit = false;
+    const char *p = b->data, *end = b->data + b->len, *kept = p;
+    while (p < end) {
+      size_t n = *p == sec[0] || *p == '\\' ? match_secret(p, end, sec, sl) : 0;
+      if (!n) {
+        p++;
+        continue;
+      }
+      cs_buf_put(&out, kept, (size_t)(p - kept));
       cs_buf_puts(&out, redacted);
+      p += n;
+      kept = p;
+      hit = true;
     }
-    cs_buf_put(&out, p, (size_t)(end - p));
+    if (!hit) {
+      cs_buf_free(&out);
+      continue;
+    }
+    cs_buf_put(&out, kept, (size_t)(end - kept));
     cs_buf_free(b);
     *b = out;
   }

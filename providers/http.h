@@ -94,7 +94,9 @@ void cs_http_add_secret(cs_http *h, const char *secret);
  * fragment (the API path is appended to it). 0, or -1 with err saying why (not echoing the URL
  * when it holds credentials). */
 int cs_http_check_base_url(const char *url, cs_err *err);
-/* Replaces every known secret in `b` by "[redacted]". */
+/* Replaces every known secret in `b` by "[redacted]": written raw, or with any of its characters
+ * JSON-escaped (\uXXXX, a surrogate pair, \/, \"), at any depth of escaping, in any text: a
+ * provider may echo the key so in a body that is no JSON (cut short, or plain text). */
 void cs_http_redact(const cs_http *h, cs_buf *b);
 /* Sends one request (or prints, records, replays it). `resp` is reset first; free it with
  * cs_http_response_free. Returns the outcome (also in resp->outcome). */

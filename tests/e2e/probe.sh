@@ -424,9 +424,9 @@ rc=$?
 check "an endpoint refusing id fields (Gemini 2.x): stricter, exit 1" \
   "[ $rc -eq 1 ] && grep -q '^  native .*rejected-other  *STRICTER  *Invalid JSON payload received. Unknown name \"id\"' '$T/g2'"
 
-# canned_fake NAME MESSAGE: a provider that answers every request 400 with MESSAGE as its error
-# text, "{key}" in it replaced by the key it was sent, the key's first character as a JSON \u
-# escape (a form no text search finds); sets PORT_<NAME>.
+# canned_fake NAME MESSAGE [cut]: a provider that answers every request 400 with MESSAGE as its
+# error text, "{key}" in it replaced by the key it was sent, the key's first character as a JSON \u
+# escape (a form no text search finds); with "cut", the body ends early (no JSON); sets PORT_<NAME>.
 cat >"$T/canned_fake.py" <<'P'
 import json, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -437,6 +437,7 @@ class H(BaseHTTPRequestHandler):
         key = (self.headers.get("Authorization") or self.headers.get("x-api-key") or "").replace("Bearer ", "")
         msg = json.dumps(sys.argv[1]).replace("{key}", "\\u%04x" % ord(key[0]) + key[1:] if key else "")
         body = ('{"type":"error","error":{"type":"invalid_request_error","message":%s}}' % msg).encode()
+        body = body[:-3] if sys.argv[2:] == ["cut"] else body
         self.send_response(400); self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
 s = HTTPServer(("127.0.0.1", 0), H)
@@ -444,7 +445,7 @@ print(s.server_address[1], flush=True)
 s.serve_forever()
 P
 canned_fake() {
-  python3 "$T/canned_fake.py" "$2" >"$T/port.$1" 2>/dev/null &
+  python3 "$T/canned_fake.py" "${@:2}" >"$T/port.$1" 2>/dev/null &
   PIDS+=($!)
   for _ in $(seq 100); do [ -s "$T/port.$1" ] && break; sleep 0.05; done
   eval "PORT_$1=$(head -n 1 "$T/port.$1")"
@@ -467,6 +468,13 @@ with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_
   --replay "$T/echo-cassette" --json "$T/echo2.json" >/dev/null 2>&1
 check "a key echoed with a JSON escape: redacted in the cassette (no tail of it), the replay gives the same report" \
   "[ -n \"\$(ls '$T/echo-cassette')\" ] && ! grep -r -a -q -e '${CANARY:1}' '$T/echo-cassette' && grep -r -q 'redacted' '$T/echo-cassette' && python3 -c \"import json;a,b=[json.load(open(f)) for f in ('$T/echo1.json','$T/echo2.json')];assert a['cases']==b['cases'], (a,b)\""
+
+# The same in a body cut short, which no JSON parser decodes: the escaped key is found in the text.
+canned_fake echocut 'Incorrect API key provided: {key}' cut
+with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_echocut" --rate 1000 \
+  --max-requests 2 --record "$T/echocut-cassette" --json "$T/echocut.json" >"$T/echocut.out" 2>&1
+check "a key echoed with a JSON escape in a body that is no JSON: redacted in the cassette, the report and the output" \
+  "[ -n \"\$(ls '$T/echocut-cassette')\" ] && ! grep -r -a -q -e '${CANARY:1}' '$T/echocut-cassette' '$T/echocut.json' '$T/echocut.out' && grep -q 'redacted' '$T/echocut.json'"
 
 # Keys of other providers than the one probed are redacted too: an implementation (or a gateway)
 # may print any of them, and its text reaches messages and reports.

@@ -808,6 +808,39 @@ Test(probe_http, redact_the_json_escaped_form_too) {
   cs_http_free(h);
 }
 
+/* A provider may echo the key JSON-escaped in a body that is no JSON (cut short, or plain text),
+ * where no parser decodes it: each escaped form is found in any text, at any depth of escaping (a
+ * JSON report quoting the message escapes its backslashes again). */
+Test(probe_http, redact_escaped_forms_in_any_text) {
+  cs_err err;
+  cs_http_config cfg = {.dry_run = true};
+  cs_http *h = cs_http_new(&cfg, &err);
+  cs_http_add_secret(h, "FAKE_KEY_0001");
+  cs_http_add_secret(h, "sk-a/b\"c-0002");
+  cs_http_add_secret(h, "sk-\xc3\xa9\xf0\x9f\x98\x80-0003");
+  const struct {
+    const char *in, *want;
+  } rows[] = {
+      {"{\"message\":\"\\u0046AKE_KEY_0001 tool_use.id", "{\"message\":\"[redacted] tool_use.id"},
+      {"\\u0046\\u0041\\u004b\\u0045\\u005f\\u004b\\u0045\\u0059\\u005f\\u0030\\u0030\\u0030\\u0031 x", "[redacted] x"},
+      {"\\u0046AKE\\u005FKEY\\u005F0001", "[redacted]"},
+      {"\"message\": \"\\\\u0046AKE_KEY_0001\"", "\"message\": \"[redacted]\""}, /* in a JSON report */
+      {"sk\\u002da\\/b\\\"c-0002", "[redacted]"},
+      {"sk-\\u00e9\\ud83d\\ude00-0003 and sk-\\u00E9\\uD83D\\uDE00-0003", "[redacted] and [redacted]"},
+      /* no whole key, or escapes of other characters: left as they are */
+      {"\\u0046AKE_KEY_000 \\u0046AKE_KEY_0002", "\\u0046AKE_KEY_000 \\u0046AKE_KEY_0002"},
+      {"sk-\\ud83d-0003 \\\\\\\\\\\\", "sk-\\ud83d-0003 \\\\\\\\\\\\"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+    cs_buf b = {0};
+    cs_buf_puts(&b, rows[i].in);
+    cs_http_redact(h, &b);
+    cr_expect_str_eq(b.data, rows[i].want, "row %zu: %s", i, b.data);
+    cs_buf_free(&b);
+  }
+  cs_http_free(h);
+}
+
 /* Answers that show the request never reached validation (a wrong key, model or base URL) are no
  * verdict on the IDs: transport, flagged as set-up, whatever the text says. So is a success whose
  * body is not the JSON an API answers. */
