@@ -574,15 +574,31 @@ static void print_discovery(probe_ctx *c, const discovery *d, cs_buf *b) {
 
 /* ---- reports ---- */
 
+/* The rows --quiet keeps: the failures (STRICTER, transport) and the provider accepting what
+ * callsign rejects, so that the summary's counts of them come with the cases named. */
+static const bool quiet_rows[AGREE_NOT_SENT + 1] = {
+    [AGREE_LOOSER] = true, [AGREE_STRICTER] = true, [AGREE_TRANSPORT] = true};
+
 static void print_table(probe_ctx *c, cs_buf *b) {
-  cs_buf_printf(b, "callsign probe: %s (%s), model %s, %s\n", c->target->name, c->spec->endpoints[c->endpoint].name,
-                c->model, c->url.data);
-  if (!c->o.discover)
-    cs_buf_printf(b, "implementation: %s%s%s\n", c->impl_name, c->impl_note ? "; " : "",
-                  c->impl_note ? c->impl_note : "");
-  cs_buf_printf(b, "\n  %-30s %-17s %-17s %-12s %s\n", "case", "callsign", "provider", "agree", "provider message");
+  bool quiet = c->o.quiet;
+  size_t rows = 0;
+  for (size_t i = 0; i < c->ncases; i++)
+    rows += !quiet || quiet_rows[c->cases[i].agree];
+  if (!quiet) {
+    cs_buf_printf(b, "callsign probe: %s (%s), model %s, %s\n", c->target->name, c->spec->endpoints[c->endpoint].name,
+                  c->model, c->url.data);
+    if (!c->o.discover)
+      cs_buf_printf(b, "implementation: %s%s%s\n", c->impl_name, c->impl_note ? "; " : "",
+                    c->impl_note ? c->impl_note : "");
+    cs_buf_putc(b, '\n');
+  } else if (!rows) {
+    return;
+  }
+  cs_buf_printf(b, "  %-30s %-17s %-17s %-12s %s\n", "case", "callsign", "provider", "agree", "provider message");
   for (size_t i = 0; i < c->ncases; i++) {
     const probe_case *pc = &c->cases[i];
+    if (quiet && !quiet_rows[pc->agree])
+      continue;
     cs_buf_printf(b, "  %-30s %-17s %-17s %-12s ", pc->name, pc->npairs ? cs_probe_verdict_name(pc->offline) : "-",
                   pc->answered ? cs_probe_verdict_name(pc->provider) : "-", agreement_names[pc->agree]);
     cs_esc_plain_cut(b, pc->message, 160); /* the provider's text: whole characters, nothing raw */
@@ -1057,8 +1073,7 @@ int cs_cmd_probe(int argc, char **argv) {
     status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
     goto cleanup;
   }
-  if (!c.o.quiet)
-    print_table(&c, &out);
+  print_table(&c, &out); /* --quiet: the failing rows only */
   if (c.o.discover)
     print_discovery(&c, &d, &out);
   print_summary(&c, &out);

@@ -304,6 +304,13 @@ with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_
 rc=$?
 check "--max-requests 5: 5 requests reach the provider, the rest are not sent" \
   "[ $rc -eq 0 ] && [ $(($(stats "$PORT_main") - before)) -eq 5 ] && [ \"\$(python3 -c \"import json; print(json.load(open('$T/budget.json'))['summary']['not sent'])\")\" -gt 20 ]"
+# --quiet keeps the rows that disagree on acceptance (STRICTER, looser, transport), naming the cases
+# its summary counts, and drops the rest.
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_main/openai" "${RUN[@]}" \
+  --rule openai_chat.max_len=64 --quiet >"$T/quiet" 2>&1
+check "--quiet: the STRICTER and looser rows are printed, the agreeing ones are not" \
+  "[ \$? -eq 1 ] && grep -q '^  len.41  *accepted  *rejected-rule  *STRICTER ' '$T/quiet' && grep -q '^  char.nul .* looser ' '$T/quiet' &&
+   ! grep -q '^  native ' '$T/quiet' && grep -q '3 stricter' '$T/quiet'"
 before=$(stats "$PORT_main")
 with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_main/anthropic" --dry-run >"$T/dry" 2>&1
 rc=$?
