@@ -77,7 +77,7 @@ typedef struct {
   const char *impl_note; /* why generated cases were not run, or NULL */
   uint32_t control_len;
   char bad_cassette[700]; /* the first broken cassette entry met in a replay: the probe ends with exit 2 */
-  char stopped[800];      /* why no request is sent any more (set-up, or a Retry-After too long): exit 2 */
+  char stopped[800]; /* why no request is sent any more (set-up, a rejected control, a Retry-After too long): exit 2 */
   /* Requests in a row that got no HTTP answer at all, while none ever did: a wrong --base-url or no
    * network costs a timeout per case (a minute each) unless the probe stops. */
   unsigned unanswered_in_a_row;
@@ -239,6 +239,29 @@ static int accepted(const probe_case *pc) {
   return pc->provider == CS_PROBE_ACCEPTED;
 }
 
+/* Sends the control case, IDs of the provider's own form within the configured limits (PROVIDERS.md
+ * section 19, row 1), and returns accepted() of it. A provider that rejects it rejects the request
+ * for a reason of its own (a disabled account, a missing field, a body too large), and would reject
+ * every other case alike: the probe stops there, naming the rejection, rather than draw verdicts
+ * from those answers. */
+static int run_control(probe_ctx *c, probe_case *pc) {
+  run_case(c, pc);
+  int v = accepted(pc);
+  if (v == 1 || !pc->answered || pc->provider == CS_PROBE_TRANSPORT || c->stopped[0])
+    return v; /* accepted, or no answer to judge: the usual transport handling applies */
+  cs_buf why = {0};
+  cs_buf_printf(&why,
+                "probe: the control case %s (a native ID of %u characters) was rejected (HTTP %ld, %s: ", pc->name,
+                c->control_len, pc->status, cs_probe_verdict_name(pc->provider));
+  cs_esc_plain_cut(&why, pc->message, 400); /* the provider's text: nothing raw reaches a terminal */
+  cs_buf_puts(&why, "): nothing about IDs can be measured while the provider rejects it (no further request sent)");
+  size_t n = cs_utf8_clamp(why.data, why.len, sizeof c->stopped - 1); /* escapes lengthen the text */
+  memcpy(c->stopped, why.data, n);
+  c->stopped[n] = 0;
+  cs_buf_free(&why);
+  return v;
+}
+
 static int send_one_id(probe_ctx *c, const char *name, cs_str id) {
   probe_case *pc = one_id_case(c, name, id);
   run_case(c, pc);
@@ -252,7 +275,7 @@ static void targeted_cases(probe_ctx *c) {
   static const uint32_t lens[] = {1, 9, 40, 41, 64, 65, 128, 256, 1000, 10000};
   char name[64];
   cs_str control = make_id(c, c->control_len, 0, 1);
-  one_id_case(c, "native", control);
+  one_id_case(c, "native", control); /* the first case: the probe's control (run_control) */
   for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
     snprintf(name, sizeof name, "len.%u", lens[i]);
     one_id_case(c, name, make_id(c, lens[i], 0, 100 + (uint32_t)i));
@@ -469,7 +492,7 @@ static void discover(probe_ctx *c, discovery *d) {
     }
     *(i < NCLASSES ? &d->configured_chars[i] : &d->configured_empty) = v == CS_RULE_MET;
   }
-  d->control_ok = send_one_id(c, "control", control) == 1;
+  d->control_ok = run_control(c, one_id_case(c, "control", control)) == 1;
   if (!d->control_ok)
     return;
   /* Maximum: the first rejected length above the control, found by bisection. */
@@ -1061,7 +1084,8 @@ int cs_cmd_probe(int argc, char **argv) {
       status = cs_fail(CS_EXIT_USAGE, "%s", c.undecided);
       goto cleanup;
     }
-    for (size_t i = 0; i < c.ncases; i++)
+    run_control(&c, &c.cases[0]); /* "native" */
+    for (size_t i = 1; i < c.ncases; i++)
       if (c.cases[i].npairs)
         run_case(&c, &c.cases[i]);
   }

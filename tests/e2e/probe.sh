@@ -428,8 +428,9 @@ check "unknown provider: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') 
 start_fake g2 --gemini-reject-id
 with_keys "$CS" probe --provider gemini --base-url "http://127.0.0.1:$PORT_g2/gemini" "${RUN[@]}" >"$T/g2" 2>&1
 rc=$?
-check "an endpoint refusing id fields (Gemini 2.x): stricter, exit 1" \
-  "[ $rc -eq 1 ] && grep -q '^  native .*rejected-other  *STRICTER  *Invalid JSON payload received. Unknown name \"id\"' '$T/g2'"
+check "an endpoint refusing id fields (Gemini 2.x): the control is stricter, the probe stops there, exit 2" \
+  "[ $rc -eq 2 ] && grep -q '^  native .*rejected-other  *STRICTER  *Invalid JSON payload received. Unknown name \"id\"' '$T/g2' &&
+   grep -q '^callsign: probe: the control case native .*Unknown name \"id\"' '$T/g2'"
 
 # canned_fake NAME MESSAGE [cut]: a provider that answers every request 400 with MESSAGE as its
 # error text, "{key}" in it replaced by the key it was sent, the key's first character as a JSON \u
@@ -465,6 +466,28 @@ with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_ho
   --max-requests 2 --markdown "$T/hostile.md" --json "$T/hostile.json" >"$T/o" 2>"$T/e"
 check "a provider message with markup and hidden characters: Markdown escaped, JSON without raw U+2028, terminal without ESC or U+202E" \
   "[ -s '$T/hostile.md' ] && ! grep -q '[^\\\\]<' '$T/hostile.md' && grep -q 'alert(1)' '$T/hostile.md' && ! grep -q \$'\\xe2\\x80\\xa8' '$T/hostile.json' && python3 -c \"import json;d=json.load(open('$T/hostile.json'));assert any('\\u2028' in c['message'] for c in d['cases']), d\" && ! grep -q \$'\\x1b\\|\\xe2\\x80\\xae' '$T/o' '$T/e'"
+
+# A provider that rejects the control (IDs of its own form, first sent) for a reason of its own
+# would reject every case alike: the probe stops after it, exit 2 with one line naming the
+# rejection, and no other case is sent; the recording replays to the same, and --discover stops alike.
+canned_fake disabled 'This organization has been disabled.'
+with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_disabled" --rate 1000 \
+  --record "$T/disabled-cassette" --json "$T/disabled.json" >"$T/o" 2>"$T/e"
+rc=$?
+"$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_disabled" --rate 1000 \
+  --replay "$T/disabled-cassette" --json "$T/disabled2.json" >"$T/o2" 2>"$T/e2"
+rc2=$?
+check "a rejected control: exit 2, one line naming the rejection, no other case sent; the replay stops alike" \
+  "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] &&
+   grep -q 'control case native (a native ID of 24 characters) was rejected (HTTP 400, rejected-other: This organization has been disabled.)' '$T/e' &&
+   python3 -c \"import json,sys; s=json.load(open('$T/disabled.json'))['summary']; sys.exit(not (s['not sent']==s['cases']-1 and s['yes']==0))\" &&
+   [ $rc2 -eq 2 ] && cmp -s '$T/e' '$T/e2' && cmp -s '$T/disabled.json' '$T/disabled2.json'"
+with_keys "$CS" probe --discover --provider anthropic --base-url "http://127.0.0.1:$PORT_disabled" --rate 1000 \
+  --json "$T/disabled-d.json" >"$T/o" 2>"$T/e"
+check "discover, a rejected control: exit 2, one line naming it, nothing measured" \
+  "[ \$? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'control case control .*This organization has been disabled' '$T/e' &&
+   grep -q 'nothing can be measured without an accepted control' '$T/o' &&
+   python3 -c \"import json,sys; d=json.load(open('$T/disabled-d.json')); sys.exit(not (len(d['cases'])==1 and not d['discovered']['control_accepted']))\""
 
 # A provider that echoes the key back in a form no text search finds: the cassette holds the
 # decoded body redacted, and replays to the same report.
