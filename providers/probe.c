@@ -271,6 +271,16 @@ static bool setup_status(long status) {
          status == 501 || status == 505;
 }
 
+/* An error envelope (Anthropic's {"type":"error","error":{...}}, OpenAI's and Gemini's {"error":{...}},
+ * a gateway's {"error":"..."}): some servers send one with a success status. A success that merely
+ * has the field ("error": null, as OpenAI's Responses objects do) is none. */
+static bool error_envelope(const cJSON *root) {
+  const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
+  const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
+  return (cJSON_IsString(type) && !strcmp(type->valuestring, "error")) || cJSON_IsObject(err) ||
+         (cJSON_IsString(err) && err->valuestring[0]);
+}
+
 void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long status, cs_str body,
                             cs_probe_outcome *out) {
   cs_buf msg = {0}, code = {0};
@@ -290,14 +300,17 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
     const char *end = NULL;
     cJSON *root = body.ptr ? cJSON_ParseWithLengthOpts(body.ptr, body.len, &end, false) : NULL;
     bool api = cJSON_IsObject(root) && cs_json_space_after(body, end) == body.len;
+    bool rejected = api && error_envelope(root);
     cJSON_Delete(root);
-    out->verdict = api ? CS_PROBE_ACCEPTED : CS_PROBE_TRANSPORT;
-    out->setup = !api;
-    snprintf(out->message, sizeof out->message, "%s",
-             api        ? ""
-             : body.len ? "HTTP 2xx with a body that is not a JSON object"
-                        : "HTTP 2xx with an empty body");
-    return;
+    if (!rejected) {
+      out->verdict = api ? CS_PROBE_ACCEPTED : CS_PROBE_TRANSPORT;
+      out->setup = !api;
+      snprintf(out->message, sizeof out->message, "%s",
+               api        ? ""
+               : body.len ? "HTTP 2xx with a body that is not a JSON object"
+                          : "HTTP 2xx with an empty body");
+      return;
+    } /* an error envelope is read as the rejection it describes, whatever the status says */
   }
   cs_probe_error_text(body, &msg, &code);
   bool setup_text = false;

@@ -159,8 +159,9 @@ typedef struct {
   cs_probe_verdict verdict;
 } cs_probe_pattern;
 
-/* The common classifier: 2xx accepted; status 0, 408, 429 and 5xx transport; otherwise the first
- * row matching the unwrapped message or code, else rejected-other. */
+/* The common classifier: 2xx accepted (unless its body is an error envelope, read as a rejection
+ * with any other status); status 0, 408, 429 and 5xx transport; otherwise the first row matching
+ * the unwrapped message or code, else rejected-other. */
 void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long status, cs_str body,
                             cs_probe_outcome *out);
 

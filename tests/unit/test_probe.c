@@ -887,6 +887,30 @@ Test(probe_classify, set_up_errors_are_no_verdict) {
   }
 }
 
+/* A success status with an error envelope for a body is the rejection the envelope describes, read
+ * as any rejection text is; a success that merely carries "error": null is a success. */
+Test(probe_classify, error_envelope_with_a_success_status_is_a_rejection) {
+  const classify_case c[] = {
+      {&cs_probe_anthropic, 200,
+       "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages.1.content.0.tool_use."
+       "id: String should match pattern '^[a-zA-Z0-9_-]+$'\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_chat, 200,
+       "{\"error\":{\"message\":\"Invalid 'messages[1].tool_calls[0].id': string too long.\",\"type\":\"invalid_"
+       "request_error\",\"code\":\"string_above_max_length\"}}",
+       CS_PROBE_REJECTED_RULE},
+      {&cs_probe_openai_chat, 204, "{\"error\":\"This organization has been disabled.\"}", CS_PROBE_REJECTED_OTHER},
+      {&cs_probe_gemini, 200, "{\"error\":{\"code\":400,\"message\":\"API key not valid.\"}}", CS_PROBE_TRANSPORT},
+      {&cs_probe_openai_responses, 200, "{\"id\":\"resp_1\",\"status\":\"incomplete\",\"error\":null}",
+       CS_PROBE_ACCEPTED},
+      {&cs_probe_anthropic, 200, "{\"type\":\"message\",\"content\":[]}", CS_PROBE_ACCEPTED},
+  };
+  check_classify(c, sizeof c / sizeof *c);
+  cs_probe_outcome out;
+  cs_probe_openai_chat.classify(200, cs_str_c("{\"error\":\"This organization has been disabled.\"}"), &out);
+  cr_assert_str_eq(out.message, "This organization has been disabled.");
+}
+
 /* A provider message cut at the message buffer in the middle of a character, or holding bytes that
  * are not UTF-8, is valid UTF-8 once classified: it goes into JSON reports. */
 Test(probe_classify, messages_are_valid_utf8) {
