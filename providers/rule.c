@@ -282,11 +282,10 @@ cs_rule_verdict cs_rule_check(cs_ruleset *rs, cs_target_id t, cs_str id, uint32_
     return !c->rule.global_index || global_index == CS_RULE_ANY_INDEX || index_ok(id, global_index, why, why_len)
                ? CS_RULE_MET
                : CS_RULE_BROKEN;
-  /* A code point takes at most 4 bytes: a long ID fails here without a pass over its bytes. */
-  if (!(server && c->server_re) && c->rule.max_len && id.len / 4 > c->rule.max_len) {
-    WHY("is at least %zu characters, the maximum is %u", id.len / 4, c->rule.max_len);
+  /* A code point takes at most 4 bytes: a long ID fails here without a pass over its bytes, when
+   * no reason is asked for (the reason gives the exact length, which takes that pass). */
+  if (!why && !(server && c->server_re) && c->rule.max_len && id.len / 4 > c->rule.max_len)
     return CS_RULE_BROKEN;
-  }
   size_t len;
   if (!cs_utf8_valid_count(id.ptr, id.len, &len)) {
     WHY("is not valid UTF-8 (or holds a NUL byte)");

@@ -111,6 +111,8 @@ for p in $PROVIDERS; do
   check "$p: exit 0 (the provider rejects nothing callsign accepts)" "[ $rc -eq 0 ]"
   check "$p: verdicts match the documented rules" "python3 '$T/expect.py' '$p' '$T/rec.$p.json' >'$T/why.$p' || { cat '$T/why.$p'; false; }"
 done
+check "callsign's reason gives a long ID's exact length (len.1000 to bedrock, at most 64)" \
+  "python3 -c \"import json,sys; c={c['name']: c for c in json.load(open('$T/rec.bedrock.json'))['cases']}; r=c['len.1000']['callsign_reason']; sys.exit(r != 'call 0: ID is 1000 characters, the maximum is 64' and r)\""
 with_keys "$CS" probe --provider anthropic:messages --base-url "http://127.0.0.1:$PORT_main/anthropic" "${RUN[@]}" \
   --json "$T/msg.json" >"$T/out.msg" 2>"$T/err.msg"
 check "anthropic messages endpoint (max_tokens 1): documented verdicts" "python3 '$T/expect.py' anthropic '$T/msg.json' >/dev/null"
