@@ -554,6 +554,13 @@ static void len_text(char *out, size_t n, int64_t v, bool is_max) {
     snprintf(out, n, "%lld", (long long)v);
 }
 
+/* The last column of a discovery row: nothing when the observation is the configured rule's,
+ * "differs" when it is not, and "not measured" when no answer gave it (inconclusive): a property
+ * nothing measured is no disagreement. */
+static const char *compared(bool measured, bool same) {
+  return !measured ? "  not measured" : same ? "" : "  differs";
+}
+
 static void print_discovery(probe_ctx *c, const discovery *d, cs_buf *b) {
   const cs_rule *r = cs_ruleset_rule(c->rs, c->target->id);
   cs_buf_printf(b, "\nRule observed for %s (%s, model %s) beside the configured rule\n\n", c->target->name,
@@ -576,22 +583,22 @@ static void print_discovery(probe_ctx *c, const discovery *d, cs_buf *b) {
   else
     snprintf(conf, sizeof conf, "none");
   bool same = (d->max_len == 0 && !r->max_len) || (d->max_len > 0 && d->max_len == (int64_t)r->max_len);
-  cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", "maximum length", obs, conf, same ? "" : "  differs");
+  cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", "maximum length", obs, conf, compared(d->max_len >= 0, same));
   len_text(obs, sizeof obs, d->min_len, false);
   snprintf(conf, sizeof conf, "%u", r->min_len ? r->min_len : 1);
   cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", "minimum length", obs, conf,
-                d->min_len == (int64_t)(r->min_len ? r->min_len : 1) ? "" : "  differs");
+                compared(d->min_len >= 0, d->min_len == (int64_t)(r->min_len ? r->min_len : 1)));
   cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", "empty ID", yesno(d->empty), yesno(d->configured_empty),
-                d->empty == d->configured_empty ? "" : "  differs");
+                compared(d->empty >= 0, d->empty == d->configured_empty));
   for (size_t i = 0; i < NCLASSES; i++) {
     char label[40];
     snprintf(label, sizeof label, "character %s", char_classes[i].name);
     cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", label, yesno(d->chars[i]), yesno(d->configured_chars[i]),
-                  d->chars[i] == d->configured_chars[i] ? "" : "  differs");
+                  compared(d->chars[i] >= 0, d->chars[i] == d->configured_chars[i]));
   }
   const char *scope = unique_scope(d->dup_message, d->dup_request);
   cs_buf_printf(b, "  %-26s %-22s %-22s%s\n", "uniqueness", scope, "per request",
-                strcmp(scope, "per request") ? "  differs" : "");
+                compared(strcmp(scope, "inconclusive"), !strcmp(scope, "per request")));
   cs_buf_printf(b, "\n  configured pattern: %s\n", r->pattern ? r->pattern : "(none)");
 }
 

@@ -212,6 +212,8 @@ ok=d['max_len'] in (40,'inconclusive') and d['min_len'] in (1,'inconclusive')
 ok=ok and all(v in ('accepted','inconclusive') for v in d['chars'].values())
 ok=ok and 'inconclusive' in (d['max_len'], d['min_len'], *d['chars'].values())
 sys.exit(not ok)\""
+check "discover with unrelated 400s: an inconclusive property reads 'not measured', never 'differs'" \
+  "grep -q '^  [a-z].*  inconclusive  .*  not measured\$' '$T/o' && ! grep -q 'inconclusive.*differs' '$T/o'"
 # The same request sent twice (adk-stream-v1 emits alike for many generated cases) has an entry per
 # sending: answered differently each time, it replays to the same report.
 start_fake twice --unrelated-every 3
