@@ -563,8 +563,9 @@ static const char *compared(bool measured, bool same) {
 
 static void print_discovery(probe_ctx *c, const discovery *d, cs_buf *b) {
   const cs_rule *r = cs_ruleset_rule(c->rs, c->target->id);
-  cs_buf_printf(b, "\nRule observed for %s (%s, model %s) beside the configured rule\n\n", c->target->name,
-                c->spec->endpoints[c->endpoint].name, c->model);
+  cs_buf_printf(b, "\nRule observed for %s (%s, model ", c->target->name, c->spec->endpoints[c->endpoint].name);
+  cs_esc_plain(b, c->model, strlen(c->model), false); /* as given: nothing raw reaches a terminal */
+  cs_buf_puts(b, ") beside the configured rule\n\n");
   if (!d->control_ok) {
     const probe_case *ctl = &c->cases[0];
     cs_buf_printf(b, "  the control request (a native ID of %u characters) was not accepted: %s%s", c->control_len,
@@ -615,11 +616,15 @@ static void print_table(probe_ctx *c, cs_buf *b) {
   for (size_t i = 0; i < c->ncases; i++)
     rows += !quiet || quiet_rows[c->cases[i].agree];
   if (!quiet) {
-    cs_buf_printf(b, "callsign probe: %s (%s), model %s, %s\n", c->target->name, c->spec->endpoints[c->endpoint].name,
-                  c->model, c->url.data);
-    if (!c->o.discover)
-      cs_buf_printf(b, "implementation: %s%s%s\n", c->impl_name, c->impl_note ? "; " : "",
-                    c->impl_note ? c->impl_note : "");
+    /* The model and the implementation's program as given: escaped, nothing raw reaches a terminal. */
+    cs_buf_printf(b, "callsign probe: %s (%s), model ", c->target->name, c->spec->endpoints[c->endpoint].name);
+    cs_esc_plain(b, c->model, strlen(c->model), false);
+    cs_buf_printf(b, ", %s\n", c->url.data);
+    if (!c->o.discover) {
+      cs_buf_puts(b, "implementation: ");
+      cs_esc_plain(b, c->impl_name, strlen(c->impl_name), false);
+      cs_buf_printf(b, "%s%s\n", c->impl_note ? "; " : "", c->impl_note ? c->impl_note : "");
+    }
     cs_buf_putc(b, '\n');
   } else if (!rows) {
     return;

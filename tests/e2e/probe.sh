@@ -332,6 +332,13 @@ for m in . ..; do
   check "probe --model '$m' (a dot segment in the URL path): exit 2, one line, nothing printed" \
     "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"model '$m' is not a model name\" '$T/e' && [ ! -s '$T/o' ]"
 done
+# A --model with a line end and an escape sequence reaches the terminal escaped, in probe and discover.
+for m in "" --discover; do
+  # shellcheck disable=SC2086
+  with_keys "$CS" probe --provider openai_chat $m --dry-run --max-requests 1 --model $'a\nb\e[31mX' >"$T/o" 2>&1
+  check "probe $m --model with control characters: shown escaped, nothing raw on the terminal" \
+    "! grep -q \$'\\x1b' '$T/o' && grep -q '^callsign probe: openai_chat (chat_completions), model a\\\\nb\\\\u001B\\[31mX, ' '$T/o'"
+done
 # Nothing listening: no request gets an HTTP answer, and after 3 in a row the probe stops (exit 2)
 # instead of spending a connection attempt, or a timeout, on every case.
 closed=$(python3 -c "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1]); s.close()")
