@@ -183,6 +183,7 @@ static void run_case(probe_ctx *c, probe_case *pc) {
     pc->answered = true;
     break;
   case CS_HTTP_FAILED:
+  case CS_HTTP_TOO_LARGE: /* no body to judge: transport, with the status and the cap in the message */
   case CS_HTTP_NOT_RECORDED:
     c->spec->classify(0, cs_buf_view(&resp.body), &out);
     pc->answered = true;
@@ -194,7 +195,7 @@ static void run_case(probe_ctx *c, probe_case *pc) {
     break;
   }
   pc->status = resp.status;
-  c->any_http_answer |= resp.outcome == CS_HTTP_ANSWERED;
+  c->any_http_answer |= resp.outcome == CS_HTTP_ANSWERED || resp.outcome == CS_HTTP_TOO_LARGE;
   c->unanswered_in_a_row = resp.outcome == CS_HTTP_FAILED ? c->unanswered_in_a_row + 1 : 0;
   if (!c->any_http_answer && c->unanswered_in_a_row >= PROBE_MAX_UNANSWERED)
     snprintf(c->stopped, sizeof c->stopped,

@@ -478,8 +478,9 @@ static int cassette_write(cs_http *h, const cs_http_request *req, const cs_http_
   cs_http_redact(h, &body);
   cJSON_AddStringToObject(rq, "body", body.data);
   cJSON *rs = cJSON_AddObjectToObject(root, "response");
-  if (resp->outcome == CS_HTTP_FAILED) { /* nothing received: what failed, so a replay says it too */
-    cJSON_AddNumberToObject(rs, "status", 0);
+  if (resp->outcome == CS_HTTP_FAILED || resp->outcome == CS_HTTP_TOO_LARGE) {
+    /* no body read: the status received (0 for none) and what failed, so a replay says it too */
+    cJSON_AddNumberToObject(rs, "status", (double)resp->status);
     cJSON_AddStringToObject(rs, "error", resp->body.data ? resp->body.data : "");
   } else {
     cJSON_AddNumberToObject(rs, "status", (double)resp->status);
@@ -560,24 +561,27 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
   const cJSON *at = cJSON_GetObjectItemCaseSensitive(root, "attempts");
   const cJSON *wr = cJSON_GetObjectItemCaseSensitive(root, "wait_refused_s");
   /* An answer: an HTTP status (100 to 999) and a body. A failed exchange: status 0 and what
-   * failed. Attempts: 1 to 100 (entries written before it was recorded: 1). */
+   * failed. An answer too large to read: its status and what failed. Attempts: 1 to 100 (entries
+   * written before it was recorded: 1). */
   bool whole = cJSON_IsNumber(st) && st->valuedouble == (double)(long)st->valuedouble;
-  bool answer = whole && st->valuedouble >= 100 && st->valuedouble <= 999 && cJSON_IsString(bd) && !fe;
+  bool http = whole && st->valuedouble >= 100 && st->valuedouble <= 999;
+  bool answer = http && cJSON_IsString(bd) && !fe;
+  bool unread = http && cJSON_IsString(fe) && !bd;
   bool failure = whole && st->valuedouble == 0 && cJSON_IsString(fe) && !bd;
   bool tries = !at || (cJSON_IsNumber(at) && at->valuedouble >= 1 && at->valuedouble <= 100 &&
                        at->valuedouble == (double)(unsigned)at->valuedouble);
   bool waited = !wr || (cJSON_IsNumber(wr) && wr->valuedouble > 0 && wr->valuedouble <= 1e9);
-  if (!(answer || failure) || !tries || !waited) {
+  if (!(answer || unread || failure) || !tries || !waited) {
     cs_buf_printf(&resp->body,
-                  "%s: not a cassette entry (response.status 100 to 999 with response.body, or 0 with "
-                  "response.error; attempts 1 to 100; wait_refused_s above 0)",
+                  "%s: not a cassette entry (response.status 100 to 999 with response.body or response.error, "
+                  "or 0 with response.error; attempts 1 to 100; wait_refused_s above 0)",
                   name.data);
     goto cleanup;
   }
   resp->attempts = at ? (unsigned)at->valuedouble : 1;
   resp->wait_refused_s = wr ? wr->valuedouble : 0;
-  resp->outcome = answer ? CS_HTTP_ANSWERED : CS_HTTP_FAILED;
-  resp->status = answer ? (long)st->valuedouble : 0;
+  resp->outcome = answer ? CS_HTTP_ANSWERED : unread ? CS_HTTP_TOO_LARGE : CS_HTTP_FAILED;
+  resp->status = (long)st->valuedouble;
   cs_buf_puts(&resp->body, answer ? bd->valuestring : fe->valuestring);
 cleanup:
   cJSON_Delete(root);
@@ -725,12 +729,16 @@ static cs_http_outcome send_live(cs_http *h, const cs_http_request *req, cs_http
     h->sent++;
     resp->attempts++;
     CURLcode rc = curl_easy_perform(c);
+    if (rc != CURLE_OK && s.too_big) { /* curl would say "Failure writing output to destination" */
+      curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status); /* the status line came before the body */
+      cs_buf_clear(&resp->body);
+      cs_buf_printf(&resp->body, "HTTP %ld with an answer larger than %zu MiB: not read", resp->status, MAX_BODY >> 20);
+      resp->outcome = CS_HTTP_TOO_LARGE;
+      break;
+    }
     if (rc != CURLE_OK) {
       cs_buf_clear(&resp->body);
-      if (s.too_big) /* curl would say "Failure writing output to destination" */
-        cs_buf_printf(&resp->body, "the answer was larger than %zu MiB: not read", MAX_BODY >> 20);
-      else
-        cs_buf_printf(&resp->body, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+      cs_buf_printf(&resp->body, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
       while (resp->body.len && resp->body.data[resp->body.len - 1] == '\n')
         resp->body.data[--resp->body.len] = 0;
       resp->outcome = CS_HTTP_FAILED;
@@ -807,7 +815,8 @@ cs_http_outcome cs_http_send(cs_http *h, const cs_http_request *req, cs_http_res
   if (resp->body.data)
     cs_utf8_scrub(resp->body.data, resp->body.len);
   redact_body(h, &resp->body);
-  if (h->cfg.record_dir && (resp->outcome == CS_HTTP_ANSWERED || resp->outcome == CS_HTTP_FAILED)) {
+  if (h->cfg.record_dir &&
+      (resp->outcome == CS_HTTP_ANSWERED || resp->outcome == CS_HTTP_FAILED || resp->outcome == CS_HTTP_TOO_LARGE)) {
     cs_err err = {{0}};
     if (cassette_write(h, req, resp, &err)) {
       fprintf(stderr, "callsign: %s\n", err.msg);

@@ -60,6 +60,8 @@ typedef struct {
 typedef enum {
   CS_HTTP_ANSWERED,     /* an HTTP status and body (possibly 429/5xx after the retries) */
   CS_HTTP_FAILED,       /* no answer: network error, timeout, TLS failure; body holds the reason */
+  CS_HTTP_TOO_LARGE,    /* an HTTP status came, but its body passed the size cap and was not read: no
+                           verdict, though an answer (status set; body holds the reason, with the cap) */
   CS_HTTP_BUDGET,       /* not sent: --max-requests reached */
   CS_HTTP_DRY_RUN,      /* not sent: printed */
   CS_HTTP_NOT_RECORDED, /* replay: the cassette holds no answer for this request */
@@ -69,7 +71,7 @@ typedef enum {
 
 typedef struct {
   cs_http_outcome outcome;
-  long status;       /* HTTP status when answered, else 0 */
+  long status;       /* HTTP status when answered (or too large to read), else 0 */
   cs_buf body;       /* answer body with secrets removed, or the reason when not answered */
   unsigned attempts; /* requests this exchange put on the wire */
   /* The wait (seconds) the last answer's Retry-After asked for when it was longer than max_wait_s,

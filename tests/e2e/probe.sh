@@ -348,6 +348,39 @@ rc=$?
 check "a base URL where nothing listens: exit 2, one line, 3 requests tried, the rest not sent" \
   "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'no answer to 3 requests in a row' '$T/e' &&
    python3 -c \"import json,sys; s=json.load(open('$T/closed.json'))['summary']; sys.exit(not (s['transport']==3 and s['not sent']>10))\""
+# An answer larger than the 4 MiB read is an answer all the same: a transport case naming its status
+# and the cap, never counted as no answer (which would stop the probe after 3); it replays alike.
+cat >"$T/huge_fake.py" <<'P'
+from http.server import BaseHTTPRequestHandler, HTTPServer
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        size = 5 << 20
+        self.send_response(400); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(size)); self.end_headers()
+        try:
+            self.wfile.write(b"x" * size)
+        except OSError:
+            pass
+s = HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+P
+python3 "$T/huge_fake.py" >"$T/port.huge" 2>/dev/null &
+PIDS+=($!)
+for _ in $(seq 100); do [ -s "$T/port.huge" ] && break; sleep 0.05; done
+PORT_huge=$(head -n 1 "$T/port.huge")
+with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_huge" --rate 1000 --max-requests 4 \
+  --record "$T/huge-cassette" --json "$T/huge.json" >"$T/o" 2>"$T/e"
+rc=$?
+"$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_huge" --rate 1000 --max-requests 4 \
+  --replay "$T/huge-cassette" --json "$T/huge2.json" >"$T/o2" 2>"$T/e2"
+rc2=$?
+check "answers larger than 4 MiB: transport with their status and the cap, not 'no answer'; the replay gives the same" \
+  "[ $rc -eq 1 ] && ! grep -q 'no answer' '$T/e' &&
+   python3 -c \"import json,sys; c=[c for c in json.load(open('$T/huge.json'))['cases'] if c['provider']!='-']; sys.exit(not (len(c)==4 and all(x['status']==400 and x['message']=='HTTP 400 with an answer larger than 4 MiB: not read' for x in c)))\" &&
+   [ $rc2 -eq 1 ] && cmp -s '$T/huge.json' '$T/huge2.json'"
 # A wrong key or a wrong path is no verdict on IDs: the first answer (401, 404) stops the probe with
 # exit 2 naming it, and the rest of the budget is kept.
 before=$(stats "$PORT_main")

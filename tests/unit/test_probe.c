@@ -711,6 +711,15 @@ Test(probe_http, replay_reads_an_entry_and_refuses_a_status_out_of_range) {
   cr_assert_str_eq(fr.body.data, "Connection refused");
   cr_assert_eq(cs_http_sent(h), 3, "attempts spent: %u", cs_http_sent(h));
   cs_http_response_free(&fr);
+  /* An answer too large to read replays as one: its status, what failed, and no verdict. */
+  ff = fopen(path, "w");
+  cr_assert_not_null(ff);
+  fputs("{\"response\": {\"status\": 400, \"error\": \"HTTP 400 with an answer larger than 4 MiB: not read\"}}\n", ff);
+  fclose(ff);
+  cr_assert_eq(send_fresh(&h, &cfg, &req, &fr), CS_HTTP_TOO_LARGE);
+  cr_assert_eq(fr.status, 400);
+  cr_assert_str_eq(fr.body.data, "HTTP 400 with an answer larger than 4 MiB: not read");
+  cs_http_response_free(&fr);
   /* Text that is no JSON object, or not strict JSON, or no file at all: broken, named, with why. */
   const struct {
     const char *text, *why;
