@@ -567,6 +567,11 @@ static void print_discovery(probe_ctx *c, const discovery *d, cs_buf *b) {
   cs_buf_printf(b, "\nRule observed for %s (%s, model ", c->target->name, c->spec->endpoints[c->endpoint].name);
   cs_esc_plain(b, c->model, strlen(c->model), false); /* as given: nothing raw reaches a terminal */
   cs_buf_puts(b, ") beside the configured rule\n\n");
+  if (c->o.dry_run) { /* the control went unsent by design: no failure to report */
+    cs_buf_puts(b, "  dry run: the request printed is the control, the first discovery sends; it picks each next\n"
+                   "  request from the answers before it (bisection), so none of them can be printed in advance\n");
+    return;
+  }
   if (!d->control_ok) {
     const probe_case *ctl = &c->cases[0];
     cs_buf_printf(b, "  the control request (a native ID of %u characters) was not accepted: %s%s", c->control_len,

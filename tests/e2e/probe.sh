@@ -320,6 +320,13 @@ with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_ma
 rc=$?
 check "--dry-run prints requests, sends nothing" \
   "[ $rc -eq 0 ] && grep -q '^POST http://127.0.0.1:$PORT_main/anthropic/v1/messages/count_tokens' '$T/dry' && grep -q '^x-api-key: \[redacted\]' '$T/dry' && [ $(stats "$PORT_main") -eq $before ]"
+# Discovery picks each request from the answers before it: a dry run prints the control and says
+# why no other request can be shown, exit 0, rather than report the control as not accepted.
+with_keys "$CS" probe --discover --provider anthropic --base-url "http://127.0.0.1:$PORT_main/anthropic" --dry-run >"$T/dry" 2>&1
+rc=$?
+check "--discover --dry-run: the control request printed, the reason no other is, exit 0" \
+  "[ $rc -eq 0 ] && [ \$(grep -c '^POST ' '$T/dry') -eq 1 ] && grep -q 'each next' '$T/dry' && grep -q 'can be printed in advance' '$T/dry' &&
+   ! grep -q 'not accepted\|nothing can be measured' '$T/dry' && [ $(stats "$PORT_main") -eq $before ]"
 for pv in anthropic:ANTHROPIC_API_KEY openai_chat:OPENAI_API_KEY openai_responses:OPENAI_API_KEY mistral:MISTRAL_API_KEY \
   kimi:MOONSHOT_API_KEY gemini:GEMINI_API_KEY bedrock:AWS_BEARER_TOKEN_BEDROCK; do
   "$CS" probe --provider "${pv%%:*}" --base-url "http://127.0.0.1:$PORT_main/x" >"$T/o" 2>"$T/e"
