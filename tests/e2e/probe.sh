@@ -113,6 +113,9 @@ for p in $PROVIDERS; do
 done
 check "callsign's reason gives a long ID's exact length (len.1000 to bedrock, at most 64)" \
   "python3 -c \"import json,sys; c={c['name']: c for c in json.load(open('$T/rec.bedrock.json'))['cases']}; r=c['len.1000']['callsign_reason']; sys.exit(r != 'call 0: ID is 1000 characters, the maximum is 64' and r)\""
+check "help gives probe's default --cases, which the probe sends (gen.0 to gen.3)" \
+  "\"$CS\" help probe | grep -q -- '--cases N  generated histories .*(default 4)' &&
+   [ \"\$(python3 -c \"import json; print(' '.join(c['name'] for c in json.load(open('$T/rec.anthropic.json'))['cases'] if c['name'].startswith('gen.')))\")\" = 'gen.0 gen.1 gen.2 gen.3' ]"
 with_keys "$CS" probe --provider anthropic:messages --base-url "http://127.0.0.1:$PORT_main/anthropic" "${RUN[@]}" \
   --json "$T/msg.json" >"$T/out.msg" 2>"$T/err.msg"
 check "anthropic messages endpoint (max_tokens 1): documented verdicts" "python3 '$T/expect.py' anthropic '$T/msg.json' >/dev/null"
