@@ -568,7 +568,7 @@ printf 'import os, sys\nsys.stderr.write("key %s env " + os.environ.get("ANTHROP
 OPENAI_API_KEY=$CANARY ANTHROPIC_API_KEY=$OTHER "$CS" probe --provider openai_chat --dry-run --json "$T/other.json" \
   --impl-cmd -- python3 "$T/other.py" >"$T/other.out" 2>"$T/other.err"
 check "an implementation printing another provider's key: exit 3, the key redacted in its message" \
-  "[ $? -eq 3 ] && grep -q 'key \[redacted\] env unset' '$T/other.err' && ! grep -r -a -q -e '$OTHER' '$T/other.out' '$T/other.err' '$T/other.json'"
+  "[ $? -eq 3 ] && grep -q 'key \[redacted\] env unset' '$T/other.err' && ! grep -r -a -q -s -e '$OTHER' '$T/other.out' '$T/other.err' '$T/other.json'"
 
 # ---- 6. the canary key appears nowhere
 check "no key, secret or session token in any output, report or cassette" \
