@@ -22,6 +22,9 @@ enum {
   CS_NEED_NORM_AGAIN = 1u << 9,
   CS_NEED_NORM_TWICE = 1u << 10,
   CS_NEED_KIMI = 1u << 11,
+  CS_NEED_NORM_RESTART = 1u << 12,
+  /* Either restart check: the implementation is restarted before its requests are sent again. */
+  CS_NEED_RESTART = CS_NEED_EMIT_RESTART | CS_NEED_NORM_RESTART,
 };
 
 typedef struct {
@@ -39,7 +42,7 @@ typedef struct {
   cs_reply twin_unanswered; /* the first request for a twin that got no answer (a fault, or cut off) */
 
   cs_reply emit[CS_TARGET_COUNT], emit_again[CS_TARGET_COUNT], emit_restart[CS_TARGET_COUNT];
-  bool have_restart;
+  bool have_restart; /* emit_restart and norm_restart were asked of a restarted implementation */
   cs_reply canon, canon_again, canon_reingest;
   cs_indexed reingested;
 
@@ -56,6 +59,7 @@ typedef struct {
   cs_str *norm_in; /* normalize batch: raw IDs of the history plus generated IDs */
   uint32_t nnorm;
   cs_reply norm[CS_TARGET_COUNT], norm_again[CS_TARGET_COUNT], norm_twice[CS_TARGET_COUNT];
+  cs_reply norm_restart[CS_TARGET_COUNT]; /* the batch again, after a restart */
   /* What norm_twice was asked: norm's outputs in order, then each of them without its prefix
    * (cs_id_output_prefix_stripped) where that differs. */
   cs_str *norm_twice_in[CS_TARGET_COUNT];

@@ -359,11 +359,20 @@ static bool normalize_regex(cs_check_ctx *ctx, const cs_caserun *run, int t) {
 }
 
 static bool normalize_deterministic(cs_check_ctx *ctx, const cs_caserun *run, int t) {
-  const cs_reply *a = &run->norm[t], *b = &run->norm_again[t];
-  for (uint32_t i = 0; i < a->nids && i < b->nids; i++)
-    if (!cs_str_eq(a->ids[i], b->ids[i]))
-      return FAIL("normalize(%s) = %s, then %s", show(ctx, run->norm_in[i]), show(ctx, a->ids[i]),
-                  show(ctx, b->ids[i]));
+  const cs_reply *a = &run->norm[t];
+  const struct {
+    const cs_reply *b;
+    const char *when;
+  } again[] = {{&run->norm_again[t], ""}, {run->have_restart ? &run->norm_restart[t] : NULL, " after a restart"}};
+  for (size_t k = 0; k < sizeof again / sizeof *again; k++) {
+    const cs_reply *b = again[k].b;
+    if (!b || b->status != CS_REPLY_OK)
+      continue;
+    for (uint32_t i = 0; i < a->nids && i < b->nids; i++)
+      if (!cs_str_eq(a->ids[i], b->ids[i]))
+        return FAIL("normalize(%s) = %s, then %s%s", show(ctx, run->norm_in[i]), show(ctx, a->ids[i]),
+                    show(ctx, b->ids[i]), again[k].when);
+  }
   return true;
 }
 
@@ -468,8 +477,10 @@ static const cs_property table[] = {
      canon_charset},
     {"normalize.regex", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM, "every normalized ID satisfies the target's rule",
      normalize_regex},
-    {"normalize.deterministic", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_AGAIN,
-     "the same ID always normalizes to the same output", normalize_deterministic},
+    {"normalize.deterministic", REQ, CS_OP_NORMALIZE, true, -1,
+     CS_NEED_NORM | CS_NEED_NORM_AGAIN | CS_NEED_NORM_RESTART,
+     "the same ID always normalizes to the same output, repeated and after restarting the implementation",
+     normalize_deterministic},
     {"normalize.injective", REQ, CS_OP_NORMALIZE, true, -1, CS_NEED_NORM | CS_NEED_NORM_TWICE,
      "distinct inputs (including earlier outputs fed back in, with and without their prefix) give distinct outputs",
      normalize_injective},

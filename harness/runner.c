@@ -175,7 +175,8 @@ static void reset_replies(cs_caserun *run) {
   for (int t = 0; t < CS_TARGET_COUNT; t++) {
     run->emit[t].status = run->emit_again[t].status = run->emit_restart[t].status = NOT_ASKED;
     run->emit_appended[t].status = run->emit_compressed[t].status = NOT_ASKED;
-    run->norm[t].status = run->norm_again[t].status = run->norm_twice[t].status = NOT_ASKED;
+    run->norm[t].status = run->norm_again[t].status = run->norm_twice[t].status = run->norm_restart[t].status =
+        NOT_ASKED;
   }
   run->canon.status = run->canon_again.status = run->canon_reingest.status = run->emit_kimi.status = NOT_ASKED;
   run->have_restart = false;
@@ -479,7 +480,8 @@ static const cs_reply *first_reply(const cs_caserun *run, bool (*match)(cs_reply
                {&run->emit_compressed[t], CS_NEED_EMIT | CS_NEED_COMPRESS},
                {&run->norm[t], CS_NEED_NORM},
                {&run->norm_again[t], CS_NEED_NORM | CS_NEED_NORM_AGAIN},
-               {&run->norm_twice[t], CS_NEED_NORM | CS_NEED_NORM_TWICE}};
+               {&run->norm_twice[t], CS_NEED_NORM | CS_NEED_NORM_TWICE},
+               {&run->norm_restart[t], CS_NEED_NORM | CS_NEED_NORM_RESTART}};
     for (size_t i = 0; i < sizeof per / sizeof *per; i++)
       if (match(per[i].reply->status)) {
         if (needs)
@@ -490,7 +492,7 @@ static const cs_reply *first_reply(const cs_caserun *run, bool (*match)(cs_reply
   return NULL;
 }
 
-static int run_restart(runner *r, cs_caserun *run) {
+static int run_restart(runner *r, cs_caserun *run, unsigned needs) {
   cs_err e;
   if (cs_impl_stop_came(r->impl))
     return 0; /* no process start after the stop time: this case goes without the restart check */
@@ -499,9 +501,14 @@ static int run_restart(runner *r, cs_caserun *run) {
    * again), so protocol.answer fails on it, as PROTOCOL.md says, and the restart check is not
    * reported as held. */
   r->impl->vt->restart(r->impl, &e);
-  for (int t = 0; t < CS_TARGET_COUNT; t++)
-    if (supports(r, CS_OP_EMIT, t))
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    if ((needs & CS_NEED_EMIT_RESTART) && supports(r, CS_OP_EMIT, t))
       enqueue(r, emit_of(t, &run->main), &run->emit_restart[t]);
+    if ((needs & CS_NEED_NORM_RESTART) && supports(r, CS_OP_NORMALIZE, t)) /* a per-process salt shows here */
+      enqueue(r,
+              (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = run->norm_in, .nids = run->nnorm},
+              &run->norm_restart[t]);
+  }
   run->have_restart = true;
   return flush(r);
 }
@@ -534,7 +541,7 @@ static int run_batch(runner *r, size_t n, case_plan *plans, unsigned needs, bool
     queue_dependent(r, &r->runs[i], needs);
   if (flush(r))
     return -1;
-  if (restart_case0 && (needs & CS_NEED_EMIT_RESTART) && run_restart(r, &r->runs[0]))
+  if (restart_case0 && (needs & CS_NEED_RESTART) && run_restart(r, &r->runs[0], needs))
     return -1;
   /* After the stop time every later request is cut too, so a case whose twins were cut has a cut
    * main reply as well. A fault before the cut is a finding all the same: that case is judged (the
@@ -649,7 +656,7 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
   if (strcmp(cell->prop->name, CS_PROPERTY_ANSWER) == 0)
     needs = r->shrink_answer_needs ? r->shrink_answer_needs : r->needs | CS_NEED_EMIT;
   if (r->shrink_without_restart)
-    needs &= ~(unsigned)CS_NEED_EMIT_RESTART;
+    needs &= ~(unsigned)CS_NEED_RESTART;
   /* A kind given up is sent again while shrinking: the fault being shrunk may be of that kind. Not
    * in a replay of one case, whose first fault already shows: each try of a program that hangs
    * would wait out a deadline per request. */
@@ -662,7 +669,7 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
    * found among hangs took the whole shrink time). */
   bool first_fault_ends = r->impl->first_fault_ends_exec;
   r->impl->first_fault_ends_exec = true;
-  int bad = run_batch(r, 1, &plan, needs, (needs & CS_NEED_EMIT_RESTART) != 0, &idx);
+  int bad = run_batch(r, 1, &plan, needs, (needs & CS_NEED_RESTART) != 0, &idx);
   r->impl->first_fault_ends_exec = first_fault_ends;
   r->impl->give_up_after = give_up;
   if (bad)
@@ -1003,7 +1010,7 @@ static void shrink(runner *r, cs_outcome *cell) {
   }
   /* A restart per try costs a process start (tens of ms for an interpreter): first see whether the
    * failure shows without one (two answers of the same process differ); if not, restart per try. */
-  r->shrink_without_restart = (cell->prop->needs & CS_NEED_EMIT_RESTART) != 0;
+  r->shrink_without_restart = (cell->prop->needs & CS_NEED_RESTART) != 0;
   r->shrink_answer_needs = 0;
   bool reproduced = false, held = false;
   while (progress && s.budget) {
@@ -1633,7 +1640,7 @@ int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const
   case_plan plan;
   cs_choices_replay(&r.ch[0], choices, n);
   int rc = 0;
-  unsigned needs = replay_needs(&r, &c) | CS_NEED_EMIT_RESTART;
+  unsigned needs = replay_needs(&r, &c) | CS_NEED_RESTART;
   unsigned caller_give_up = impl->give_up_after;
   impl->give_up_after = CS_REPLAY_GIVE_UP_AFTER;
   if (run_batch(&r, 1, &plan, needs, true, idx) || check_batch(&r, 1, &failures))

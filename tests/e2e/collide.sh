@@ -354,11 +354,37 @@ for line in sys.stdin:
 PY
 "$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" every11 >"$T/cf.txt" 2>"$T/cf.err"
 check "a crash on the confirming request: asked again after a restart, the collision reported (exit 1)" \
-  "[ $? -eq 1 ] && grep -q '^COLLISION' '$T/cf.txt' && ! grep -q 'nondeterministic' '$T/cf.err'"
+  "[ $? -eq 1 ] && grep -q '^COLLISION' '$T/cf.txt' && ! grep -q 'does not collide' '$T/cf.err'"
 "$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" pairs >"$T/cf.txt" 2>"$T/cf.err"
 check "a crash on every try at confirming: exit 3, one line naming the crash, not nondeterminism" \
   "[ $? -eq 3 ] && [ \$(grep -c 'could not be confirmed: 3 tries' '$T/cf.err') -eq 1 ] &&
-   grep -q 'got crash (the process exited with status 7' '$T/cf.err' && ! grep -q 'nondeterministic' '$T/cf.err'"
+   grep -q 'got crash (the process exited with status 7' '$T/cf.err' && ! grep -q 'does not collide' '$T/cf.err'"
+# A salt drawn per process makes collisions that no other process makes: the pair is confirmed in a
+# restarted implementation, so none is planted as a case that would never fail again.
+cat >"$T/salted.py" <<'PY'
+import hashlib, json, os, sys
+salt = os.urandom(8).hex()
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "salted", "version": "1", "ops": ["normalize"],
+                          "targets": ["anthropic"]}), flush=True)
+        continue
+    if r["op"] == "stop":
+        sys.exit(0)
+    print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256((salt + i).encode()).hexdigest()[:4]
+                                               for i in r["ids"]]}), flush=True)
+PY
+"$CS" collide --corpus "$T/salted-corpus" --target anthropic --jobs 1 --impl-cmd -- python3 "$T/salted.py" \
+  >"$T/cf.txt" 2>"$T/cf.err"
+check "a collision only one process makes: exit 3, one line, nothing planted" \
+  "[ $? -eq 3 ] && [ \$(wc -l <'$T/cf.err') -eq 1 ] && grep -q 'does not collide when evaluated again in a restarted implementation' '$T/cf.err' &&
+   ! grep -q '^COLLISION' '$T/cf.txt' && [ -z \"\$(find '$T/salted-corpus' -type f 2>/dev/null)\" ]"
+# run sees the same salt: normalize.deterministic asks the batch again of a restarted implementation.
+"$CS" run --no-corpus --quiet --cases 600 --property normalize.deterministic --impl-cmd -- python3 "$T/salted.py" \
+  >"$T/o" 2>"$T/e"
+check "run: a salt drawn per process fails normalize.deterministic after a restart" \
+  "[ $? -eq 1 ] && grep -q 'FAIL normalize.deterministic on anthropic' '$T/o' && grep -qE 'normalize\(.*\) = .*, then .* after a restart' '$T/o'"
 "$CS" help collide >"$T/o" 2>"$T/e"
 check "help collide states exit status 3 and what it covers" \
   "grep -q '3 the implementation could not be run' '$T/o' && grep -q 'could not be confirmed' '$T/o'"
