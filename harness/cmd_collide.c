@@ -744,8 +744,9 @@ int cs_cmd_collide(int argc, char **argv) {
     if (bits > 0) {
       ps.expected = 1.2533 * pow(2.0, bits / 2);
       if (!o.quiet) {
-        printf("collide: a collision needs about 2^%.1f evaluations; %u worker%s\n", bits / 2, opened,
-               opened == 1 ? "" : "s");
+        printf("collide: a collision needs about 2^%.1f evaluations if the outputs behave as a hash of the input; "
+               "%u worker%s\n",
+               bits / 2, opened, opened == 1 ? "" : "s");
         note_expected_work(&o, ps.expected, probe_rate * opened);
       }
     }

@@ -10,7 +10,10 @@ static const cs_builtin builtins[] = {
         .name = "reference",
         .design = "callsign canonical v1 (length-prefixed tuple, SHA-256, collisions resolved) and the reference "
                   "mappers",
-        .breaks = "nothing required; normalize gives up idempotence (it always derives) and has no kimi form",
+        .breaks = "nothing required; normalize gives up idempotence (it always derives) and has no kimi form; on "
+                  "mistral its stateless normalize has 62^9 outputs (53.6 bits), so it is injective only below the "
+                  "birthday bound: `callsign collide` finds a pair in seconds, and a corpus that keeps that pair "
+                  "fails normalize.injective, as it should",
         .create = cs_builtin_reference_create,
     },
     {
