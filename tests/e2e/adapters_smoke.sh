@@ -236,9 +236,37 @@ record() {
   done <"$work/verdicts"
 }
 
+# run_deep NAME ARGV...: a payload nested 990 levels deep (callsign reads up to 1000) is answered
+# like any other, and the adapter goes on to the next request.
+run_deep() {
+  local name=$1 rc=0
+  shift
+  python3 -c '
+import json, sys
+sys.setrecursionlimit(5000)
+args = 0
+for _ in range(990):
+    args = [args]
+h = {"turns": [{"role": "assistant", "provider": "openai_chat", "turn_key": "t0",
+                "calls": [{"id": "call_1", "name": "f", "args": args}]}]}
+print(json.dumps({"seq": 1, "op": "emit", "target": "anthropic", "history": h}))
+print(json.dumps({"seq": 2, "op": "normalize", "target": "anthropic", "ids": ["x"]}))
+print(json.dumps({"seq": 3, "op": "stop"}))' >"$work/deep.in"
+  timeout 30 "$@" <"$work/deep.in" >"$work/deep.out" 2>"$work/deep.err" || rc=$?
+  if [ "$rc" = 0 ] && python3 -c '
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+assert [x["seq"] for x in a] == [1, 2] and "error" not in a[0] and len(a[0]["calls"]) == 1, a' "$work/deep.out" 2>/dev/null; then
+    pass "$name: a payload nested 990 deep is answered, and the next request too"
+  else
+    fail "$name: deep payload: exit $rc, answers: $(head -c 200 "$work/deep.out"), stderr: $(head -c 200 "$work/deep.err")"
+  fi
+}
+
 # run_all NAME ARGV...
 run_all() {
   run_adapter "$@"
+  run_deep "$@"
   run_bugs "$@"
 }
 

@@ -211,6 +211,9 @@ def main(argv):
         if bug not in BUGS:
             sys.stderr.write("unknown --bug %r (known: %s)\n" % (bug, ", ".join(BUGS)))
             return 2
+    # A payload may nest as deep as callsign reads (1000 levels), inside the request's own levels:
+    # the json module recurses once per level.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))
     stdin, stdout = sys.stdin.buffer, sys.stdout
     while True:
         line = stdin.readline()
@@ -222,7 +225,7 @@ def main(argv):
             req = json.loads(line)
             if not isinstance(req, dict):
                 raise ValueError("request is not an object")
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             resp = {"seq": None, "error": "bad request line: %s" % e}
         else:
             if req.get("op") == "stop":
