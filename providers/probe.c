@@ -305,10 +305,10 @@ void cs_probe_classify_with(const cs_probe_pattern *rows, size_t nrows, long sta
     if (!rejected) {
       out->verdict = api ? CS_PROBE_ACCEPTED : CS_PROBE_TRANSPORT;
       out->setup = !api;
-      snprintf(out->message, sizeof out->message, "%s",
-               api        ? ""
-               : body.len ? "HTTP 2xx with a body that is not a JSON object"
-                          : "HTTP 2xx with an empty body");
+      out->message[0] = 0;
+      if (!api)
+        snprintf(out->message, sizeof out->message, "HTTP %ld with %s", status,
+                 body.len ? "a body that is not a JSON object" : "an empty body");
       return;
     } /* an error envelope is read as the rejection it describes, whatever the status says */
   }

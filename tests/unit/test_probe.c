@@ -953,3 +953,19 @@ Test(probe_keys, every_key_variable_is_listed_and_no_other) {
     n++;
   cr_expect_geq(n, sizeof want / sizeof *want);
 }
+
+/* A success status whose body is no JSON object accepted nothing (a page, a captive portal): the
+ * message names the status it came with, not a range. */
+Test(probe_classify, a_success_status_without_json_names_its_status) {
+  cs_probe_outcome out;
+  cs_probe_openai_chat.classify(204, cs_str_c(""), &out);
+  cr_assert_eq(out.verdict, CS_PROBE_TRANSPORT);
+  cr_assert(out.setup);
+  cr_assert_str_eq(out.message, "HTTP 204 with an empty body");
+  cs_probe_anthropic.classify(200, cs_str_c("<html>sign in</html>"), &out);
+  cr_assert_eq(out.verdict, CS_PROBE_TRANSPORT);
+  cr_assert_str_eq(out.message, "HTTP 200 with a body that is not a JSON object");
+  cs_probe_anthropic.classify(200, cs_str_c("{\"type\":\"message\"}"), &out);
+  cr_assert_eq(out.verdict, CS_PROBE_ACCEPTED);
+  cr_assert_str_eq(out.message, "");
+}
