@@ -180,6 +180,7 @@ static void reset_replies(cs_caserun *run) {
   }
   run->canon.status = run->canon_again.status = run->canon_reingest.status = run->emit_kimi.status = NOT_ASKED;
   run->have_restart = false;
+  run->nnorm = 0; /* set again only when a normalize property needs the batch */
   run->nplanted = 0;
   run->twin_unanswered.status = NOT_ASKED;
 }
@@ -504,7 +505,7 @@ static int run_restart(runner *r, cs_caserun *run, unsigned needs) {
   for (int t = 0; t < CS_TARGET_COUNT; t++) {
     if ((needs & CS_NEED_EMIT_RESTART) && supports(r, CS_OP_EMIT, t))
       enqueue(r, emit_of(t, &run->main), &run->emit_restart[t]);
-    if ((needs & CS_NEED_NORM_RESTART) && supports(r, CS_OP_NORMALIZE, t)) /* a per-process salt shows here */
+    if ((needs & CS_NEED_NORM_RESTART) && run->nnorm && supports(r, CS_OP_NORMALIZE, t)) /* a per-process salt */
       enqueue(r,
               (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = run->norm_in, .nids = run->nnorm},
               &run->norm_restart[t]);
@@ -1640,7 +1641,9 @@ int cs_run_replay(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, const
   case_plan plan;
   cs_choices_replay(&r.ch[0], choices, n);
   int rc = 0;
-  unsigned needs = replay_needs(&r, &c) | CS_NEED_RESTART;
+  unsigned needs = replay_needs(&r, &c) | CS_NEED_EMIT_RESTART;
+  if (needs & CS_NEED_NORM) /* the batch is built only for normalize's properties */
+    needs |= CS_NEED_NORM_RESTART;
   unsigned caller_give_up = impl->give_up_after;
   impl->give_up_after = CS_REPLAY_GIVE_UP_AFTER;
   if (run_batch(&r, 1, &plan, needs, true, idx) || check_batch(&r, 1, &failures))

@@ -393,4 +393,21 @@ for sig in USR1 ALRM XCPU; do
     "[ $rc -eq $((128 + $(kill -l $sig))) ] && [ \$(left) -eq 0 ]"
 done
 pkill -f "python3 $T/hang_impl.py"
+
+# A replay restarts the implementation and asks again what its property reads: the normalize batch
+# for a normalize property (a salt drawn per process shows there), and none for another property.
+printf '#!/bin/sh\ntee -a "%s" | python3 "%s"\n' "$T/asked.log" "$(cd "$FIX" && pwd)/proto_echo.py" >"$T/logged.sh"
+chmod +x "$T/logged.sh"
+: >"$T/asked.log"
+"$CS" replay --property emit.regex --target anthropic cs2.AAAAAAAAAAAAAAE.E9YE --impl-cmd -- "$T/logged.sh" >"$T/o" 2>"$T/e"
+rc=$?
+check "replay of emit.regex: exit 0, no normalize request (no empty batch)" \
+  "[ $rc -eq 0 ] && grep -q '\"op\":\"emit\"' '$T/asked.log' && ! grep -q '\"op\":\"normalize\"' '$T/asked.log'"
+: >"$T/asked.log"
+"$CS" replay --property normalize.deterministic --target anthropic cs2.AAAAAAAAAAAAAAE.E9YE --impl-cmd -- "$T/logged.sh" \
+  >"$T/o" 2>"$T/e"
+rc=$?
+check "replay of normalize.deterministic: the batch asked twice, then again after a restart (two hellos)" \
+  "[ $rc -eq 0 ] && [ \$(grep -c '\"op\":\"normalize\",\"target\":\"anthropic\",\"ids\":\[\"' '$T/asked.log') -eq 3 ] &&
+   [ \$(grep -c '\"op\":\"hello\"' '$T/asked.log') -eq 2 ]"
 finish
