@@ -463,6 +463,8 @@ check "a --strict run's replay of a recommended property carries --strict" \
 # shellcheck disable=SC2086
 "$CS" ${line#callsign } --quiet >"$T/o" 2>"$T/e"
 check "the replay command as printed fails again (exit 1)" "[ $? -eq 1 ]"
+"$CS" run --impl reference --no-corpus --quiet --property vectors --time 5s >"$T/o" 2>"$T/e"
+check "run --property vectors --time 5s: the vectors need no case, exit 0" "[ $? -eq 0 ] && grep -q ' 0 failed, 1 passed' '$T/o' && ! [ -s '$T/e' ]"
 "$CS" canon '' >"$T/o" 2>"$T/e"
 check "canon '': exit 2, one line saying the file name is empty" "one_line_2 $? 'an empty file name (give a file, or - for stdin)'"
 
