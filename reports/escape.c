@@ -45,14 +45,16 @@ size_t cs_esc_decode(const char *str, size_t n, uint32_t *cp) {
   return need + 1;
 }
 
-/* Characters that draw nothing, or change how their neighbours are drawn, yet make two IDs differ:
- * shown raw, "a\u200Bb" reads as "ab". Format controls, fillers and variation selectors. */
+/* Characters that draw nothing yet make two IDs differ: shown raw, "a\u200Bb" reads as "ab".
+ * Format controls and fillers. The zero-width joiner (U+200D), the variation selectors and the
+ * tag characters are left out: they are parts of ordinary emoji ("⚡️" is U+26A1 U+FE0F), and
+ * escaping them would take an emoji apart in every name and message. */
 static const struct {
   uint32_t lo, hi;
 } invisible[] = {
-    {0x00AD, 0x00AD}, {0x034F, 0x034F},   {0x061C, 0x061C},   {0x115F, 0x1160},   {0x17B4, 0x17B5},   {0x180B, 0x180F},
-    {0x200B, 0x200F}, {0x2060, 0x206F},   {0x3164, 0x3164},   {0xFE00, 0xFE0F},   {0xFEFF, 0xFEFF},   {0xFFA0, 0xFFA0},
-    {0xFFF9, 0xFFFB}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0000, 0xE007F}, {0xE0100, 0xE01EF},
+    {0x00AD, 0x00AD}, {0x034F, 0x034F},   {0x061C, 0x061C},   {0x115F, 0x1160},   {0x17B4, 0x17B5}, {0x180E, 0x180E},
+    {0x200B, 0x200C}, {0x200E, 0x200F},   {0x2060, 0x206F},   {0x3164, 0x3164},   {0xFEFF, 0xFEFF}, {0xFFA0, 0xFFA0},
+    {0xFFF9, 0xFFFB}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
 };
 
 bool cs_esc_is_hidden(uint32_t cp) {
@@ -236,24 +238,33 @@ static void json_u_escape(cs_buf *b, uint32_t cp) {
 
 void cs_esc_json_visible(cs_buf *b, const char *s, size_t n) {
   cs_buf_putc(b, '"');
+  size_t kept = 0; /* s[kept, i) is copied as it is, in one put: most text needs no escape */
   for (size_t i = 0; i < n;) {
-    uint32_t cp;
-    size_t k = cs_esc_decode(s + i, n - i, &cp);
-    if (k == 0) { /* not UTF-8: JSON cannot hold the byte */
-      cs_buf_puts(b, "\\ufffd");
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
       i++;
       continue;
     }
-    if (cp == '"' || cp == '\\') {
+    uint32_t cp;
+    size_t k = c < 0x80 ? (cp = c, 1) : cs_esc_decode(s + i, n - i, &cp);
+    if (k > 0 && c >= 0x80 && !cs_esc_is_hidden(cp)) {
+      i += k;
+      continue;
+    }
+    cs_buf_put(b, s + kept, i - kept);
+    if (k == 0) { /* not UTF-8: JSON cannot hold the byte */
+      cs_buf_puts(b, "\\ufffd");
+      k = 1;
+    } else if (cp == '"' || cp == '\\') {
       cs_buf_putc(b, '\\');
       cs_buf_putc(b, (char)cp);
-    } else if (cp == 0 || cs_esc_is_hidden(cp)) {
-      json_u_escape(b, cp);
     } else {
-      cs_buf_put(b, s + i, k);
+      json_u_escape(b, cp);
     }
     i += k;
+    kept = i;
   }
+  cs_buf_put(b, s + kept, n - kept);
   cs_buf_putc(b, '"');
 }
 
@@ -265,18 +276,18 @@ void cs_esc_json(cs_buf *b, const char *s) {
 }
 
 void cs_esc_json_text(cs_buf *b, const char *text) {
-  size_t n = strlen(text);
+  size_t n = strlen(text), kept = 0; /* text[kept, i) is copied in one put */
   for (size_t i = 0; i < n;) {
     uint32_t cp;
-    size_t k = cs_esc_decode(text + i, n - i, &cp);
-    if (k == 0)
-      k = 1; /* not UTF-8: copied, the caller's text is its own */
-    else if (cp >= 0x7F && cs_esc_is_hidden(cp)) {
-      json_u_escape(b, cp);
-      i += k;
+    size_t k = (unsigned char)text[i] < 0x7F ? 1 : cs_esc_decode(text + i, n - i, &cp);
+    if (k == 0 || (unsigned char)text[i] < 0x7F || !cs_esc_is_hidden(cp)) {
+      i += k ? k : 1; /* not UTF-8: copied, the caller's text is its own */
       continue;
     }
-    cs_buf_put(b, text + i, k);
+    cs_buf_put(b, text + kept, i - kept);
+    json_u_escape(b, cp);
     i += k;
+    kept = i;
   }
+  cs_buf_put(b, text + kept, n - kept);
 }

@@ -1,8 +1,8 @@
 /* reports/escape.h: escaping of report strings for each output format.
  * Report strings may hold any bytes (IDs are hostile by design), so every writer goes through
  * these functions. Characters a reader should never receive raw (C0/C1 controls, DEL,
- * noncharacters, bidirectional overrides, and invisible ones: zero-width spaces and joiners,
- * format controls, fillers, variation selectors) are replaced by a visible escape: `\n`, `\t`, `\r`,
+ * noncharacters, bidirectional overrides, and invisible ones: zero-width spaces, format
+ * controls, fillers) are replaced by a visible escape: `\n`, `\t`, `\r`,
  * `\u001b`, `\uFFFE`, `\U0001FFFE`; bytes that are not valid UTF-8 become `\xNN`. A backslash that
  * was in the data is left as it is, so the visible escapes are for reading, not for decoding. */
 #ifndef CS_REPORTS_ESCAPE_H

@@ -465,6 +465,11 @@ check "a --strict run's replay of a recommended property carries --strict" \
 check "the replay command as printed fails again (exit 1)" "[ $? -eq 1 ]"
 "$CS" run --impl reference --no-corpus --quiet --property vectors --time 5s >"$T/o" 2>"$T/e"
 check "run --property vectors --time 5s: the vectors need no case, exit 0" "[ $? -eq 0 ] && grep -q ' 0 failed, 1 passed' '$T/o' && ! [ -s '$T/e' ]"
+# An emoji with its variation selector is one printable word: a --failures line keeps the name.
+"$CS" run --no-corpus --quiet --cases 50 --property emit.regex --target anthropic --failures "$T/emoji.txt" \
+  --impl-cmd -- python3 tests/fixtures/proto_echo.py --name $'fast\xe2\x9a\xa1\xef\xb8\x8f' >"$T/o" 2>"$T/e"
+check "--failures keeps a name with an emoji and its variation selector" \
+  "[ $? -eq 1 ] && grep -qx $'emit.regex anthropic fast\xe2\x9a\xa1\xef\xb8\x8f' '$T/emoji.txt'"
 "$CS" canon '' >"$T/o" 2>"$T/e"
 check "canon '': exit 2, one line saying the file name is empty" "one_line_2 $? 'an empty file name (give a file, or - for stdin)'"
 

@@ -405,11 +405,12 @@ Test(escape, markdown_and_json) {
 /* Invisible characters make two IDs differ while they read the same: every format shows them
  * escaped; JSON escapes them (and DEL, C1) as \u, which reads back as the same text. */
 Test(escape, invisible_characters_and_json) {
-  const uint32_t hidden[] = {0x7F,   0x85,   0x9B,   0xAD,   0x61C,  0x200B, 0x200D,
-                             0x200F, 0x2060, 0x2066, 0xFE0F, 0xFEFF, 0xE0041};
+  const uint32_t hidden[] = {0x7F, 0x85, 0x9B, 0xAD, 0x61C, 0x200B, 0x200C, 0x200F, 0x2060, 0x2066, 0xFEFF, 0xE0001};
   for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
     cr_assert(cs_esc_is_hidden(hidden[i]), "U+%04X is shown raw", (unsigned)hidden[i]);
-  const uint32_t shown[] = {' ', 'a', 0xA0, 0xE9, 0x5D0, 0x2010, 0x20AC, 0x4E2D, 0x1F600};
+  /* Emoji and their parts: the joiner, the variation selectors, the tags of a subdivision flag. */
+  const uint32_t shown[] = {' ',    'a',    0xA0,   0xE9,   0x5D0,   0x2010,  0x20AC,
+                            0x4E2D, 0x26A1, 0x200D, 0xFE0F, 0x1F600, 0xE0067, 0xE007F};
   for (size_t i = 0; i < sizeof shown / sizeof *shown; i++)
     cr_assert(!cs_esc_is_hidden(shown[i]), "U+%04X is escaped", (unsigned)shown[i]);
   cs_buf b = {0};
@@ -419,8 +420,11 @@ Test(escape, invisible_characters_and_json) {
                5, false);
   cr_assert_str_eq(b.data, "a\\u200Bb");
   cs_buf_clear(&b);
-  cs_esc_json(&b, "x\x7F\xC2\x85\xE2\x80\x8F\xF3\xA0\x81\x81\xC3\xA9\n");
-  cr_assert_str_eq(b.data, "\"x\\u007f\\u0085\\u200f\\udb40\\udc41\xC3\xA9\\u000a\"");
+  cs_esc_json(&b, "x\x7F\xC2\x85\xE2\x80\x8F\xF3\xA0\x80\x81\xC3\xA9\n");
+  cr_assert_str_eq(b.data, "\"x\\u007f\\u0085\\u200f\\udb40\\udc01\xC3\xA9\\u000a\"");
+  cs_buf_clear(&b);
+  cs_esc_json(&b, "fast\xE2\x9A\xA1\xEF\xB8\x8F"); /* an emoji stays one */
+  cr_assert_str_eq(b.data, "\"fast\xE2\x9A\xA1\xEF\xB8\x8F\"");
   cs_buf_clear(&b);
   /* Whole JSON text: hidden characters inside strings escaped, the printer's layout left alone. */
   cs_esc_json_text(&b, "{\n\t\"k\xE2\x80\xA8\":\t\"\xC2\x9B\xEF\xBB\xBF\xC3\xA9\"\n}");
