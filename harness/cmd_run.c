@@ -97,8 +97,12 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
 /* A cell checked against the vectors names the file it used, and a failure on it gets the command that
  * checks that file again: a vector has no token, as no seed generated it. */
 static void name_vectors(run_ctx *c, const cs_impl_result *ir, const cs_outcome *oc, cs_cell *out, bool external) {
-  out->contract = cs_arena_printf(&c->a, CS_VECTORS_CONTRACT("%s"), c->vectors_path).ptr;
-  if (!oc->failed)
+  bool stdin_vectors = !strcmp(c->vectors_path, "-");
+  out->contract =
+      cs_arena_printf(&c->a, CS_VECTORS_CONTRACT("%s"), stdin_vectors ? "the vectors read from stdin" : c->vectors_path)
+          .ptr;
+  /* Vectors read from stdin are not there to read again: the command would wait on a terminal. */
+  if (!oc->failed || stdin_vectors)
     return;
   cs_buf cmd = {0};
   cs_vectors_replay_command(&c->o, ir->name, external, oc->prop->name, c->vectors_path, &cmd);

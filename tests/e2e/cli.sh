@@ -470,6 +470,13 @@ check "run --property vectors --time 5s: the vectors need no case, exit 0" "[ $?
   --impl-cmd -- python3 tests/fixtures/proto_echo.py --name $'fast\xe2\x9a\xa1\xef\xb8\x8f' >"$T/o" 2>"$T/e"
 check "--failures keeps a name with an emoji and its variation selector" \
   "[ $? -eq 1 ] && grep -qx $'emit.regex anthropic fast\xe2\x9a\xa1\xef\xb8\x8f' '$T/emoji.txt'"
+# Vectors read from stdin: the contract says so, and no replay command would read them again.
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['testGroups'][0]['tests'][0]['canonical']['calls'][0]='hist_tool_'+'x'*24; json.dump(d,open(sys.argv[2],'w'))" \
+  corpus/vectors/canonical_v1.json "$T/vstdin.json"
+"$CS" run --impl reference --no-corpus --quiet --property vectors --vectors - --json "$T/vstdin-r.json" <"$T/vstdin.json" >"$T/o" 2>"$T/e"
+check "run --vectors - with a failing vector: exit 1, the contract names stdin, no replay command" \
+  "[ $? -eq 1 ] && grep -q 'contract: byte-exact agreement with the vectors read from stdin' '$T/o' && ! grep -q 'replay:' '$T/o' &&
+   python3 -c \"import json,sys; c=[c for c in json.load(open('$T/vstdin-r.json'))['implementations'][0]['cells'] if c['property']=='vectors.canonical_v1'][0]; sys.exit(not (c['failure']['replay'] is None and 'stdin' in c['contract']))\""
 "$CS" canon '' >"$T/o" 2>"$T/e"
 check "canon '': exit 2, one line saying the file name is empty" "one_line_2 $? 'an empty file name (give a file, or - for stdin)'"
 
