@@ -86,7 +86,10 @@ static const option_row rows[] = {
      "  rewrite the vectors, keeping existing tcIds (FILE defaults to "
      "corpus/vectors/canonical_v1.json here, never the binary's copy)"},
     {"color", ARG_STR, CS_CMD_RUN | CS_CMD_REPLAY, "WHEN  auto, always or never"},
-    {"quiet", ARG_NONE, GEN, "  less output: no progress line, matrices or tables; failures and the summary stay"},
+    {"quiet", ARG_NONE, GEN & ~CS_CMD_PROBE,
+     "  less output: no progress line, matrices or tables; failures and the summary stay"},
+    {"quiet", ARG_NONE, CS_CMD_PROBE,
+     "  less output: of the table only the header and the rows that disagree or failed; the summary stays"},
     {"merge", ARG_STR, CS_CMD_FUZZ, "OUT  merge shard result directories (the arguments) into OUT"},
     {"out", ARG_STR, CS_CMD_FUZZ,
      "DIR  write the campaign's results here (summary.json, cases/; default fuzz-results)"},

@@ -112,7 +112,7 @@ for p in $PROVIDERS; do
   check "$p: verdicts match the documented rules" "python3 '$T/expect.py' '$p' '$T/rec.$p.json' >'$T/why.$p' || { cat '$T/why.$p'; false; }"
 done
 check "callsign's reason gives a long ID's exact length (len.1000 to bedrock, at most 64)" \
-  "python3 -c \"import json,sys; c={c['name']: c for c in json.load(open('$T/rec.bedrock.json'))['cases']}; r=c['len.1000']['callsign_reason']; sys.exit(r != 'call 0: ID is 1000 characters, the maximum is 64' and r)\""
+  "python3 -c \"import json,sys; c={c['name']: c for c in json.load(open('$T/rec.bedrock.json'))['cases']}; r=c['len.1000']['callsign_reason']; sys.exit(0 if r == 'call 0: ID is 1000 characters, the maximum is 64' else 'got %r' % r)\""
 check "help gives probe's default --cases, which the probe sends (gen.0 to gen.3)" \
   "\"$CS\" help probe | grep -q -- '--cases N  generated histories .*(default 4)' &&
    [ \"\$(python3 -c \"import json; print(' '.join(c['name'] for c in json.load(open('$T/rec.anthropic.json'))['cases'] if c['name'].startswith('gen.')))\")\" = 'gen.0 gen.1 gen.2 gen.3' ]"
@@ -567,8 +567,8 @@ printf 'import os, sys\nsys.stderr.write("key %s env " + os.environ.get("ANTHROP
   "$OTHER" >"$T/other.py"
 OPENAI_API_KEY=$CANARY ANTHROPIC_API_KEY=$OTHER "$CS" probe --provider openai_chat --dry-run --json "$T/other.json" \
   --impl-cmd -- python3 "$T/other.py" >"$T/other.out" 2>"$T/other.err"
-check "an implementation printing another provider's key: exit 3, the key redacted in its message" \
-  "[ $? -eq 3 ] && grep -q 'key \[redacted\] env unset' '$T/other.err' && ! grep -r -a -q -s -e '$OTHER' '$T/other.out' '$T/other.err' '$T/other.json'"
+check "an implementation printing another provider's key: exit 3, the key redacted in its message and any report" \
+  "[ $? -eq 3 ] && grep -q 'key \[redacted\] env unset' '$T/other.err' && ! grep -a -q -e '$OTHER' '$T/other.out' '$T/other.err' && { [ ! -e '$T/other.json' ] || ! grep -a -q -e '$OTHER' '$T/other.json'; }"
 
 # ---- 6. the canary key appears nowhere
 check "no key, secret or session token in any output, report or cassette" \
