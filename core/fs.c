@@ -273,21 +273,22 @@ static FILE *std_stream(const char *path) {
   return NULL;
 }
 
-static int write_in_place(const char *path, const void *data, size_t len, cs_err *err) {
+/* Writes over `path` in place; messages name `shown`, the path as the user gave it. */
+static int write_in_place(const char *path, const char *shown, const void *data, size_t len, cs_err *err) {
   FILE *std = std_stream(path);
   if (std) {
     if ((len && fwrite(data, 1, len, std) != len) || fflush(std))
-      return fail(err, path, "write", errno ? errno : EIO);
+      return fail(err, shown, "write", errno ? errno : EIO);
     return 0;
   }
   FILE *f = fopen(path, "wb");
   if (!f)
-    return fail(err, path, "write", errno);
+    return fail(err, shown, "write", errno);
   int rc = 0;
   if (len && fwrite(data, 1, len, f) != len)
-    rc = fail(err, path, "write", errno);
+    rc = fail(err, shown, "write", errno);
   if (fclose(f) && rc == 0)
-    rc = fail(err, path, "write", errno);
+    rc = fail(err, shown, "write", errno);
   return rc;
 }
 
@@ -337,18 +338,18 @@ static char *link_end(const char *path) {
 static int write_over(const char *path, const char *shown, const void *data, size_t len, cs_err *err) {
   cs_buf old = {0};
   FILE *f = fopen(path, "rb");
-  if (!f)
-    return fail(err, shown, "write", errno);
+  if (!f) /* a file that may be written, not read (0222): nothing to put back, as before */
+    return write_in_place(path, shown, data, len, err);
   char chunk[65536];
   size_t n;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
     cs_buf_put(&old, chunk, n);
   bool unread = ferror(f);
   fclose(f);
-  int rc = unread ? fail(err, shown, "write", EIO) : write_in_place(path, data, len, err);
+  int rc = unread ? fail(err, shown, "write", EIO) : write_in_place(path, shown, data, len, err);
   if (rc && !unread) {
     cs_err lost;
-    bool back = write_in_place(path, old.data ? old.data : "", old.len, &lost) == 0;
+    bool back = write_in_place(path, shown, old.data ? old.data : "", old.len, &lost) == 0;
     size_t at = strlen(err->msg);
     snprintf(err->msg + at, sizeof err->msg - at, "%s",
              back ? " (the old file was put back)" : " (the old file could not be put back: it may be cut off)");
@@ -367,7 +368,7 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   struct stat st;
   if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
     if (!(end = link_end(path)))
-      return write_in_place(path, data, len, err);
+      return write_in_place(path, path, data, len, err);
     path = end;
   }
   int rc = 0;
@@ -375,7 +376,7 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   int fd = -1;
   bool exists = stat(path, &st) == 0;
   if (exists && !S_ISREG(st.st_mode)) {
-    rc = write_in_place(path, data, len, err);
+    rc = write_in_place(path, shown, data, len, err);
     goto cleanup;
   }
   /* A rename would replace a file its mode keeps callsign from writing (root may). */
@@ -385,7 +386,7 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   }
   fd = open_beside(path, &tmp);
   if (fd < 0) {
-    rc = exists ? write_over(path, shown, data, len, err) : write_in_place(path, data, len, err);
+    rc = exists ? write_over(path, shown, data, len, err) : write_in_place(path, shown, data, len, err);
     goto cleanup;
   }
   /* A replaced file keeps its owner (when callsign may give it: as root) and its permissions. */
@@ -409,7 +410,7 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   if (!renamed)
     unlink(tmp);           /* the file at `path` is left as it was */
   if (rc == 0 && !renamed) /* not allowed to replace it (a sticky directory): written over instead */
-    rc = exists ? write_over(path, shown, data, len, err) : write_in_place(path, data, len, err);
+    rc = exists ? write_over(path, shown, data, len, err) : write_in_place(path, shown, data, len, err);
 cleanup:
   free(tmp);
   free(end);
