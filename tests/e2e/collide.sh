@@ -338,6 +338,7 @@ check "an implementation that never answers: exit 3" "[ $? -eq 3 ] && grep -q 'n
 cat >"$T/confirm.py" <<'PY'
 import hashlib, json, os, sys
 mode, n = sys.argv[1], 0
+salt = os.urandom(8).hex() if mode == "salted" else ""  # salted: a salt drawn per process
 for line in sys.stdin:
     r = json.loads(line)
     if r["op"] == "hello":
@@ -349,8 +350,8 @@ for line in sys.stdin:
     n += 1
     if (mode == "every11" and n == 11) or (mode == "pairs" and len(r["ids"]) == 2):
         os._exit(7)
-    print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256(i.encode()).hexdigest()[:4] for i in r["ids"]]}),
-          flush=True)
+    print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256((salt + i).encode()).hexdigest()[:4]
+                                               for i in r["ids"]]}), flush=True)
 PY
 "$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" every11 >"$T/cf.txt" 2>"$T/cf.err"
 check "a crash on the confirming request: asked again after a restart, the collision reported (exit 1)" \
@@ -361,27 +362,13 @@ check "a crash on every try at confirming: exit 3, one line naming the crash, no
    grep -q 'got crash (the process exited with status 7' '$T/cf.err' && ! grep -q 'does not collide' '$T/cf.err'"
 # A salt drawn per process makes collisions that no other process makes: the pair is confirmed in a
 # restarted implementation, so none is planted as a case that would never fail again.
-cat >"$T/salted.py" <<'PY'
-import hashlib, json, os, sys
-salt = os.urandom(8).hex()
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "salted", "version": "1", "ops": ["normalize"],
-                          "targets": ["anthropic"]}), flush=True)
-        continue
-    if r["op"] == "stop":
-        sys.exit(0)
-    print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256((salt + i).encode()).hexdigest()[:4]
-                                               for i in r["ids"]]}), flush=True)
-PY
-"$CS" collide --corpus "$T/salted-corpus" --target anthropic --jobs 1 --impl-cmd -- python3 "$T/salted.py" \
+"$CS" collide --corpus "$T/salted-corpus" --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" salted \
   >"$T/cf.txt" 2>"$T/cf.err"
 check "a collision only one process makes: exit 3, one line, nothing planted" \
   "[ $? -eq 3 ] && [ \$(wc -l <'$T/cf.err') -eq 1 ] && grep -q 'does not collide when evaluated again in a restarted implementation' '$T/cf.err' &&
    ! grep -q '^COLLISION' '$T/cf.txt' && [ -z \"\$(find '$T/salted-corpus' -type f 2>/dev/null)\" ]"
 # run sees the same salt: normalize.deterministic asks the batch again of a restarted implementation.
-"$CS" run --no-corpus --quiet --cases 600 --property normalize.deterministic --impl-cmd -- python3 "$T/salted.py" \
+"$CS" run --no-corpus --quiet --cases 600 --property normalize.deterministic --impl-cmd -- python3 "$T/confirm.py" salted \
   >"$T/o" 2>"$T/e"
 check "run: a salt drawn per process fails normalize.deterministic after a restart" \
   "[ $? -eq 1 ] && grep -q 'FAIL normalize.deterministic on anthropic' '$T/o' && grep -qE 'normalize\(.*\) = .*, then .* after a restart' '$T/o'"
