@@ -529,7 +529,10 @@ static cs_http_outcome cassette_read(cs_http *h, const cs_http_request *req, cs_
     /* Only a missing entry is "not recorded"; one that is there and cannot be read is broken. */
     if (errno == ENOENT) {
       resp->outcome = CS_HTTP_NOT_RECORDED;
-      cs_buf_printf(&resp->body, "no recorded answer for this request in %s", h->cfg.replay_dir);
+      cs_buf_printf(&resp->body,
+                    "no recorded answer for this request in %s (the recording sent other requests: another "
+                    "--impl, --cases, --seed or --model, or an implementation whose IDs change from run to run)",
+                    h->cfg.replay_dir);
     } else {
       cs_buf_printf(&resp->body, "%s: cannot read: %s", name.data, strerror(errno));
     }

@@ -644,6 +644,7 @@ Test(probe_http, replay_without_an_entry_is_not_recorded) {
   cs_http_response r;
   cr_assert_eq(cs_http_send(h, &req, &r), CS_HTTP_NOT_RECORDED);
   cr_assert(strstr(r.body.data, "no recorded answer") != NULL);
+  cr_assert(strstr(r.body.data, "an implementation whose IDs change from run to run") != NULL, "%s", r.body.data);
   cs_http_response_free(&r);
   cs_http_free(h);
   rmdir(dir);
