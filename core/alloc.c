@@ -8,7 +8,9 @@
 
 _Noreturn void cs_out_of_memory(void) {
   fputs("callsign: out of memory\n", stderr);
-  abort();
+  /* Status 2, an input too large for the machine (README: exit statuses), not a crash: _Exit, as
+   * exit's handlers and flushes would ask for memory again. */
+  _Exit(2);
 }
 
 void *cs_xmalloc(size_t size) {

@@ -43,7 +43,8 @@ void cs_choices_free(cs_choices *c);
 
 /* The draws below are inline: a case makes about ninety of them. */
 #define CS_CHOICES_MAX_DRAWS ((size_t)1 << 20) /* the default of max_draws */
-/* Grows the value buffer to hold `need` values (out of line; aborts when memory runs out). */
+/* Grows the value buffer to hold `need` values (out of line; ends the process when memory runs out, cs_out_of_memory).
+ */
 void cs_choices_grow(cs_choices *c, size_t need);
 
 /* xoshiro256** */
