@@ -254,6 +254,11 @@ static cs_request canonicalize_of(const cs_indexed *x) {
   return (cs_request){.op = CS_OP_CANONICALIZE, .history = x->h, .index = &x->ix};
 }
 
+/* The case's normalize batch for target t: asked once, again, and again after a restart. */
+static cs_request batch_of(int t, const cs_caserun *run) {
+  return (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = run->norm_in, .nids = run->nnorm};
+}
+
 typedef struct {
   uint32_t drop; /* rounds to drop for compression (0: not applicable) */
 } case_plan;
@@ -413,13 +418,9 @@ static void queue_main(runner *r, cs_caserun *run, case_plan *plan, unsigned nee
     for (int t = 0; t < CS_TARGET_COUNT; t++) {
       if (!supports(r, CS_OP_NORMALIZE, t))
         continue;
-      enqueue(r,
-              (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = run->norm_in, .nids = run->nnorm},
-              &run->norm[t]);
+      enqueue(r, batch_of(t, run), &run->norm[t]);
       if (needs & CS_NEED_NORM_AGAIN)
-        enqueue(r,
-                (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = run->norm_in, .nids = run->nnorm},
-                &run->norm_again[t]);
+        enqueue(r, batch_of(t, run), &run->norm_again[t]);
     }
   }
 }
@@ -506,9 +507,7 @@ static int run_restart(runner *r, cs_caserun *run, unsigned needs) {
     if ((needs & CS_NEED_EMIT_RESTART) && supports(r, CS_OP_EMIT, t))
       enqueue(r, emit_of(t, &run->main), &run->emit_restart[t]);
     if ((needs & CS_NEED_NORM_RESTART) && run->nnorm && supports(r, CS_OP_NORMALIZE, t)) /* a per-process salt */
-      enqueue(r,
-              (cs_request){.op = CS_OP_NORMALIZE, .target = (cs_target_id)t, .ids = run->norm_in, .nids = run->nnorm},
-              &run->norm_restart[t]);
+      enqueue(r, batch_of(t, run), &run->norm_restart[t]);
   }
   run->have_restart = true;
   return flush(r);
