@@ -334,11 +334,12 @@ static char *link_end(const char *path) {
 
 /* A regular file that cannot be replaced by a rename (no temporary file in its directory; a sticky
  * directory and another user's file) is written over; when that fails, its old bytes are put back,
- * so that it is still whole or untouched, as far as the failure lets. */
+ * so that it is still whole or untouched, as far as the failure lets. A file not there yet, or one
+ * that cannot be read, has nothing to put back: it is written in place. */
 static int write_over(const char *path, const char *shown, const void *data, size_t len, cs_err *err) {
   cs_buf old = {0};
   FILE *f = fopen(path, "rb");
-  if (!f) /* a file that may be written, not read (0222): nothing to put back, as before */
+  if (!f) /* none yet, or one that may be written, not read (0222) */
     return write_in_place(path, shown, data, len, err);
   char chunk[65536];
   size_t n;
@@ -386,7 +387,7 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   }
   fd = open_beside(path, &tmp);
   if (fd < 0) {
-    rc = exists ? write_over(path, shown, data, len, err) : write_in_place(path, shown, data, len, err);
+    rc = write_over(path, shown, data, len, err);
     goto cleanup;
   }
   /* A replaced file keeps its owner (when callsign may give it: as root) and its permissions. */
@@ -410,7 +411,7 @@ int cs_write_file(const char *path, const void *data, size_t len, cs_err *err) {
   if (!renamed)
     unlink(tmp);           /* the file at `path` is left as it was */
   if (rc == 0 && !renamed) /* not allowed to replace it (a sticky directory): written over instead */
-    rc = exists ? write_over(path, shown, data, len, err) : write_in_place(path, shown, data, len, err);
+    rc = write_over(path, shown, data, len, err);
 cleanup:
   free(tmp);
   free(end);
