@@ -45,16 +45,18 @@ size_t cs_esc_decode(const char *str, size_t n, uint32_t *cp) {
   return need + 1;
 }
 
-/* Characters that draw nothing yet make two IDs differ: shown raw, "a\u200Bb" reads as "ab".
- * Format controls and fillers. The zero-width joiner (U+200D), the variation selectors and the
- * tag characters are left out: they are parts of ordinary emoji ("⚡️" is U+26A1 U+FE0F), and
- * escaping them would take an emoji apart in every name and message. */
+/* Characters shown escaped beyond the controls and the noncharacters: those that reorder what the
+ * reader sees or end a line of JavaScript (U+2028-U+202E, U+2066-U+2069), and those that draw
+ * nothing yet make two IDs differ (shown raw, "a\u200Bb" reads as "ab"): format controls and
+ * fillers. The zero-width joiner (U+200D), the variation selectors and the tag characters are left
+ * out: they are parts of ordinary emoji ("⚡️" is U+26A1 U+FE0F), and escaping them would take an
+ * emoji apart in every name and message. */
 static const struct {
   uint32_t lo, hi;
-} invisible[] = {
-    {0x00AD, 0x00AD}, {0x034F, 0x034F},   {0x061C, 0x061C},   {0x115F, 0x1160},   {0x17B4, 0x17B5}, {0x180E, 0x180E},
-    {0x200B, 0x200C}, {0x200E, 0x200F},   {0x2060, 0x206F},   {0x3164, 0x3164},   {0xFEFF, 0xFEFF}, {0xFFA0, 0xFFA0},
-    {0xFFF9, 0xFFFB}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+} hidden_ranges[] = {
+    {0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C},   {0x115F, 0x1160},   {0x17B4, 0x17B5},   {0x180E, 0x180E},
+    {0x200B, 0x200C}, {0x200E, 0x200F}, {0x2028, 0x202E},   {0x2060, 0x206F},   {0x3164, 0x3164},   {0xFEFF, 0xFEFF},
+    {0xFFA0, 0xFFA0}, {0xFFF9, 0xFFFB}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
 };
 
 bool cs_esc_is_hidden(uint32_t cp) {
@@ -64,12 +66,8 @@ bool cs_esc_is_hidden(uint32_t cp) {
     return false; /* the common case, ASCII and Latin-1 text, decided at once */
   if ((cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFEu) == 0xFFFEu)
     return true; /* noncharacters: U+FFFE/U+FFFF are not XML characters */
-  if (cp >= 0x202A && cp <= 0x202E)
-    return true; /* bidirectional overrides would reorder what the reader sees (2066-2069: below) */
-  if (cp == 0x2028 || cp == 0x2029)
-    return true;
-  for (size_t i = 0; i < sizeof invisible / sizeof *invisible; i++)
-    if (cp >= invisible[i].lo && cp <= invisible[i].hi)
+  for (size_t i = 0; i < sizeof hidden_ranges / sizeof *hidden_ranges; i++)
+    if (cp >= hidden_ranges[i].lo && cp <= hidden_ranges[i].hi)
       return true;
   return false;
 }
