@@ -810,6 +810,8 @@ check "--min-coverage 1 (1% or 100%?): exit 2, one line saying how to write eith
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"write 1% or 100%\" '$T/e'"
 "$CS" run --impl reference --cases 500 --no-corpus --stats --min-coverage 0.5% >"$T/st" 2>"$T/e"
 check "--stats prints every label" "grep -q 'id.missing' '$T/st' && grep -q 'twin.impl' '$T/st'"
+check "--stats: the counts line up under the longest label" \
+  "[ \$(grep -E '^  (id|native|twin|struct)\\.' '$T/st' | awk '{print index(\$0, \$2) + length(\$2)}' | sort -u | wc -l) -eq 1 ]"
 "$CS" run --impl reference --cases 200 --no-corpus --min-coverage 90% --json "$T/mc.json" --junit "$T/mc.xml" \
   --markdown "$T/mc.md" --html "$T/mc.html" >"$T/o" 2>"$T/e"
 check "--min-coverage fails when a class is rare" "[ $? -eq 1 ] && grep -q 'min-coverage' '$T/o'"
