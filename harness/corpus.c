@@ -19,18 +19,36 @@
 #include "providers/target.h"
 
 void cs_corpus_dirname(const char *impl, char *out, size_t len) {
-  size_t o = 0;
-  for (const char *p = impl; *p && o + 1 < len; p++)
-    out[o++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-                *p == '_' || *p == '.')
-                   ? *p
-                   : '_';
-  if (o == 0 && len > 1)
+  /* Room for the suffix "-" and 8 hex digits a changed name gets. */
+  size_t keep = len > 10 ? len - 10 : 1, o = 0, n = strlen(impl);
+  bool changed = n == 0;
+  for (size_t i = 0; i < n && o + 1 < keep; i++) {
+    char ch = impl[i];
+    bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+                 ch == '_' || ch == '.';
+    out[o++] = plain ? ch : '_';
+    changed |= !plain;
+  }
+  changed |= o < n;
+  if (o == 0)
     out[o++] = '_';
   out[o] = 0;
   /* A name of only dots ("." or ".." from an implementation's hello) would leave the corpus. */
-  if (strspn(out, ".") == o)
+  if (strspn(out, ".") == o) {
     memset(out, '_', o);
+    changed = true;
+  }
+  /* Two names that read the same once changed ("my/echo" and "my_echo") would share their cases:
+   * a changed name carries the start of its SHA-256, so each keeps its own directory. */
+  if (changed && len > 10) {
+    cs_hasher *h = cs_hasher_new();
+    uint8_t d[32];
+    char hex[9];
+    cs_sha256(h, impl, n, d);
+    cs_hasher_free(h);
+    cs_hex(d, 4, hex);
+    snprintf(out + o, len - o, "-%s", hex);
+  }
 }
 
 static cJSON *load_case(const char *path, cs_err *err) {

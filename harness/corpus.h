@@ -70,7 +70,10 @@ int cs_corpus_writable(const char *dir, const char *impl, cs_err *err);
 void cs_literal_twin_json(const cs_literal_twin *t, char out[CS_TWIN_JSON]);
 struct cJSON;
 int cs_literal_twin_parse(const struct cJSON *m, uint32_t calls, cs_literal_twin *out);
-/* A directory-safe form of an implementation name. */
+/* A directory-safe form of an implementation name, within len bytes with its NUL: letters, digits,
+ * '-', '_' and '.' stay, any other byte becomes '_'. A name that had to change (another byte, cut to
+ * fit, empty, only dots) ends in '-' and 8 hex digits of its SHA-256, so that two names never share
+ * a directory by reading alike; a name that is already safe is its own directory. */
 void cs_corpus_dirname(const char *impl, char *out, size_t len);
 
 #endif

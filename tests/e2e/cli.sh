@@ -768,6 +768,13 @@ echo garbage >"$T/badcorpus/prefix-swap/0000-bad.json"
 check "a bad corpus file: one warning, exit 1 as without it, every other case replayed" \
   "[ $? -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'warning: .*0000-bad.json: .*(corpus case skipped)' '$T/e' && [ '$good' != '(cases 1,' ] && grep -qF '$good' '$T/o'"
 
+# Names that read alike once made safe for a directory keep their own corpora.
+"$CS" run --cases 50 --quiet --corpus "$T/alike" --impl-cmd -- python3 tests/fixtures/proto_echo.py --name 'my/echo impl' >"$T/o" 2>"$T/e"
+saved=$(find "$T/alike" -name '*.json' | wc -l)
+"$CS" run --cases 1 --quiet --corpus "$T/alike" --impl-cmd -- python3 tests/fixtures/proto_echo.py --name 'my echo impl' >"$T/o" 2>"$T/e"
+check "names alike once made safe ('my/echo impl', 'my echo impl'): two corpus directories, neither replays the other's cases" \
+  "[ $saved -gt 0 ] && [ \$(ls '$T/alike' | wc -l) -eq 2 ] && ! grep -q 'corpus case' '$T/o'"
+
 # A FIFO named like a case is skipped (opening it would wait for a writer), not a hang.
 mkdir -p "$T/fifocorpus/reference" && mkfifo "$T/fifocorpus/reference/a.json"
 timeout 60 "$CS" run --impl reference --cases 5 --quiet --property emit.pair --corpus "$T/fifocorpus" >"$T/o" 2>"$T/e"

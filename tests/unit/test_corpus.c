@@ -86,7 +86,7 @@ Test(corpus, literal_case_round_trip) {
   const cs_literal_twin pair = {true, 0, 1};
   cr_assert_eq(cs_corpus_save_literal(dir, "some impl", "emit.unique", "mistral", "collision", &h, &pair, &path, &err),
                0, "%s", err.msg);
-  cr_assert(strstr(path, "/some_impl/emit.unique@mistral-") != NULL, "%s", path);
+  cr_assert(strstr(path, "/some_impl-") && strstr(path, "/emit.unique@mistral-") != NULL, "%s", path);
   /* Saving the same history again writes the same file. */
   cr_assert_eq(cs_corpus_save_literal(dir, "some impl", "emit.unique", "mistral", "collision", &h, &pair, &again, &err),
                0);
@@ -398,12 +398,37 @@ Test(corpus, a_bad_file_skips_only_itself) {
 /* An implementation names its own directory: the name cannot lead out of the corpus. */
 Test(corpus, implementation_names_stay_inside_the_corpus) {
   const struct {
-    const char *name, *dir;
-  } c[] = {{"..", "__"}, {".", "_"}, {"...", "___"}, {"a/../b", "a_.._b"}, {"", "_"}, {"ref.v1", "ref.v1"}};
+    const char *name, *dir; /* dir: the whole directory, or its start before "-" and 8 hex digits */
+    bool changed;
+  } c[] = {{"..", "__", true},         {".", "_", true}, {"...", "___", true},
+           {"a/../b", "a_.._b", true}, {"", "_", true},  {"ref.v1", "ref.v1", false}};
   for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
     char out[64];
     cs_corpus_dirname(c[i].name, out, sizeof out);
-    cr_assert_str_eq(out, c[i].dir, "'%s'", c[i].name);
+    size_t n = strlen(c[i].dir);
+    cr_assert(!strncmp(out, c[i].dir, n), "'%s' -> '%s'", c[i].name, out);
+    if (c[i].changed)
+      cr_assert(strlen(out) == n + 9 && out[n] == '-' && strspn(out + n + 1, "0123456789abcdef") == 8, "'%s' -> '%s'",
+                c[i].name, out);
+    else
+      cr_assert_str_eq(out, c[i].dir);
+  }
+}
+
+/* Names that read alike once made safe, or alike up to where they are cut, keep apart. */
+Test(corpus, implementation_names_that_read_alike_get_their_own_directories) {
+  char long_a[400], long_b[400];
+  memset(long_a, 'x', sizeof long_a - 1);
+  long_a[sizeof long_a - 1] = 0;
+  memcpy(long_b, long_a, sizeof long_b);
+  long_b[sizeof long_b - 2] = 'y';
+  const char *pairs[][2] = {{"my/echo impl", "my echo impl"}, {"my_echo_impl", "my echo impl"}, {long_a, long_b}};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    char a[256], b[256];
+    cs_corpus_dirname(pairs[i][0], a, sizeof a);
+    cs_corpus_dirname(pairs[i][1], b, sizeof b);
+    cr_assert(strcmp(a, b) != 0, "pair %zu: both '%s'", i, a);
+    cr_assert(strlen(a) < sizeof a && strlen(b) < sizeof b);
   }
 }
 
