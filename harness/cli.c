@@ -66,7 +66,8 @@ static const option_row rows[] = {
     {"failures", ARG_STR, REPORTING & ~CS_CMD_PROBE,
      "FILE  write the failing cells as a known-failures list (what --expect reads)"},
     {"vectors", ARG_STR, CS_CMD_RUN, "FILE  the canonical v1 vectors (default: corpus/vectors/ here or by the binary)"},
-    {"expect", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ, "FILE  known failures, 'property target [implementation]' per line"},
+    {"expect", ARG_STR, CS_CMD_RUN | CS_CMD_FUZZ,
+     "FILE  known failures, 'property target [implementation]' per line (- for stdin)"},
     {"strict", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY,
      "  recommended properties fail the run too (fuzz looks for their failures only then)"},
     {"no-corpus", ARG_NONE, CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_COLLIDE, "  do not replay or save regression cases"},
@@ -583,6 +584,8 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
     o->no_corpus = true;
     o->corpus_off_for_bound = true;
   }
+  if (o->expect && o->vectors && !strcmp(o->expect, "-") && !strcmp(o->vectors, "-"))
+    return cs_err_set(err, "--expect - and --vectors -: standard input can be read for one of them");
   /* A shard past the last case would run none and pass: a CI gate split into more shards than
    * cases would check nothing. */
   uint64_t total = o->cases ? o->cases : cmd == CS_CMD_RUN ? CS_RUN_DEFAULT_CASES : 0;

@@ -84,14 +84,64 @@ static void fill_cell(run_ctx *c, cs_impl_result *ir, const cs_outcome *oc, cs_c
       cs_buf_free(&cmd);
     }
   }
+  /* Only a judged cell answers a line: one not applicable or not reached says nothing of it. */
   cs_expect_entry *e = cs_expect_find(&c->expect, ir->name, out->property, out->target);
-  if (e) {
+  if (e && (out->verdict == CS_VERDICT_FAIL || out->verdict == CS_VERDICT_PASS)) {
     e->matched = true;
-    if (out->verdict == CS_VERDICT_FAIL)
-      out->verdict = CS_VERDICT_EXPECTED_FAIL;
-    else if (out->verdict == CS_VERDICT_PASS)
-      out->verdict = CS_VERDICT_FIXED;
+    out->verdict = out->verdict == CS_VERDICT_FAIL ? CS_VERDICT_EXPECTED_FAIL : CS_VERDICT_FIXED;
   }
+}
+
+/* Does an implementation of the run other than `self` still fail (property, target) as listed? */
+static bool listed_failure_elsewhere(const cs_report *r, const cs_impl_result *self, const cs_cell *cell) {
+  for (size_t k = 0; k < r->nimpls; k++)
+    for (size_t i = 0; &r->impls[k] != self && i < r->impls[k].ncells; i++) {
+      const cs_cell *o = &r->impls[k].cells[i];
+      if (o->verdict == CS_VERDICT_EXPECTED_FAIL && !strcmp(o->property, cell->property) &&
+          !strcmp(o->target, cell->target))
+        return true;
+    }
+  return false;
+}
+
+/* A FIXED cell under a line for every implementation, which another implementation still fails:
+ * removing the line would fail that one, so the reports ask for the line to be narrowed. */
+static void mark_shared_fixed(run_ctx *c) {
+  for (size_t k = 0; k < c->report.nimpls; k++) {
+    cs_impl_result *ir = &c->report.impls[k];
+    for (size_t i = 0; i < ir->ncells; i++) {
+      cs_cell *cell = &ir->cells[i];
+      if (cell->verdict != CS_VERDICT_FIXED)
+        continue;
+      const cs_expect_entry *e = cs_expect_find(&c->expect, ir->name, cell->property, cell->target);
+      cell->fixed_line_shared = e && !e->impl[0] && listed_failure_elsewhere(&c->report, ir, cell);
+    }
+  }
+}
+
+/* The lines no judged cell matched: warned of, and kept by the failures list, so that a list
+ * brought up to date by a narrower run (or one whose implementation did not start) loses none. */
+static void note_expect_not_checked(run_ctx *c) {
+  cs_expect_line *kept = CS_ARENA_NEW(&c->a, cs_expect_line, c->expect.n + 1);
+  size_t n = 0;
+  for (size_t i = 0; i < c->expect.n; i++) {
+    const cs_expect_entry *e = &c->expect.e[i];
+    if (e->matched)
+      continue;
+    kept[n++] = (cs_expect_line){cs_arena_strc(&c->a, e->property).ptr, cs_arena_strc(&c->a, e->target).ptr,
+                                 cs_arena_strc(&c->a, e->impl).ptr};
+    /* The line is the file's: escaped, so no byte of it drives the terminal. */
+    cs_buf line = {0};
+    cs_buf_printf(&line, "%s %s%s", e->property, e->target, e->impl[0] ? " " : "");
+    cs_buf_puts(&line, e->impl);
+    cs_buf shown = {0};
+    cs_esc_plain(&shown, line.data, line.len, false);
+    fprintf(stderr, "callsign: --expect lists '%s', which this run did not check\n", shown.data);
+    cs_buf_free(&shown);
+    cs_buf_free(&line);
+  }
+  c->report.expect_not_checked = kept;
+  c->report.nexpect_not_checked = n;
 }
 
 /* A cell checked against the vectors names the file it used, and a failure on it gets the command that
@@ -529,20 +579,8 @@ int cs_cmd_run(int argc, char **argv) {
         (cs_stat){cs_label_name((cs_label)l), cs_label_desc((cs_label)l), c.label_counts[l]};
   c.report.stat_cases = c.stat_cases;
   c.report.min_coverage = c.o.min_coverage;
-  /* Listed failures that never came up for an implementation that ran are reported as fixed. */
-  for (size_t i = 0; i < c.expect.n; i++) {
-    if (c.expect.e[i].matched)
-      continue;
-    /* The line is the file's: escaped, so no byte of it drives the terminal. */
-    cs_buf line = {0};
-    cs_buf_printf(&line, "%s %s%s", c.expect.e[i].property, c.expect.e[i].target, c.expect.e[i].impl[0] ? " " : "");
-    cs_buf_puts(&line, c.expect.e[i].impl);
-    cs_buf shown = {0};
-    cs_esc_plain(&shown, line.data, line.len, false);
-    fprintf(stderr, "callsign: --expect lists '%s', which this run did not check\n", shown.data);
-    cs_buf_free(&shown);
-    cs_buf_free(&line);
-  }
+  mark_shared_fixed(&c);
+  note_expect_not_checked(&c);
   const char *color = c.o.color ? c.o.color : "auto";
   bool use_color = !strcmp(color, "always") || (!strcmp(color, "auto") && isatty(1) && getenv("NO_COLOR") == NULL);
   cs_report_terminal(&c.report, stdout, use_color, &err);

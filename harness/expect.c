@@ -14,7 +14,10 @@
 
 int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "r");
+  bool from_stdin = !strcmp(path, "-"); /* as replay and vectors --check read '-' */
+  FILE *f = from_stdin ? stdin : fopen(path, "r");
+  if (from_stdin)
+    path = "stdin";
   if (!f)
     return cs_err_set(err, "%s: cannot open: %s", path, strerror(errno));
   char line[1024];
@@ -69,7 +72,8 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
   if (got < 0)
     rc = -1;
 done:
-  fclose(f);
+  if (!from_stdin)
+    fclose(f);
   if (rc)
     cs_expect_free(out);
   return rc;

@@ -21,8 +21,8 @@ typedef struct {
   size_t n;
 } cs_expect;
 
-/* Parses the file; an unknown property or target is an error naming the line, and so is an entry
- * that an earlier one already covers (the same line twice, or a line with an implementation beside
+/* Parses the file ("-": stdin, named "stdin" in messages); an unknown property or target is an error naming the line,
+ * and so is an entry that an earlier one already covers (the same line twice, or a line with an implementation beside
  * one without, which covers every implementation): the later one could never match. */
 int cs_expect_load(const char *path, cs_expect *out, cs_err *err);
 /* The entry listing (impl, property, target), or NULL. */

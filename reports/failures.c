@@ -3,7 +3,8 @@
  * given its own list passes when it fails exactly as before, so the list is how a project pins
  * the failures it knows of (and how `make run` checks the built-ins fail as designed).
  * Written: FAIL and EXPECTED_FAIL cells, both tiers (a recommended one is marked in a comment).
- * Left out: FIXED cells (the list shrinks) and implementations that could not run. A name that
+ * Left out: FIXED cells (the list shrinks) and implementations that could not run. Kept: the
+ * lines of --expect no judged cell answered (written as they were read). A name that
  * --expect could not read back as one word (whitespace, '#', control bytes, over 95 bytes) is
  * left out of the line, which then matches any implementation, and shown escaped in a comment; such
  * a line is written once, and stands for the other implementations' lines of the same cell, since
@@ -54,8 +55,9 @@ static bool failed_unnamed(const cs_report *r, const cs_cell *cell, size_t k_end
 }
 
 /* Text of a comment line, escaped and cut so that the line stays within what --expect reads (1023
- * bytes): an escape is at most four bytes for each byte of s. */
-#define COMMENT_TEXT_MAX 200
+ * bytes): an escape is at most six bytes for each byte of s (\u0001), and the rest of the line
+ * (its "# ", the "..." and a heading's note) under 100. */
+#define COMMENT_TEXT_MAX 150
 static void put_comment_text(cs_buf *b, const char *s) {
   if (cs_esc_plain_cut(b, s, COMMENT_TEXT_MAX))
     cs_buf_puts(b, "...");
@@ -101,6 +103,22 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
       cs_buf_puts(&b, c->required ? "\n" : "  # recommended\n");
       listed++;
     }
+  }
+  /* Lines of --expect this run did not check stay: a narrower run brings the list up to date for
+   * what it checked and loses nothing else. A line a written line already covers is left out, as
+   * --expect would refuse it. */
+  bool kept_head = false;
+  for (size_t i = 0; i < r->nexpect_not_checked; i++) {
+    const cs_expect_line *x = &r->expect_not_checked[i];
+    cs_cell cell = {.property = x->property, .target = x->target};
+    if (failed_unnamed(r, &cell, SIZE_MAX, 0))
+      continue;
+    if (!kept_head)
+      cs_buf_puts(&b, "\n# listed in --expect and not checked by this run (not run, not applicable or not "
+                      "reached): kept\n");
+    kept_head = true;
+    cs_buf_printf(&b, "%s %s%s%s\n", x->property, x->target, x->impl[0] ? " " : "", x->impl);
+    listed++;
   }
   if (!listed)
     cs_buf_puts(&b, "\n# no failures\n");

@@ -84,6 +84,8 @@ static void cell_item(cs_buf *b, const cs_cell *c, const char *impl, bool with_m
     cs_buf_puts(b, ": ");
     esc_cut(b, c->message);
   }
+  if (c->verdict == CS_VERDICT_FIXED && c->fixed_line_shared)
+    cs_buf_puts(b, ": " CS_FIXED_SHARED_ADVICE);
   cs_buf_puts(b, "</li>\n");
 }
 

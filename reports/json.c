@@ -211,6 +211,22 @@ int cs_report_json(const cs_report *r, FILE *out, cs_err *err) {
   cs_buf_puts(&b, ",\n");
   key(&b, in, "output_error");
   cs_buf_puts(&b, r->output_error ? "true,\n" : "false,\n");
+  key(&b, in, "expect_not_checked");
+  cs_buf_putc(&b, '[');
+  for (size_t i = 0; i < r->nexpect_not_checked; i++) {
+    const cs_expect_line *x = &r->expect_not_checked[i];
+    cs_buf_puts(&b, i ? ", {\"property\": " : "{\"property\": ");
+    cs_esc_json(&b, x->property);
+    cs_buf_puts(&b, ", \"target\": ");
+    cs_esc_json(&b, x->target);
+    cs_buf_puts(&b, ", \"implementation\": ");
+    if (x->impl[0])
+      cs_esc_json(&b, x->impl);
+    else
+      cs_buf_puts(&b, "null");
+    cs_buf_putc(&b, '}');
+  }
+  cs_buf_puts(&b, "],\n");
   key(&b, in, "targets");
   cs_buf_putc(&b, '[');
   size_t ntargets = r->ntargets < 8 ? r->ntargets : 8;

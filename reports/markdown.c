@@ -262,6 +262,8 @@ static void list_cells(cs_buf *b, const cs_report *r, cs_verdict v) {
         if (cut < n)
           cs_buf_puts(b, "...");
       }
+      if (v == CS_VERDICT_FIXED && c->fixed_line_shared)
+        cs_buf_puts(b, ": " CS_FIXED_SHARED_ADVICE);
       cs_buf_putc(b, '\n');
     }
   if (left)

@@ -51,7 +51,21 @@ typedef struct {
   uint64_t seed;            /* run seed */
   uint64_t case_index;      /* case number that first failed, or CS_CASE_CORPUS, _REPLAYED or _VECTOR */
   uint32_t shrunk_turns, shrunk_calls, shrink_steps;
+  /* FIXED under an --expect line without an implementation that another implementation of the run
+   * still fails: the line must name the failing ones, not go. */
+  bool fixed_line_shared;
 } cs_cell;
+
+/* What a FIXED cell asks of the list, in every report. */
+#define CS_FIXED_ADVICE "remove it from the list"
+#define CS_FIXED_SHARED_ADVICE                                                                                         \
+  "its line covers every implementation and another still fails it: name the failing ones on the line"
+
+/* An --expect line that no judged cell matched (its cells were filtered out, not applicable or not
+ * reached, or its implementation did not run): kept as it was by the failures list. */
+typedef struct {
+  const char *property, *target, *impl; /* impl "": any implementation */
+} cs_expect_line;
 
 typedef struct {
   const char *name; /* a statistics label */
@@ -97,6 +111,8 @@ typedef struct {
   bool output_error;
   const char *targets[8]; /* targets run, in table order */
   size_t ntargets;
+  const cs_expect_line *expect_not_checked;
+  size_t nexpect_not_checked;
 } cs_report;
 
 /* Does this cell make the run fail? FAIL of a required property (of any property with strict), or

@@ -257,7 +257,8 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
       put_failure(t, c, r->strict);
     } else if (c->verdict == CS_VERDICT_FIXED) {
       put_cell_head(t, c, "FIXED", "1;35");
-      cs_buf_puts(t->b, ": listed in --expect but now passes: remove it from the list\n");
+      cs_buf_printf(t->b, ": listed in --expect but now passes: %s\n",
+                    c->fixed_line_shared ? CS_FIXED_SHARED_ADVICE : CS_FIXED_ADVICE);
     } else {
       put_cell_head(t, c, "xfail", "33");
       cs_buf_puts(t->b, ": expected failure (listed in --expect)");
@@ -298,6 +299,15 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
   }
 }
 
+/* Is a FIXED cell's line one to narrow rather than remove? */
+static bool shared_fixed(const cs_report *r) {
+  for (size_t k = 0; k < r->nimpls; k++)
+    for (size_t i = 0; i < r->impls[k].ncells; i++)
+      if (r->impls[k].cells[i].verdict == CS_VERDICT_FIXED && r->impls[k].cells[i].fixed_line_shared)
+        return true;
+  return false;
+}
+
 int cs_report_terminal(const cs_report *r, FILE *out, bool color, cs_err *err) {
   if (!r)
     return cs_err_set(err, "terminal report: no report");
@@ -335,8 +345,10 @@ int cs_report_terminal(const cs_report *r, FILE *out, bool color, cs_err *err) {
   cs_buf_putc(&b, '\n');
   if (tally.fixed) {
     sgr(&t, "1;35");
-    cs_buf_printf(&b, "callsign: %zu listed in --expect but now passing: remove %s from the list", tally.fixed,
-                  tally.fixed == 1 ? "it" : "them");
+    cs_buf_printf(&b, "callsign: %zu listed in --expect but now passing: %s", tally.fixed,
+                  shared_fixed(r)    ? "remove or narrow their lines (see FIXED above)"
+                  : tally.fixed == 1 ? "remove it from the list"
+                                     : "remove them from the list");
     reset(&t, "1;35");
     cs_buf_putc(&b, '\n');
   }

@@ -75,6 +75,50 @@ round_trip() { # LABEL ARGS...: proto_echo with ARGS, --failures then --expect
 }
 round_trip "an argument of 1100 bytes" --tag "$(printf 'x%.0s' $(seq 1100))"
 round_trip "a name of 600 words" --name "$(printf 'a %.0s' $(seq 600))"
+round_trip "a name of 162 control bytes (each escaped in six)" --name "$(printf '\001%.0s' $(seq 162))"
+
+# --failures over its own --expect list brings it up to date for what the run checked and keeps the
+# lines it did not check: those filtered out, and those of an implementation that did not start.
+lines() { grep -v '^#' "$1" | grep . | sort; }
+ECHO=(python3 tests/fixtures/proto_echo.py)
+"$CS" run --no-corpus --quiet --cases 100 --failures "$T/full.txt" --impl-cmd -- "${ECHO[@]}" >/dev/null 2>&1
+cp "$T/full.txt" "$T/up.txt"
+"$CS" run --no-corpus --quiet --cases 100 --property emit.regex --expect "$T/up.txt" --failures "$T/up.txt" \
+  --impl-cmd -- "${ECHO[@]}" >/dev/null 2>"$T/up.err"
+rc=$?
+"$CS" run --no-corpus --quiet --cases 100 --expect "$T/up.txt" --impl-cmd -- "${ECHO[@]}" >/dev/null 2>&1
+check "--expect F --failures F with --property: the lines of other properties kept, the list still passes the full run" \
+  "[ $rc -eq 0 ] && [ $? -eq 0 ] && [ \$(lines '$T/full.txt' | wc -l) -gt 3 ] && [ \"\$(lines '$T/full.txt')\" = \"\$(lines '$T/up.txt')\" ] &&
+   grep -q 'which this run did not check' '$T/up.err' && grep -q '^# listed in --expect and not checked by this run' '$T/up.txt'"
+cp "$T/full.txt" "$T/up2.txt"
+"$CS" run --no-corpus --quiet --cases 10 --expect "$T/up2.txt" --failures "$T/up2.txt" \
+  --impl-cmd -- python3 "$T/no-such-adapter.py" >/dev/null 2>&1
+check "--expect F --failures F with an implementation that cannot start: exit 3, every line kept" \
+  "[ $? -eq 3 ] && [ \"\$(lines '$T/full.txt')\" = \"\$(lines '$T/up2.txt')\" ]"
+
+# A line whose cells the implementation does not offer (its hello) was not checked: warned of, and
+# in the JSON report, as a line filtered out is.
+"$CS" run --no-corpus --quiet --cases 50 --expect "$T/full.txt" --json "$T/na.json" \
+  --impl-cmd -- "${ECHO[@]}" --ops emit --targets anthropic >/dev/null 2>"$T/na.err"
+check "--expect lines not applicable to the implementation: warned of, listed in the JSON report" \
+  "[ $? -eq 0 ] && grep -q \"lists 'canon.unique - proto-echo', which this run did not check\" '$T/na.err' &&
+   python3 -c \"import json,sys; d=json.load(open('$T/na.json')); x=d['expect_not_checked']; sys.exit(not (x and {'property': 'canon.unique', 'target': '-', 'implementation': 'proto-echo'} in x))\""
+
+# --expect - reads the list from stdin, as replay reads a case; a bad line is named on "stdin".
+"$CS" run --no-corpus --quiet --cases 100 --expect - --impl-cmd -- "${ECHO[@]}" <"$T/full.txt" >/dev/null 2>&1
+rc=$?
+printf 'emit.regex anthropic\nnot a line at all\n' | "$CS" run --no-corpus --quiet --cases 5 --impl reference --expect - \
+  >/dev/null 2>"$T/stdin.err"
+check "--expect - reads stdin: the list passes, a bad line is stdin:2 (exit 2)" \
+  "[ $rc -eq 0 ] && [ $? -eq 2 ] && grep -q '^callsign: stdin:2: expected' '$T/stdin.err'"
+
+# A line for every implementation that one now passes and another still fails: narrowed, not removed.
+printf 'emit.regex anthropic\n' >"$T/any.txt"
+"$CS" run --no-corpus --quiet --cases 100 --impl reference --impl prefix-swap --property emit.regex --target anthropic \
+  --expect "$T/any.txt" --junit "$T/any.xml" >"$T/any.out" 2>&1
+check "a line for every implementation, fixed for one, failed by another: the reports say to name the failing ones" \
+  "[ $? -eq 1 ] && grep -q 'FIXED.*name the failing ones on the line' '$T/any.out' && ! grep -q 'remove it from the list' '$T/any.out' &&
+   grep -q 'remove or narrow their lines' '$T/any.out' && grep -q 'message=\"listed in --expect but passes: its line covers every' '$T/any.xml'"
 
 # A name of 100 KB (its hello's) is repeated per failure: the Markdown cuts it, and stays far below
 # the 1 MiB of a step summary.

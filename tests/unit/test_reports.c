@@ -822,6 +822,33 @@ Test(failures, the_list_reads_back_as_exactly_the_failing_cells) {
   unlink(path);
 }
 
+/* Lines of --expect the run did not check stay in the list, as read; one a written line without an
+ * implementation already covers is left out, as --expect would refuse the pair. */
+Test(failures, lines_not_checked_are_kept_unless_a_written_line_covers_them) {
+  fixture f;
+  fixture_init(&f);
+  const cs_expect_line kept[] = {{"canon.unique", "-", "gamma"},
+                                 {"emit.no_loss", "kimi", ""},
+                                 {"emit.pair", "anthropic", "gamma"}}; /* beta's line covers it */
+  f.r.expect_not_checked = kept;
+  f.r.nexpect_not_checked = 3;
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_failures, path, ".txt");
+  cr_assert_not_null(strstr(doc, "\n# listed in --expect and not checked by this run"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "\ncanon.unique - gamma\n"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "\nemit.no_loss kimi\n"), "%s", doc);
+  cr_assert_null(strstr(doc, "emit.pair anthropic gamma"), "%s", doc);
+  cs_expect x;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
+  cr_assert_eq(x.n, 5u);
+  cr_assert_not_null(cs_expect_find(&x, "gamma", "canon.unique", "-"));
+  cr_assert_not_null(cs_expect_find(&x, "anyone", "emit.no_loss", "kimi"));
+  cs_expect_free(&x);
+  free(doc);
+  unlink(path);
+}
+
 /* A name holding a character no report shows raw (C1 CSI, a bidi override), or bytes outside UTF-8,
  * is not one word: its line names no implementation and the name goes, escaped, into a comment. */
 Test(failures, a_name_with_hidden_characters_is_not_written_raw) {
