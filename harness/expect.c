@@ -12,6 +12,21 @@
 #include "harness/property.h"
 #include "providers/target.h"
 
+/* Cuts line into its whitespace-separated fields, in place: how many (4 meaning four or more). */
+static int split_fields(char *line, char *field[4]) {
+  int k = 0;
+  for (char *q = line; *q && k < 4;) {
+    q += strspn(q, " \t\r\n\v\f");
+    if (!*q)
+      break;
+    field[k++] = q;
+    q += strcspn(q, " \t\r\n\v\f");
+    if (*q)
+      *q++ = 0;
+  }
+  return k;
+}
+
 int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
   memset(out, 0, sizeof *out);
   bool from_stdin = !strcmp(path, "-"); /* as replay and vectors --check read '-' */
@@ -27,14 +42,27 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
     char *hash = strchr(line, '#');
     if (hash)
       *hash = 0;
-    char p[96], t[32], i[96], extra[8];
-    int k = sscanf(line, "%95s %31s %95s %7s", p, t, i, extra);
-    if (k <= 0)
+    char p[96], t[32], i[96];
+    char *field[4];
+    int k = split_fields(line, field);
+    if (k == 0)
       continue;
     if (k == 1 || k == 4) {
       rc = cs_err_set(err, "%s:%d: expected 'property target [implementation]'", path, lineno);
       break;
     }
+    if ((k == 3 && strlen(field[2]) >= sizeof i) || strlen(field[0]) >= sizeof p || strlen(field[1]) >= sizeof t) {
+      const char *what = strlen(field[0]) >= sizeof p   ? "property"
+                         : strlen(field[1]) >= sizeof t ? "target"
+                                                        : "implementation";
+      rc = cs_err_set(err, "%s:%d: the %s name is longer than %zu bytes", path, lineno, what,
+                      (what[0] == 't' ? sizeof t : sizeof p) - 1);
+      break;
+    }
+    snprintf(p, sizeof p, "%s", field[0]);
+    snprintf(t, sizeof t, "%s", field[1]);
+    if (k == 3)
+      snprintf(i, sizeof i, "%s", field[2]);
     const cs_property *prop = cs_property_find(p);
     if (!prop) {
       rc = cs_err_set(err, "%s:%d: unknown property '%s' (see callsign list)", path, lineno, p);

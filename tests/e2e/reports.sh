@@ -112,6 +112,12 @@ printf 'emit.regex anthropic\nnot a line at all\n' | "$CS" run --no-corpus --qui
 check "--expect - reads stdin: the list passes, a bad line is stdin:2 (exit 2)" \
   "[ $rc -eq 0 ] && [ $? -eq 2 ] && grep -q '^callsign: stdin:2: expected' '$T/stdin.err'"
 
+# A name past what a line holds is named as such, not as a line of the wrong shape.
+printf 'emit.regex anthropic %s\n' "$(printf 'n%.0s' $(seq 96))" >"$T/longname.txt"
+"$CS" run --no-corpus --quiet --cases 5 --impl reference --expect "$T/longname.txt" >/dev/null 2>"$T/ln.err"
+check "--expect: an implementation name of 96 bytes is refused as too long (exit 2, one line)" \
+  "[ $? -eq 2 ] && [ \$(wc -l <'$T/ln.err') -eq 1 ] && grep -q 'longname.txt:1: the implementation name is longer than 95 bytes' '$T/ln.err'"
+
 # A line for every implementation that one now passes and another still fails: narrowed, not removed.
 printf 'emit.regex anthropic\n' >"$T/any.txt"
 "$CS" run --no-corpus --quiet --cases 100 --impl reference --impl prefix-swap --property emit.regex --target anthropic \
