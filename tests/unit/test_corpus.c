@@ -380,6 +380,8 @@ Test(corpus, a_bad_file_skips_only_itself) {
   write_file(path, "garbage");
   snprintf(path, sizeof path, "%s/1-bad.json", sub);
   write_file(path, "{\"token\":\"zz\"}");
+  snprintf(path, sizeof path, "%s/2-bad.json", sub); /* refused by replay, so skipped here too */
+  write_file(path, "{\"property\":\"emit.nope\",\"target\":\"anthropic\",\"token\":\"cs1.AQAB\"}");
   snprintf(path, sizeof path, "%s/a.json", sub);
   write_file(path, "{\"property\":\"emit.unique\",\"target\":\"anthropic\",\"token\":\"cs1.AQAB\"}");
   snprintf(path, sizeof path, "%s/b.json", sub);
@@ -391,7 +393,7 @@ Test(corpus, a_bad_file_skips_only_itself) {
   cr_assert_eq(c.n, 1);
   cr_assert_eq(c.nlit, 1);
   cr_assert(strstr(err.msg, "0-bad.json") != NULL, "%s", err.msg);
-  cr_assert(strstr(err.msg, "(corpus case skipped, and 1 more bad case file)") != NULL, "%s", err.msg);
+  cr_assert(strstr(err.msg, "(corpus case skipped, and 2 more bad case files)") != NULL, "%s", err.msg);
   cs_corpus_free(&c);
 }
 
