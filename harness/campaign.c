@@ -377,8 +377,12 @@ static void found(void *user, const struct cs_outcome *oc) {
     c->cfg->on_finding(c->cfg->user, x);
 }
 
-static void progressed(void *user, uint64_t cases, uint64_t failures, double elapsed) {
+static void progressed(void *user, uint64_t cases, uint64_t failures, const cs_outcome *cells, size_t ncells,
+                       double elapsed) {
   campaign *c = user;
+  (void)failures;
+  (void)cells;
+  (void)ncells;
   if (c->cfg->on_progress)
     c->cfg->on_progress(c->cfg->user, cases, c->failing, elapsed);
 }

@@ -177,8 +177,11 @@ static const cs_cell *judged_cell(const cs_impl_result *ir, const char *property
   return pick;
 }
 
-static void progress_line(void *user, uint64_t cases, uint64_t failures, double elapsed) {
+static void progress_line(void *user, uint64_t cases, uint64_t failures, const cs_outcome *cells, size_t ncells,
+                          double elapsed) {
   (void)user;
+  (void)cells;
+  (void)ncells;
   fprintf(stderr, "\r  %llu cases, %llu failing properties, %.1f s ", (unsigned long long)cases,
           (unsigned long long)failures, elapsed);
 }

@@ -1,5 +1,6 @@
 /* harness/run_jobs.c: the workers of `run --jobs`, the bytes their results travel as, and the
- * merge. Messages from a worker: 'R' its result, 'E' why it could not run (and the pool's progress). */
+ * merge. Messages from a worker: 'R' its result, 'E' why it could not run, 'F' which cells it has
+ * found failing (a bit each, sent when that changes), and the pool's progress. */
 #include "harness/run_jobs.h"
 
 #include <stdio.h>
@@ -272,6 +273,7 @@ typedef struct {
   /* in a worker */
   int fd;
   double last_sent;
+  size_t failing_sent; /* failing cells in the last 'F' message */
   /* in the parent */
   double t0;
   bool *reported; /* per worker: its result came */
@@ -281,10 +283,29 @@ typedef struct {
   char (*error)[600]; /* per worker: why it could not run ("" none) */
   cs_run_result total;
   cs_str tail; /* heap */
+  /* The cells some worker found failing, one bit each: the progress line counts a cell failing in
+   * several workers once, as one process would. */
+  cs_buf failing;
 } jobs_ctx;
 
-static void worker_progress(void *user, uint64_t cases, uint64_t failing, double elapsed) {
+static void worker_progress(void *user, uint64_t cases, uint64_t failing, const cs_outcome *cells, size_t ncells,
+                            double elapsed) {
   jobs_ctx *x = user;
+  size_t nfailing = 0;
+  for (size_t i = 0; i < ncells; i++)
+    nfailing += cells[i].failed;
+  if (nfailing != x->failing_sent) { /* which cells fail: rare, at most once a cell */
+    cs_buf bits = {0};
+    for (size_t i = 0; i < ncells; i += 8) {
+      unsigned char byte = 0;
+      for (size_t b = 0; b < 8 && i + b < ncells; b++)
+        byte |= (unsigned char)(cells[i + b].failed << b);
+      cs_buf_putc(&bits, (char)byte);
+    }
+    cs_worker_send(x->fd, 'F', bits.data, bits.len);
+    cs_buf_free(&bits);
+    x->failing_sent = nfailing;
+  }
   if (elapsed - x->last_sent < PROGRESS_EVERY_S)
     return;
   x->last_sent = elapsed;
@@ -358,6 +379,11 @@ static void on_message(void *user, unsigned j, char type, const char *data, size
     } else {
       free((char *)tail.ptr);
     }
+  } else if (type == 'F') {
+    while (x->failing.len < len)
+      cs_buf_putc(&x->failing, 0);
+    for (size_t i = 0; i < len; i++)
+      x->failing.data[i] |= data[i];
   } else if (type == 'E') {
     snprintf(msg, sizeof msg, "%.*s", (int)(len < sizeof msg - 1 ? len : sizeof msg - 1), data);
     keep_error(x, j, msg);
@@ -366,7 +392,12 @@ static void on_message(void *user, unsigned j, char type, const char *data, size
 
 static void on_tick(void *user, uint64_t cases, uint64_t failing) {
   jobs_ctx *x = user;
-  x->cfg->progress(x->cfg->progress_user, cases, failing, cs_now_s() - x->t0);
+  (void)failing; /* each worker's own count: a cell failing in two would count twice */
+  uint64_t distinct = 0;
+  for (size_t i = 0; i < x->failing.len; i++)
+    for (unsigned char byte = (unsigned char)x->failing.data[i]; byte; byte &= (unsigned char)(byte - 1))
+      distinct++;
+  x->cfg->progress(x->cfg->progress_user, cases, distinct, NULL, 0, cs_now_s() - x->t0);
 }
 
 int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset *rs, const cs_run_config *cfg,
@@ -397,6 +428,7 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
   *out = x.total;
   out->seconds = cs_now_s() - x.t0;
   *stderr_tail = x.tail;
+  cs_buf_free(&x.failing);
   free(x.reported);
   free(x.only_cut);
   free(x.error);

@@ -6,7 +6,9 @@
  * generated one, then the lowest case index), shrunk by the worker that ran it exactly as one
  * process would shrink it; cases, statistics and faults summed; given-up kinds joined. What may
  * differ: a failing property's count of cases checked (each worker checks it up to its own first
- * failure), and answers of an implementation whose answers depend on what it was asked before. */
+ * failure), answers of an implementation whose answers depend on what it was asked before, and,
+ * for a program slow enough to reach the shrinking time limits (each worker's own), which failures
+ * are left unshrunk. */
 #ifndef CS_HARNESS_RUN_JOBS_H
 #define CS_HARNESS_RUN_JOBS_H
 

@@ -1594,7 +1594,7 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     last_n = n;
     last_s = cs_now_s() - batch_t0;
     if (cfg->progress)
-      cfg->progress(cfg->progress_user, out->cases, failures, cs_now_s() - t0);
+      cfg->progress(cfg->progress_user, out->cases, failures, r.cells, r.ncells, cs_now_s() - t0);
     if (gen_ahead)
       cur ^= 1;
   }

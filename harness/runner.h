@@ -46,7 +46,9 @@ typedef struct {
   /* NULL: none. Once it reads nonzero (a signal handler sets it), no further batch or shrink try
    * starts: the run ends as when --time runs out, with what it found so far. */
   const volatile sig_atomic_t *interrupt;
-  void (*progress)(void *user, uint64_t cases, uint64_t failures, double elapsed);
+  /* `cells` (ncells): the run's cells as they stand, so that a caller can tell which fail. */
+  void (*progress)(void *user, uint64_t cases, uint64_t failures, const struct cs_outcome *cells, size_t ncells,
+                   double elapsed);
   void *progress_user;
 
   /* Campaigns (callsign fuzz). With on_failure set, a failure does not retire its cell: each failing

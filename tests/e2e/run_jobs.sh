@@ -128,4 +128,14 @@ check "SIGTERM to the parent of --jobs 2: workers and implementations gone withi
 "$CS" run --jobs 2 --impl-cmd -- "$T/no-such-program" >"$T/o" 2>"$T/e"
 check "a program that cannot start, --jobs 2: exit 3, one line naming it" \
   "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'no-such-program' '$T/e'"
+
+# On a terminal, the progress line counts a property failing in several workers once: never more
+# than the report's failures.
+if command -v script >/dev/null 2>&1; then
+  script -qec "'$CS' run --no-corpus --impl prefix-swap --cases 20000 --jobs 3" "$T/tty" >/dev/null 2>&1
+  most=$(tr '\r' '\n' <"$T/tty" | sed -n 's/.* \([0-9]*\) failing properties.*/\1/p' | sort -n | tail -n 1)
+  failed=$(sed -n 's/.*callsign:.* 1 implementation, \([0-9]*\) failed.*/\1/p' "$T/tty" | tr -d '\r')
+  check "--jobs 3 on a terminal: the progress line's failing properties ($most at most) never pass the report's ($failed)" \
+    "[ -n '$most' ] && [ -n '$failed' ] && [ '$most' -gt 0 ] && [ '$most' -le '$failed' ]"
+fi
 finish
