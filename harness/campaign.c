@@ -47,7 +47,7 @@ static void free_finding(cs_finding *x) {
   free(x->answer_json);
 }
 
-static void signature_of(cs_finding *x) {
+static void signature_over(const cs_finding *x, const char *history_json, char out[17]) {
   cs_hasher *hs = cs_hasher_new();
   uint8_t d[32];
   if (!hs)
@@ -55,11 +55,15 @@ static void signature_of(cs_finding *x) {
   cs_hasher_begin(hs);
   cs_hasher_add(hs, x->property, strlen(x->property) + 1);
   cs_hasher_add(hs, x->target, strlen(x->target) + 1);
-  if (x->history_json)
-    cs_hasher_add(hs, x->history_json, strlen(x->history_json));
+  if (history_json)
+    cs_hasher_add(hs, history_json, strlen(history_json));
   cs_hasher_finish(hs, d);
   cs_hasher_free(hs);
-  cs_hex(d, 8, x->signature);
+  cs_hex(d, 8, out);
+}
+
+static void signature_of(cs_finding *x) {
+  signature_over(x, x->history_json, x->signature);
 }
 
 /* --- settings ---------------------------------------------------------------------------------- */
@@ -588,6 +592,7 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
   into->cases_cut += from->cases_cut;
   into->given_up |= from->given_up;
   into->interrupted |= from->interrupted;
+  into->checks_nothing |= from->checks_nothing;
   if (!into->undecided[0])
     memcpy(into->undecided, from->undecided, sizeof into->undecided);
   if (from->seconds > into->seconds)
@@ -644,7 +649,9 @@ void cs_findings_free(cs_findings *f) {
  *  "parts": "all" | "I/N ...", "cases": N, "cases_cut": N (cut off by --time, not judged; optional
  *  when read), "given_up": [request kinds no longer sent, e.g. "emit anthropic"] (optional when
  *  read), "interrupted": true when SIGINT or SIGTERM stopped it early (optional when read),
- *  "seconds": S,
+ *  "checks_nothing": true when no selected property had an operation to check (optional when
+ *  read), "not_judged": why a rule gave no verdict, so a property went unjudged, or null (optional
+ *  when read), "seconds": S,
  *  the settings (cs_findings_settings): "max_id_len": N, "targets": [names], "properties": [names],
  *  "strict": B, "rules": {TARGET: {"pattern": P or null, "min_len": N, "max_len": N,
  *  "server_pattern": P or null}, one per target}, "impl_cmd": [argv] or null (a built-in),
@@ -744,6 +751,11 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   snprintf(secs, sizeof secs, "%.3f", f->seconds >= 0 && f->seconds < 1e15 ? f->seconds : 0);
   cJSON_AddRawToObject(root, "seconds", secs);
   cJSON_AddBoolToObject(root, "interrupted", f->interrupted);
+  cJSON_AddBoolToObject(root, "checks_nothing", f->checks_nothing);
+  if (f->undecided[0])
+    cJSON_AddStringToObject(root, "not_judged", f->undecided);
+  else
+    cJSON_AddNullToObject(root, "not_judged");
   cJSON *gu = cJSON_AddArrayToObject(root, "given_up");
   for (unsigned k = 0; k < CS_KIND_COUNT; k++)
     if (f->given_up >> k & 1u) {
@@ -1063,6 +1075,16 @@ static int finding_case(const cJSON *it, cs_finding *x, cs_err *err) {
   int rc = cs_history_from_cjson(hist, "history", &lim, &a, &h, err);
   const cJSON *tw = cJSON_GetObjectItemCaseSensitive(it, "planted_twin");
   uint32_t calls = rc ? 0 : cs_history_ncalls(&h);
+  /* The signature is what a merge counts distinct failures by: one that is not its property,
+   * target and history's (as the campaign wrote the history) would count a failure twice, or two
+   * as one. */
+  char sig[sizeof x->signature] = "";
+  if (!rc) {
+    cs_buf hb = {0};
+    cs_history_write(&hb, &h);
+    signature_over(x, hb.data ? hb.data : "", sig);
+    cs_buf_free(&hb);
+  }
   cs_arena_free(&a);
   if (rc)
     return -1;
@@ -1077,6 +1099,8 @@ static int finding_case(const cJSON *it, cs_finding *x, cs_err *err) {
   x->message = dup_s(msg ? msg->valuestring : "");
   x->history_json = cJSON_PrintUnformatted(hist);
   x->answer_json = ans && !cJSON_IsNull(ans) ? cJSON_PrintUnformatted(ans) : NULL;
+  if (strcmp(sig, x->signature) != 0)
+    return cs_err_set(err, "signature %s is not that of its property, target and history (%s)", x->signature, sig);
   return 0;
 }
 
@@ -1149,7 +1173,21 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
   }
   out->parts = cs_xstrdup(parts);
   const cJSON *secs = cJSON_GetObjectItemCaseSensitive(root, "seconds");
-  out->seconds = cJSON_IsNumber(secs) ? secs->valuedouble : 0;
+  if (secs && (!cJSON_IsNumber(secs) || !(secs->valuedouble >= 0 && secs->valuedouble < 1e15))) {
+    cs_err_set(err, "%s: seconds is not a duration (a number of seconds, 0 or more)", path);
+    goto cleanup;
+  }
+  out->seconds = secs ? secs->valuedouble : 0;
+  /* Written since they exist; a summary without them records neither (optional when read). */
+  const cJSON *nothing = cJSON_GetObjectItemCaseSensitive(root, "checks_nothing");
+  const cJSON *judged = cJSON_GetObjectItemCaseSensitive(root, "not_judged");
+  if ((nothing && !cJSON_IsBool(nothing)) || (judged && !cJSON_IsNull(judged) && !cJSON_IsString(judged))) {
+    cs_err_set(err, "%s: checks_nothing is not true or false, or not_judged not a string or null", path);
+    goto cleanup;
+  }
+  out->checks_nothing = cJSON_IsTrue(nothing);
+  if (cJSON_IsString(judged))
+    snprintf(out->undecided, sizeof out->undecided, "%s", judged->valuestring);
   if (!out->impl[0] || u64_of(cJSON_GetObjectItemCaseSensitive(root, "seed"), &out->seed) ||
       u64_of(cJSON_GetObjectItemCaseSensitive(root, "cases"), &out->cases)) {
     cs_err_set(err, "%s: impl, seed or cases is missing or not a whole number", path);

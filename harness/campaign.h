@@ -76,11 +76,12 @@ typedef struct {
   cs_finding *f;      /* heap */
   size_t n, cap;
   /* Why a rule gave no verdict on an ID (cs_outcome.undecided: the first such cell, that property
-   * not judged from then on), or "": an input error the command reports. Not in summary.json. */
+   * not judged from then on), or "": an input error the command reports. summary.json's
+   * "not_judged", kept by a merge. */
   char undecided[700];
   /* No property but protocol.answer had an operation for the selected targets and properties
-   * (protocol.answer counts when --property named it): the campaign checked nothing. Not in
-   * summary.json. */
+   * (protocol.answer counts when --property named it): the campaign checked nothing.
+   * summary.json's "checks_nothing"; a merge holds it when any part does. */
   bool checks_nothing;
 } cs_findings;
 

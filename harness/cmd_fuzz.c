@@ -223,6 +223,12 @@ typedef struct {
   double t0;
 } workers_view;
 
+/* Shard 0 alone (or an unsharded campaign) replays the corpus, as worker 0 alone does: N shards
+ * merged then count each corpus case once, as one unsharded campaign does. */
+static bool replays_corpus(const cs_options *o) {
+  return o->shard_n == 0 || o->shard_i == 0;
+}
+
 /* The worker process: its shard of the part, reported on fd, results in its directory. */
 static int worker_main(void *user, unsigned j, unsigned jobs, int fd) {
   fuzz_ctx *c = ((workers_view *)user)->c;
@@ -232,7 +238,7 @@ static int worker_main(void *user, unsigned j, unsigned jobs, int fd) {
   cs_worker_shard(c->o.shard_i, c->o.shard_n, j, jobs, &si, &sn);
   cs_findings f = {0};
   cs_err err = {{0}};
-  int rc = run_part(c, si, sn, j == 0, &f, &err);
+  int rc = run_part(c, si, sn, j == 0 && replays_corpus(&c->o), &f, &err);
   if (rc == 0) {
     char *dir = worker_dir(c, j);
     rc = cs_findings_write(dir, &f, false, &err);
@@ -484,6 +490,20 @@ static int merge_one(cs_findings *total, const cs_findings *part, const char *di
   return 0;
 }
 
+/* The status of results whose findings gave `status`: results that checked nothing, or left a
+ * property unjudged (the rule is at fault), must not pass a gate: an input error, as in run. A
+ * merge decides as the campaigns it merges did. */
+static int checked_status(const cs_findings *f, const char *no_case, int status) {
+  if (f->checks_nothing)
+    status = cs_fail(CS_EXIT_USAGE, "nothing to check: the implementation has no operation for the selected targets "
+                                    "and properties (see callsign list, and its hello)");
+  else if (f->cases == 0)
+    status = cs_fail(CS_EXIT_USAGE, "%s", no_case);
+  if (f->undecided[0])
+    status = cs_fail(CS_EXIT_USAGE, "%s", f->undecided);
+  return status;
+}
+
 static int merge_command(fuzz_ctx *c, int argc, char **argv) {
   const char *foreign = merge_foreign_option(argc, argv);
   if (foreign)
@@ -527,7 +547,8 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
     cs_buf_free(&rules);
     printf("merged %zu result directories into %s/summary.json", c->o.npositional, c->o.merge_out);
     printf(total.n ? " and %s/cases/\n" : "\n", c->o.merge_out); /* cases/ is made only for findings */
-    status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
+    status = checked_status(&total, "fuzz --merge: the parts ran no case: nothing was checked",
+                            counted ? CS_EXIT_FAIL : CS_EXIT_OK);
   }
   cs_findings_free(&total);
   return status;
@@ -622,7 +643,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
   c.stop = cs_catch_stop_signals();
   cs_note_corpus_off(&c.o);
   if (jobs == 1)
-    rc = run_part(&c, c.o.shard_i, c.o.shard_n, true, &total, &err);
+    rc = run_part(&c, c.o.shard_i, c.o.shard_n, replays_corpus(&c.o), &total, &err);
   else
     rc = run_workers(&c, jobs, &total, &err);
   if (c.tty)
@@ -669,17 +690,12 @@ int cs_cmd_fuzz(int argc, char **argv) {
   if (unsaved)
     fprintf(stderr, "callsign: warning: %zu distinct failure%s not saved to the corpus (the first: %s)\n", unsaved,
             unsaved == 1 ? "" : "s", corpus_err.msg);
-  status = counted ? CS_EXIT_FAIL : CS_EXIT_OK;
-  /* A campaign that checked nothing must not pass a gate: an input error, as in run. */
-  if (total.checks_nothing)
-    status = cs_fail(CS_EXIT_USAGE, "nothing to check: the implementation has no operation for the selected targets "
-                                    "and properties (see callsign list, and its hello)");
-  else if (total.cases == 0 && !total.interrupted)
-    status = cs_fail(CS_EXIT_USAGE, "fuzz: no case was run within --time %gs", c.time_s);
-  else if (total.cases == 0)
-    status = cs_fail(CS_EXIT_USAGE, "fuzz: interrupted before its first case: nothing was checked");
-  if (total.undecided[0]) /* the rule is at fault: the campaign did not judge that property */
-    status = cs_fail(CS_EXIT_USAGE, "%s", total.undecided);
+  char no_case[96];
+  if (total.interrupted)
+    snprintf(no_case, sizeof no_case, "fuzz: interrupted before its first case: nothing was checked");
+  else
+    snprintf(no_case, sizeof no_case, "fuzz: no case was run within --time %gs", c.time_s);
+  status = checked_status(&total, no_case, counted ? CS_EXIT_FAIL : CS_EXIT_OK);
   if (rc == 1)
     status = cs_fail(CS_EXIT_IMPL, "%s", lost.msg);
   if (!written && status != CS_EXIT_IMPL)

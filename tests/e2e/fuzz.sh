@@ -127,6 +127,56 @@ for p in '"garbage"' '5' 'null' '"0/2 x"' '"2/2"' '"-1/2"' '" 0/2"' '"0/2  1/2"'
   check "merge of a summary with parts $p: exit 2, one line naming it" \
     "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF '$T/bigg/summary.json: parts is not' '$T/e' && [ ! -e '$T/biggm' ]"
 done
+# A merge decides as its shards did: shards that ran no case, had nothing to check, or left a
+# property unjudged (the rule at fault) do not merge into a pass.
+for i in 0 1; do
+  "$CS" fuzz --impl "$BUGGY" --time 0.000001 --shard $i/2 --out "$T/z$i" --no-corpus --quiet >/dev/null 2>&1
+  "$CS" fuzz --time 2 --cases 50 --shard $i/2 --out "$T/nc$i" --no-corpus --quiet --property emit.pair \
+    --impl-cmd -- python3 tests/fixtures/proto_echo.py --ops normalize >/dev/null 2>&1
+  "$CS" fuzz --impl reference --cases 200 --shard $i/2 --out "$T/ud$i" --no-corpus --quiet --target anthropic \
+    --property emit.regex --rule 'anthropic.pattern=^([a-zA-Z0-9_]|[a-zA-Z0-9_])*$' >/dev/null 2>&1
+done
+"$CS" fuzz --merge "$T/zm" "$T/z0" "$T/z1" >/dev/null 2>"$T/e"
+check "merge of shards that ran no case: exit 2, saying nothing was checked" \
+  "[ $? -eq 2 ] && grep -q 'the parts ran no case: nothing was checked' '$T/e'"
+"$CS" fuzz --merge "$T/ncm" "$T/nc0" "$T/nc1" >/dev/null 2>"$T/e"
+check "merge of shards with nothing to check: exit 2, saying so" "[ $? -eq 2 ] && grep -q '^callsign: nothing to check' '$T/e'"
+"$CS" fuzz --merge "$T/udm" "$T/ud0" "$T/ud1" >/dev/null 2>"$T/e"
+check "merge of shards whose rule left emit.regex unjudged: exit 2, saying which" \
+  "[ $? -eq 2 ] && grep -q 'emit.regex on anthropic is not judged' '$T/e'"
+
+# A merge counts the corpus once, as one unsharded campaign does: shard 0 alone replays it.
+cp -r "$FIX/../../corpus/regressions" "$T/corpall"
+"$CS" fuzz --impl prefix-swap --cases 600 --out "$T/call" --corpus "$T/corpall" --quiet >/dev/null 2>&1
+for i in 0 1; do
+  cp -r "$FIX/../../corpus/regressions" "$T/corp$i"
+  "$CS" fuzz --impl prefix-swap --cases 600 --shard $i/2 --out "$T/cs$i" --corpus "$T/corp$i" --quiet >/dev/null 2>&1
+done
+"$CS" fuzz --merge "$T/csm" "$T/cs0" "$T/cs1" >/dev/null 2>&1
+check "two shards with a corpus merge to the unsharded campaign's cases and findings" \
+  "python3 - '$T/csm/summary.json' '$T/call/summary.json' <<'P'
+import json, sys
+m, a = (json.load(open(p)) for p in sys.argv[1:])
+assert m['cases'] == a['cases'] > 600, (m['cases'], a['cases'])
+key = lambda d: sorted((f['property'], f['target'], f['signature']) for f in d['findings'])
+assert key(m) == key(a)
+P"
+
+# A summary is checked finding by finding: a signature that is not its finding's, or a duration that
+# is not one, is refused by file (and finding).
+edit() { # SRC DST PYTHON: a copy of summary SRC with d edited
+  rm -rf "$2" && cp -r "$1" "$2" && python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); $3; json.dump(d, open(p, 'w'))" "$2/summary.json"
+}
+edit "$T/cs1" "$T/sig1" "d['findings'][0]['signature'] = '0000000000000000'"
+"$CS" fuzz --merge "$T/sigm" "$T/cs0" "$T/sig1" >"$T/o" 2>"$T/e"
+check "merge of a summary whose finding's signature is not its own: exit 2, one line naming it" \
+  "one_line_2 $? 'sig1/summary.json: findings[0]: signature 0000000000000000 is not that of its property, target and history' && [ ! -e '$T/sigm' ]"
+for v in -5 "'abc'" 1e300; do
+  edit "$T/cs1" "$T/sec1" "d['seconds'] = $v"
+  "$CS" fuzz --merge "$T/secm" "$T/cs0" "$T/sec1" >"$T/o" 2>"$T/e"
+  check "merge of a summary with seconds $v: exit 2, one line" "one_line_2 $? 'seconds is not a duration'"
+done
+
 # Parts are never cut short: 128 shards merged in halves, then the halves, still name every shard, so
 # one given again is refused by name, and what a merge writes another merge reads.
 for i in $(seq 0 127); do

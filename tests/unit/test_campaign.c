@@ -380,14 +380,14 @@ static void expect_read(const char *dir, const char *why, const char *label) {
 /* A token case and a literal one (two calls, which its planted twin names) that read. */
 #define TOKEN_CASE                                                                                                     \
   "\"property\":\"emit.unique\",\"target\":\"mistral\",\"window\":2,\"case_index\":5,"                                 \
-  "\"signature\":\"0123456789abcdef\",\"token\":\"cs1.AAE\",\"message\":\"m\",\"history\":{\"turns\":[]},"             \
+  "\"signature\":\"5728b844ba825afe\",\"token\":\"cs1.AAE\",\"message\":\"m\",\"history\":{\"turns\":[]},"             \
   "\"answer\":null"
 #define TWO_CALLS                                                                                                      \
   "{\"turns\":[{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"calls\":[{\"id\":\"a\",\"name\":\"f\"},"         \
   "{\"id\":\"b\",\"name\":\"f\"}]}]}"
 #define LITERAL_CASE                                                                                                   \
   "\"property\":\"emit.unique\",\"target\":\"mistral\",\"window\":-1,\"case_index\":null,"                             \
-  "\"signature\":\"0123456789abcdef\",\"token\":null,\"planted_twin\":[0,1],\"message\":\"m\",\"history\":" TWO_CALLS
+  "\"signature\":\"59cc93a60f62610c\",\"token\":null,\"planted_twin\":[0,1],\"message\":\"m\",\"history\":" TWO_CALLS
 
 /* Every finding is checked when its summary is read, so that a merge refuses it before writing
  * anything: a token that does not parse, a literal history that is none, a property on a target it
@@ -402,6 +402,10 @@ Test(campaign, a_summary_with_a_finding_no_campaign_makes_is_an_error) {
   } rows[] = {
       {"{" TOKEN_CASE "}", NULL},
       {"{" LITERAL_CASE "}", NULL},
+      /* A signature is recomputed: a merge counts distinct failures by it. */
+      {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"window\":2,\"case_index\":5,"
+       "\"signature\":\"0123456789abcdef\",\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
+       "findings[0]: signature 0123456789abcdef is not that of its property, target and history (5728b844ba825afe)"},
       {"{" LITERAL_CASE ",\"planted_twin\":null}", "findings[0]: the member \"planted_twin\" occurs twice"},
       {"{\"token\":\"cs1.!!!\"," TOKEN_CASE "}", "findings[0]: the member \"token\" occurs twice"},
       {"{\"property\":\"emit.unique\",\"target\":\"mistral\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
@@ -674,7 +678,7 @@ Test(campaign, a_finding_outside_the_selection_is_an_error) {
   } rows[] = {
       {true, "{" TOKEN_CASE "}", NULL},
       {true,
-       "{\"property\":\"protocol.answer\",\"target\":\"-\",\"case_index\":5,\"signature\":\"0123456789abcdef\","
+       "{\"property\":\"protocol.answer\",\"target\":\"-\",\"case_index\":5,\"signature\":\"a631be9b8e9fab11\","
        "\"token\":\"cs1.AAE\",\"history\":{\"turns\":[]}}",
        NULL},
       {true,
