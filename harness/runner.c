@@ -741,6 +741,7 @@ typedef struct {
   case_size bs;           /* size of the case `best` makes */
   double stop_at;         /* cs_now_s() after which no more tries start; 0: none */
   const char *stopped_by; /* why the tries ended before shrinking did: the report says so */
+  bool confirm_fresh;     /* a smaller case is taken once it fails again in a fresh process */
   char why[600];
 } shrinking;
 
@@ -780,8 +781,19 @@ static int rerun_best(shrinking *s) {
  * draws it read become `best`. 1 taken, 0 not, -1 fatal. */
 static int attempt(shrinking *s, size_t nc) {
   int rc = spend_try(s, s->cand, nc);
+  case_size before = s->bs;
   if (rc != 1 || !smaller(s->r, s->cand, s->consumed, s->best, s->nbest, &s->bs))
     return rc < 0 ? -1 : 0;
+  /* A fault that needs the requests of earlier tries first (a crash after the 20th request of a
+   * process) would shrink into a case that never faults on its own, and whose replay passes. */
+  if (s->confirm_fresh) {
+    cs_err e;
+    s->r->impl->vt->restart(s->r->impl, &e); /* a start that fails faults the try, as it would a run */
+    if ((rc = spend_try(s, s->cand, nc)) != 1) {
+      s->bs = before;
+      return rc < 0 ? -1 : 0;
+    }
+  }
   memcpy(s->best, s->cand, s->consumed * sizeof *s->best);
   s->nbest = s->consumed;
   keep_case(s);
@@ -989,7 +1001,8 @@ static void shrink(runner *r, cs_outcome *cell) {
                  .cand = cs_xcalloc(cell->nchoices + 1, sizeof *s.cand),
                  .nbest = cell->nchoices,
                  .budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000,
-                 .bs = {UINT32_MAX, UINT32_MAX}};
+                 .bs = {UINT32_MAX, UINT32_MAX},
+                 .confirm_fresh = r->impl->vt->restart && !strcmp(cell->prop->name, CS_PROPERTY_ANSWER)};
   /* Under --time, shrinking may go on SHRINK_GRACE_S past the deadline, no more (all failures
    * together), so that a failure found at the end is still shrunk; a try still waiting for answers
    * then is cut off. */
@@ -1015,6 +1028,10 @@ static void shrink(runner *r, cs_outcome *cell) {
   bool reproduced = false, held = false;
   while (progress && s.budget) {
     unsigned before = s.budget;
+    if (s.confirm_fresh) { /* alone: in a process that saw no request before */
+      cs_err e;
+      r->impl->vt->restart(r->impl, &e);
+    }
     int rc = rerun_best(&s);
     if (rc < 0)
       goto done;

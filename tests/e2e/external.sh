@@ -222,7 +222,22 @@ rm -f "$T/once.flag"
 "$CS" replay --property emit.deterministic --target anthropic cs1.AQABAAAAAAAAAAAAAAE --impl-cmd -- \
   python3 "$FIX/proto_echo.py" --once "$T/once.flag" >"$T/once.out" 2>&1
 check "...and in a replay of emit.deterministic: protocol.answer fails, exit 1" \
-  "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/once.out' && grep -q 'restart failed' '$T/once.out'"
+  "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/once.out' && grep -q 'restart failed\\|restarts failed' '$T/once.out'"
+# A fault that needs earlier requests of the same process (a crash after the 20th) is not shrunk
+# into a case that never faults alone: the case reported either fails again in its replay or says
+# it held when run again alone.
+"$CS" run --no-corpus --cases 300 --seed 3 --json "$T/ca.json" --impl-cmd -- python3 "$FIX/proto_echo.py" --crash-after 20 \
+  >/dev/null 2>&1
+read -r msg_held replay_cmd < <(python3 -c "
+import json
+c = [c for c in json.load(open('$T/ca.json'))['implementations'][0]['cells'] if c['property'] == 'protocol.answer'][0]
+f = c['failure']
+print(int('held when run again alone' in f['message']), f['replay'])")
+eval "\"$CS\"${replay_cmd#callsign}" >/dev/null 2>&1
+replay_rc=$?
+check "a crash after the 20th request: its protocol.answer case replays as a failure, or says it held alone" \
+  "[ -n '$replay_cmd' ] && { [ $replay_rc -eq 1 ] || [ $msg_held -eq 1 ]; }"
+
 # A restart whose hello announces other targets than the first: the run planned its requests by the
 # first, so the restart fails at hello (a protocol fault) rather than be sent what it disowns.
 cat >"$T/fewer.py" <<'P'
