@@ -618,6 +618,15 @@ static bool whole_number(double v) {
   return (double)(int64_t)v == v;
 }
 
+/* A seq as the program wrote it: a whole number below 2^53 as its digits (1000, never 1e+03), any
+ * other as the shortest text that reads back (5.4 never shows as 5). */
+static void put_seq(cs_buf *b, double v) {
+  if (whole_number(v) && v > -0x1p53 && v < 0x1p53)
+    cs_buf_printf(b, "%lld", (long long)v);
+  else
+    cs_buf_double(b, v);
+}
+
 /* Adds `kind "value"` to the list of names hello announced that callsign does not know. */
 static void note_unknown(char *unknown, size_t un, const char *kind, const char *value) {
   size_t len = unknown ? strlen(unknown) : 0;
@@ -678,8 +687,8 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     goto cleanup;
   }
   if (seq->valuedouble != 0) {
-    cs_buf num = {0}; /* as it was written: 5.4 never shows as 5 */
-    cs_buf_double(&num, seq->valuedouble);
+    cs_buf num = {0};
+    put_seq(&num, seq->valuedouble);
     snprintf(why, wn, "hello answer has seq %s%s (it must have \"seq\":0)", num.data,
              whole_number(seq->valuedouble) ? "" : ", which is not a whole number");
     cs_buf_free(&num);
@@ -1001,8 +1010,8 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
     goto cleanup;
   }
   if (sq->valuedouble != (double)seq) {
-    cs_buf num = {0}; /* as it was written: 5.4 never shows as 5 */
-    cs_buf_double(&num, sq->valuedouble);
+    cs_buf num = {0};
+    put_seq(&num, sq->valuedouble);
     if (whole_number(sq->valuedouble))
       snprintf(why, wn, "answer has seq %s, expected %llu (answers come in request order)", num.data,
                (unsigned long long)seq);

@@ -793,6 +793,20 @@ Test(subprocess, a_fractional_seq_is_named_as_such) {
   hello_refused(line, "hello answer must have \"seq\":0");
 }
 
+/* A whole seq shows as the digits the program wrote, however many trailing zeros it has; a number
+ * past 2^53 or a fraction keeps the shortest text that reads back. */
+Test(subprocess, a_large_seq_shows_as_its_digits) {
+  answer_refused("{\"seq\":1180,\"ids\":[\"x\"]}", 1179, "answer has seq 1180, expected 1179 (");
+  answer_refused("{\"seq\":1000000,\"ids\":[\"x\"]}", 5, "answer has seq 1000000, expected 5 (");
+  answer_refused("{\"seq\":-2000,\"ids\":[\"x\"]}", 5, "answer has seq -2000, expected 5 (");
+  answer_refused("{\"seq\":1e300,\"ids\":[\"x\"]}", 5, "answer has seq 1e+300, expected 5 (");
+  answer_refused("{\"seq\":1180.5,\"ids\":[\"x\"]}", 5, "answer has seq 1180.5, which is not a whole number");
+  const char *rest = ",\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]}";
+  char line[200];
+  snprintf(line, sizeof line, "{\"seq\":1000%s", rest);
+  hello_refused(line, "hello answer has seq 1000 (it must have \"seq\":0)");
+}
+
 /* What cJSON lets through but RFC 8259 forbids is a protocol fault, and so is a member named twice
  * (which value counts would depend on the reader). */
 Test(subprocess, answers_must_be_strict_json) {
