@@ -368,8 +368,8 @@ static int take_line(cs_subproc *s, cs_str *line) {
   return line->len > s->max_line ? -1 : 1;
 }
 
-/* " (N bytes came without a line end)" when an answer was begun and not ended, else "": a timeout
- * of a program that forgot the newline says why. */
+/* " (N bytes came without a line end)" when an answer was begun and not ended, else "": a timeout,
+ * or an exit, of a program that forgot the newline says why. */
 static void unended_note(const cs_subproc *s, char *out, size_t n) {
   size_t pending = s->rbuf.len - s->rpos;
   if (pending)
@@ -840,9 +840,10 @@ static start_outcome start_process(cs_subproc *s, cs_reply_status *fault, cs_err
       break;
     }
     if (s->out_eof) {
-      char how[80];
+      char how[80], unended[64];
+      unended_note(s, unended, sizeof unended); /* before ending the process clears what it wrote */
       end_after_eof(s, how, sizeof how);
-      snprintf(why, sizeof why, "the process %s before answering hello", how);
+      snprintf(why, sizeof why, "the process %s before answering hello%s", how, unended);
       *fault = CS_REPLY_CRASH;
       break;
     }
@@ -1315,10 +1316,11 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       continue;
     }
     if (s->out_eof) {
-      char how[80];
+      char how[80], unended[64];
+      unended_note(s, unended, sizeof unended); /* before ending the process clears what it wrote */
       end_after_eof(s, how, sizeof how);
-      snprintf(detail, sizeof detail, "the process %s before answering seq %llu (%s)", how,
-               (unsigned long long)s->seqs[recv], what);
+      snprintf(detail, sizeof detail, "the process %s before answering seq %llu (%s)%s", how,
+               (unsigned long long)s->seqs[recv], what, unended);
       fault(s, &replies[recv], CS_REPLY_CRASH, detail, a);
       note_outcome(s, rq, CS_REPLY_CRASH);
       recv++;

@@ -238,6 +238,12 @@ Test(subprocess, garbage_is_protocol) {
 Test(subprocess, wrong_seq_is_protocol) {
   fault_then_recover("--wrong-seq-on", CS_REPLY_PROTOCOL, "expected", &FAST);
 }
+/* PROTOCOL.md ends every line in \n: an answer without one is not taken, and the message says why. */
+Test(subprocess, an_answer_without_its_line_end_is_named_at_exit) {
+  fault_then_recover(
+      "--unended-on", CS_REPLY_CRASH,
+      "exited with status 0 before answering seq 3 (normalize anthropic) (30 bytes came without a line end)", &FAST);
+}
 Test(subprocess, wrong_length_is_protocol) {
   fault_then_recover("--short-on", CS_REPLY_PROTOCOL, "\"ids\" has 0 entries, expected 1", &FAST);
 }
@@ -646,6 +652,8 @@ Test(subprocess, hello_failures) {
   OPEN_FAILS(hangs, "no answer to hello within 5000 ms");
   char *proto[] = {ECHO, "--hello-protocol", "2", NULL};
   OPEN_FAILS(proto, "\"protocol\":1");
+  char *unended[] = {ECHO, "--hello-unended", NULL};
+  OPEN_FAILS(unended, "exited with status 0 before answering hello (", " bytes came without a line end)");
   char *garbage[] = {ECHO, "--hello-garbage", NULL};
   OPEN_FAILS(garbage, "hello answer is not valid JSON text: 1:1: expected a JSON value near 'hello there'");
 }
