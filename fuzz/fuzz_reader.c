@@ -82,8 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cs_request norm = {.op = CS_OP_NORMALIZE, .target = CS_PROV_MISTRAL, .ids = st->ids, .nids = 3};
   cs_reply reply;
   memset(&reply, 0, sizeof reply);
-  cs_subprocess_parse_answer((size_t)1 << 20, &emit, 1, line, &reply, &st->arena, why, sizeof why);
+  cs_subprocess_parse_answer((size_t)1 << 20, &emit, 1, 1, line, &reply, &st->arena, why, sizeof why);
   memset(&reply, 0, sizeof reply);
-  cs_subprocess_parse_answer((size_t)1 << 20, &norm, 1, line, &reply, &st->arena, why, sizeof why);
+  cs_subprocess_parse_answer((size_t)1 << 20, &norm, 5, 2, line, &reply, &st->arena, why, sizeof why);
   return 0;
 }

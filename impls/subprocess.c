@@ -65,7 +65,8 @@ typedef struct {
   int live_slot;                       /* its entry in live_groups, or -1 */
   int to_child, from_child, err_child; /* parent's ends, -1 when closed */
   bool write_closed, out_eof;
-  uint64_t next_seq; /* monotonic over the life of this cs_impl; hello is always 0 */
+  uint64_t next_seq;  /* monotonic over the life of this cs_impl; hello is always 0 */
+  uint64_t first_seq; /* next_seq when this process started: the seq of its first request */
 
   cs_buf wbuf; /* queued request bytes; [wpos, len) not written yet */
   size_t wpos;
@@ -581,6 +582,7 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
   cs_buf_clear(&s->wbuf);
   cs_buf_clear(&s->rbuf);
   s->err_at_start = s->err_total;
+  s->first_seq = s->next_seq;
   rc = 0;
 cleanup:
   free(child_env);
@@ -967,9 +969,16 @@ static int read_ids(const cJSON *root, const char *field, uint32_t n, cs_str **o
   return 0;
 }
 
+/* Whether `v` is the seq of a request this process already answered: hello's 0, or one of
+ * [first_seq, seq), as answers come in order and a fault ends the process. A program that writes an
+ * answer twice is told so, not that its next answer is out of order. */
+static bool answered_before(double v, uint64_t seq, uint64_t first_seq) {
+  return v == 0 || (whole_number(v) && v >= (double)first_seq && v < (double)seq);
+}
+
 /* Judges one answer line: OK, REJECTED (with the error text in `why`) or PROTOCOL (reason in `why`). */
-cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r, uint64_t seq, cs_str line,
-                                           cs_reply *out, cs_arena *a, char *why, size_t wn) {
+cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r, uint64_t seq, uint64_t first_seq,
+                                           cs_str line, cs_reply *out, cs_arena *a, char *why, size_t wn) {
   cs_err e;
   cs_reply_status st = CS_REPLY_PROTOCOL;
   cJSON *root = NULL;
@@ -1013,7 +1022,10 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
   if (sq->valuedouble != (double)seq) {
     cs_buf num = {0};
     put_seq(&num, sq->valuedouble);
-    if (whole_number(sq->valuedouble))
+    if (answered_before(sq->valuedouble, seq, first_seq))
+      snprintf(why, wn, "a second answer to seq %s%s (each request gets one answer)", num.data,
+               sq->valuedouble == 0 ? ", the hello" : "");
+    else if (whole_number(sq->valuedouble))
       snprintf(why, wn, "answer has seq %s, expected %llu (answers come in request order)", num.data,
                (unsigned long long)seq);
     else
@@ -1284,8 +1296,8 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     int r = take_line(s, &line);
     const cs_request *rq = &reqs[recv];
     if (r > 0) {
-      cs_reply_status st =
-          cs_subprocess_parse_answer(s->max_line, rq, s->seqs[recv], line, &replies[recv], a, why, sizeof why);
+      cs_reply_status st = cs_subprocess_parse_answer(s->max_line, rq, s->seqs[recv], s->first_seq, line,
+                                                      &replies[recv], a, why, sizeof why);
       if (st == CS_REPLY_OK) {
         replies[recv].status = st;
       } else if (st == CS_REPLY_REJECTED) {

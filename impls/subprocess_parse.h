@@ -17,10 +17,11 @@
 int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char **version, char *unknown, size_t un,
                               char *why, size_t wn);
 
-/* Judges the answer line to request `r` sent with `seq` (lines longer than `max_line` are
+/* Judges the answer line to request `r` sent with `seq` to a process whose first request was sent
+ * with `first_seq` (so hello's 0 and [first_seq, seq) are answered; lines longer than `max_line` are
  * refused): CS_REPLY_OK with the reply filled (memory in `a`), CS_REPLY_REJECTED with the
  * implementation's error text in `why`, or CS_REPLY_PROTOCOL with the reason in `why`. */
-cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r, uint64_t seq, cs_str line,
-                                           cs_reply *out, cs_arena *a, char *why, size_t wn);
+cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r, uint64_t seq, uint64_t first_seq,
+                                           cs_str line, cs_reply *out, cs_arena *a, char *why, size_t wn);
 
 #endif

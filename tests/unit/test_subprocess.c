@@ -757,17 +757,21 @@ Test(subprocess, hello_with_an_empty_name_is_refused) {
       "{\"seq\":0,\"protocol\":1,\"name\":\"n\",\"version\":\"\",\"ops\":[\"emit\"],\"targets\":[\"anthropic\"]}");
 }
 
-/* Judges an answer line to a one-ID normalize request sent with `seq`: the status, and the reason
- * (static) in `why`. */
-static cs_reply_status answer_why(const char *line, uint64_t seq, const char **why) {
+/* Judges an answer line to a one-ID normalize request sent with `seq` to a process whose first
+ * request was sent with `first`: the status, and the reason (static) in `why`. */
+static cs_reply_status answer_why_after(const char *line, uint64_t seq, uint64_t first, const char **why) {
   static char buf[700];
   cs_request rq = norm1("x");
   cs_reply rep;
   memset(&rep, 0, sizeof rep);
   buf[0] = 0;
-  cs_reply_status st = cs_subprocess_parse_answer(0, &rq, seq, cs_str_c(line), &rep, &A, buf, sizeof buf);
+  cs_reply_status st = cs_subprocess_parse_answer(0, &rq, seq, first, cs_str_c(line), &rep, &A, buf, sizeof buf);
   *why = buf;
   return st;
+}
+/* The same, for the first request of a process: only hello was answered before it. */
+static cs_reply_status answer_why(const char *line, uint64_t seq, const char **why) {
+  return answer_why_after(line, seq, seq, why);
 }
 static void answer_refused(const char *line, uint64_t seq, const char *reason) {
   const char *why;
@@ -813,6 +817,35 @@ Test(subprocess, a_large_seq_shows_as_its_digits) {
   char line[200];
   snprintf(line, sizeof line, "{\"seq\":1000%s", rest);
   hello_refused(line, "hello answer has seq 1000 (it must have \"seq\":0)");
+}
+
+/* A seq this process already answered (hello's 0 among them) is a second answer, not an answer out
+ * of order; one it was never sent is out of order. */
+Test(subprocess, a_second_answer_is_named_as_such) {
+  const char *why;
+  const struct {
+    const char *line, *why;
+  } c[] = {
+      {"{\"seq\":4184,\"ids\":[\"x\"]}", "a second answer to seq 4184 (each request gets one answer)"},
+      {"{\"seq\":4000,\"ids\":[\"x\"]}", "a second answer to seq 4000 (each request gets one answer)"},
+      {"{\"seq\":0,\"ids\":[\"x\"]}", "a second answer to seq 0, the hello (each request gets one answer)"},
+      {"{\"seq\":3999,\"ids\":[\"x\"]}", "answer has seq 3999, expected 4185 (answers come in request order)"},
+      {"{\"seq\":4186,\"ids\":[\"x\"]}", "answer has seq 4186, expected 4185 (answers come in request order)"},
+      {"{\"seq\":4184.5,\"ids\":[\"x\"]}", "answer has seq 4184.5, which is not a whole number (expected 4185)"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    cr_assert_eq(answer_why_after(c[i].line, 4185, 4000, &why), CS_REPLY_PROTOCOL, "%s", c[i].line);
+    cr_assert_str_eq(why, c[i].why);
+  }
+  /* A program that writes an answer twice: the copy is read as the answer to the next request. */
+  cs_impl *im = OPEN_ECHO(&FAST, "--twice-on", "TRIGGER");
+  cs_request rq[3] = {norm1("a1"), norm1("TRIGGER"), norm1("c3")};
+  cs_reply rep[3];
+  cs_err err;
+  cr_assert_eq(cs_impl_exec(im, rq, rep, 3, &A, &err), 0, "%s", err.msg);
+  assert_norm_ok(&rep[1], "TRIGGER", 1);
+  assert_fault(&rep[2], CS_REPLY_PROTOCOL, "bad answer to seq 3 (normalize anthropic): a second answer to seq 2 (");
+  cs_impl_destroy(im);
 }
 
 /* What cJSON lets through but RFC 8259 forbids is a protocol fault, and so is a member named twice
