@@ -611,6 +611,12 @@ static bool data_after(cs_str line, const char *end) {
   return cs_json_space_after(line, end) < line.len;
 }
 
+/* A line with nothing but JSON white space (a \r of a CRLF line end among it): a program that writes
+ * a blank line before its answer is told that, not that its JSON "ends early". */
+static bool blank_line(cs_str line) {
+  return cs_json_space_after(line, line.ptr) == line.len;
+}
+
 /* Tells a seq that is no seq at all (5.4) from one that is out of order (6), for the message. */
 static bool whole_number(double v) {
   if (v != v || v - v != 0) /* NaN, or an infinity (1e999 reads as one) */
@@ -644,6 +650,10 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
   cs_err e;
   int rc = -1;
   cJSON *root = NULL;
+  if (blank_line(line)) {
+    snprintf(why, wn, "hello answer is an empty line (each answer is one JSON object on one line)");
+    return -1;
+  }
   if (cs_json_precheck(line, 0, &e)) {
     snprintf(why, wn, "hello answer is not valid JSON text: %s", e.msg);
     return -1;
@@ -982,6 +992,10 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
   cs_err e;
   cs_reply_status st = CS_REPLY_PROTOCOL;
   cJSON *root = NULL;
+  if (blank_line(line)) {
+    snprintf(why, wn, "an empty line (each answer is one JSON object on one line)");
+    return st;
+  }
   if (cs_json_precheck(line, max_line, &e)) {
     snprintf(why, wn, "answer is not valid JSON text: %s", e.msg);
     return st;

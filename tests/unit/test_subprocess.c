@@ -848,6 +848,15 @@ Test(subprocess, a_second_answer_is_named_as_such) {
   cs_impl_destroy(im);
 }
 
+/* A blank line (a CRLF one too) is named as one, not as JSON that ends early. */
+Test(subprocess, an_empty_line_is_named_as_such) {
+  const char *blanks[] = {"", "\r", " \t "};
+  for (size_t i = 0; i < sizeof blanks / sizeof *blanks; i++) {
+    answer_refused(blanks[i], 5, "an empty line (each answer is one JSON object on one line)");
+    hello_refused(blanks[i], "hello answer is an empty line (each answer is one JSON object on one line)");
+  }
+}
+
 /* What cJSON lets through but RFC 8259 forbids is a protocol fault, and so is a member named twice
  * (which value counts would depend on the reader). */
 Test(subprocess, answers_must_be_strict_json) {
