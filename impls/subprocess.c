@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -522,6 +523,17 @@ static char **child_environ(void) {
   return env;
 }
 
+/* Why exec refused `path`: EACCES is "Permission denied" for a directory or a device too, which
+ * sends the user to chmod. A path with a '/' names one file; without, PATH lookup decides. */
+static const char *spawn_error(const char *path, int e) {
+  struct stat st;
+  if (e != EACCES || !strchr(path, '/') || stat(path, &st) != 0)
+    return strerror(e);
+  if (S_ISDIR(st.st_mode))
+    return "is a directory";
+  return S_ISREG(st.st_mode) ? strerror(e) : "not an executable file";
+}
+
 /* Starts the program. Returns 0, or -1 with `err` when it cannot be started at all. */
 static int spawn_process(cs_subproc *s, cs_err *err) {
   int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
@@ -562,7 +574,7 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
   }
   int e = posix_spawnp(&pid, s->argv[0], &fa, &at, s->argv, child_env);
   if (e != 0) {
-    cs_err_set(err, "cannot start '%s': %s", s->argv[0], strerror(e));
+    cs_err_set(err, "cannot start '%s': %s", s->argv[0], spawn_error(s->argv[0], e));
     goto cleanup;
   }
   s->pid = pid;

@@ -78,6 +78,12 @@ check "help replay lists --deadline and --max-id-len, not --cases, --time or --s
   "\"$CS\" help replay | grep -q -- '--deadline' && \"$CS\" help replay | grep -q -- '--max-id-len' && ! \"$CS\" help replay | grep -q -- '--cases\\|--time\\|--seed'"
 "$CS" run --no-corpus --impl-cmd -- "" >"$T/o" 2>"$T/e"
 check "--impl-cmd with an empty program name: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'name is empty' '$T/e'"
+# A directory or a device is named as such, not as a permission to fix.
+for p in "$T:is a directory" "/dev/null:not an executable file"; do
+  "$CS" run --no-corpus --quiet --impl-cmd -- "${p%%:*}" >"$T/o" 2>"$T/e"
+  check "--impl-cmd -- ${p%%:*}: exit 3, one line saying ${p#*:}" \
+    "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF \"cannot start '${p%%:*}': ${p#*:}\" '$T/e'"
+done
 # A vector file that does not say what it holds is refused whole (exit 2), not checked in part.
 python3 - "$T" <<'P'
 import copy, json, sys

@@ -909,6 +909,11 @@ Test(subprocess, cannot_start) {
   OPEN_FAILS(missing, "cannot start 'tests/fixtures/no-such-program'", "No such file or directory");
   char *empty[] = {NULL};
   OPEN_FAILS(empty, "no program");
+  /* exec says "Permission denied" for these, which sends the user to chmod. */
+  char *dir[] = {"tests/fixtures", NULL};
+  OPEN_FAILS(dir, "cannot start 'tests/fixtures': is a directory");
+  char *device[] = {"/dev/null", NULL};
+  OPEN_FAILS(device, "cannot start '/dev/null': not an executable file");
 }
 
 Test(subprocess, no_fd_leaks_and_no_zombies) {
