@@ -207,6 +207,11 @@ static cs_impl *open_session(void *user, cs_err *err) {
   return impl;
 }
 
+/* The stderr tail the implementation kept (the null string when it keeps none). */
+static cs_str stderr_tail_of(cs_impl *impl) {
+  return impl->vt->stderr_tail ? impl->vt->stderr_tail(impl) : CS_NULL_STR;
+}
+
 /* Runs one implementation; with `token` choices, replays that one case instead of generating. */
 static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint64_t *token, size_t ntoken) {
   cs_err err = {{0}};
@@ -254,12 +259,16 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   if (!c->o.quiet && isatty(2))
     rc.progress = progress_line;
   cs_run_result res;
-  cs_str tail = CS_NULL_STR; /* with --jobs: the first worker's stderr tail (heap) */
+  cs_str tail = CS_NULL_STR;     /* with --jobs: the first worker's stderr tail (heap) */
+  cs_str own_tail = CS_NULL_STR; /* with --jobs: this process's program's, from before it stopped */
   int status;
   if (token) {
     status = cs_run_replay(impl, c->rs, &rc, token, ntoken, &res, &err);
   } else if (c->o.jobs > 1) {
-    /* The instance opened above gave the name and checks the vectors; each worker opens its own. */
+    /* The instance opened above gave the name and checks the vectors (starting its program again
+     * for them); each worker opens its own, so this one's program is not left idle beside them. */
+    own_tail = cs_arena_str(&c->a, stderr_tail_of(impl));
+    cs_session_stop(impl, ir->name);
     session_args sa = {&c->o, c->rs, name, ir->name};
     status = cs_run_jobs(c->o.jobs, open_session, &sa, c->rs, &rc, &res, &tail, &err);
   } else {
@@ -283,8 +292,8 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   ir->given_up = res.given_up;
   ir->given_up_after = rc.replay_one || token ? CS_REPLAY_GIVE_UP_AFTER : CS_RUN_GIVE_UP_AFTER;
   char *tail_heap = (char *)tail.ptr;
-  if (!tail.ptr && impl->vt->stderr_tail)
-    tail = impl->vt->stderr_tail(impl);
+  if (!tail.ptr)
+    tail = own_tail.ptr ? own_tail : stderr_tail_of(impl);
   if (tail.len) { /* the reports take C strings: a NUL byte would hide everything after it */
     cs_buf clean = {0};
     for (size_t i = 0; i < tail.len; i++)

@@ -107,7 +107,7 @@ int cs_session_other_name(cs_err *err, const char *whose, const char *name, cons
   return -1;
 }
 
-void cs_session_close(cs_impl *impl, const char *name) {
+void cs_session_stop(cs_impl *impl, const char *name) {
   char how[160];
   if (impl && cs_impl_stop(impl, how, sizeof how)) { /* not a property: the IDs it gave are judged already */
     cs_buf b = {0};
@@ -115,6 +115,10 @@ void cs_session_close(cs_impl *impl, const char *name) {
             cs_shown(&b, name, 200), how);
     cs_buf_free(&b);
   }
+}
+
+void cs_session_close(cs_impl *impl, const char *name) {
+  cs_session_stop(impl, name);
   cs_impl_destroy(impl);
 }
 

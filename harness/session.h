@@ -26,8 +26,12 @@ const char *cs_shown(cs_buf *b, const char *s, size_t max);
  * whose: "a worker's", "worker 2: its"; first_whose: "the first process's". */
 int cs_session_other_name(cs_err *err, const char *whose, const char *name, const char *first_whose, const char *first);
 
-/* Ends and frees `impl` (NULL: nothing); a program that ended otherwise than PROTOCOL.md asks (a
- * nonzero status on stop, lines after its last answer) gets a note on stderr naming it as `name`. */
+/* Ends `impl`'s program, if it has one, and keeps `impl`: its next request starts the program
+ * again. A program that ended otherwise than PROTOCOL.md asks (a nonzero status on stop, lines
+ * after its last answer) gets a note on stderr naming it as `name`. */
+void cs_session_stop(cs_impl *impl, const char *name);
+
+/* cs_session_stop, then frees `impl` (NULL: nothing). */
 void cs_session_close(cs_impl *impl, const char *name);
 
 /* Appends `s`, quoted for a shell when it needs it: as it is, in '...' (any POSIX shell), or, when

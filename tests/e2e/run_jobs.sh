@@ -111,6 +111,16 @@ done
 check "--shard 1/2147483649 with --jobs 2: exit 2, one line" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'shards are more than 4294967295' '$T/e'"
 
+# Each worker has its own instance of the program, and the parent keeps none beside them: while the
+# workers run, --jobs 2 means two copies.
+"$CS" run --jobs 2 --time 4s --cases 100000000 --no-corpus --quiet \
+  --impl-cmd -- python3 "$FIX/proto_echo.py" --slow 0.01 --tag "$T/copies" >/dev/null 2>&1 &
+runner=$!
+sleep 2
+copies=$(pgrep -f -- "^[^ ]*python3 [^ ]*proto_echo.py .*--tag $T/copies" | wc -l)
+wait "$runner"
+check "--jobs 2: two copies of the program while the workers run ($copies)" "[ $copies -eq 2 ]"
+
 # A SIGTERM to the parent alone (a CI runner's) ends the workers and their implementations too.
 setsid "$CS" run --jobs 2 --time 30s --cases 100000000 --no-corpus --quiet \
   --impl-cmd -- python3 "$FIX/proto_echo.py" --slow 0.01 --tag "$T" >/dev/null 2>&1 &
