@@ -644,6 +644,32 @@ static void answer_json(const cs_outcome *cell, const cs_caserun *run, cs_buf *b
 
 /* --- shrinking ---------------------------------------------------------------------------------- */
 
+static uint64_t *copy_choices(const cs_choices *ch, size_t *n);
+static void record_case(const cs_outcome *cell, const cs_caserun *run, char **hist, char **ans, uint32_t *turns,
+                        uint32_t *calls);
+
+/* A try of another property's shrinking that faults is a generated case the implementation faults
+ * on: protocol.answer fails on it (once, in a run), to be shrunk in turn, rather than the fault
+ * only counting as "does not fail" for the property being shrunk. */
+static void fault_while_shrinking(runner *r, const cs_outcome *shrinking_cell) {
+  if (r->campaign || !r->batch_fault || !strcmp(shrinking_cell->prop->name, CS_PROPERTY_ANSWER))
+    return;
+  for (size_t c = 0; c < r->ncells; c++) {
+    cs_outcome *a = &r->cells[c];
+    if (strcmp(a->prop->name, CS_PROPERTY_ANSWER) || !a->applicable || a->failed || a->undecided)
+      continue;
+    char why[600];
+    if (check_cell(r, a, &r->runs[0], why, sizeof why) != 0)
+      return;
+    a->failed = true;
+    snprintf(a->message, sizeof a->message, "%.500s (a case shrinking %s tried)", why, shrinking_cell->prop->name);
+    a->case_index = shrinking_cell->case_index;
+    a->choices = copy_choices(&r->ch[0], &a->nchoices);
+    record_case(a, &r->runs[0], &a->history_json, &a->answer_json, &a->shrunk_turns, &a->shrunk_calls);
+    return;
+  }
+}
+
 /* Runs one case from `v` for `cell` alone. Returns 1 if the cell fails on it (the case stays in
  * r->runs[0] until the next try), 0 if not or if the time ran out mid-case, -1 on a fatal error. */
 static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t n, size_t *consumed, char *why,
@@ -677,6 +703,7 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
   *consumed = r->ch[0].pos < n ? r->ch[0].pos : n;
   if (r->runs[0].cut)
     return 0;
+  fault_while_shrinking(r, cell);
   return check_cell(r, cell, &r->runs[0], why, why_len) == 0;
 }
 
@@ -1326,11 +1353,17 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
   }
   if (!any_new)
     return 0;
-  /* Shrink after the batch: shrinking reuses the batch's buffers. */
-  for (size_t c = 0; c < r->ncells; c++) {
-    cs_outcome *cell = &r->cells[c];
-    if (cell->failed && cell->choices && !cell->shrunk && !r->fatal)
-      shrink(r, cell);
+  /* Shrink after the batch: shrinking reuses the batch's buffers. Again while a failure shrinking
+   * found (protocol.answer on a try that faulted) is left. */
+  for (bool again = true; again && !r->fatal;) {
+    again = false;
+    for (size_t c = 0; c < r->ncells; c++) {
+      cs_outcome *cell = &r->cells[c];
+      if (cell->failed && cell->choices && !cell->shrunk && !r->fatal) {
+        shrink(r, cell);
+        again = true;
+      }
+    }
   }
   recompute_needs(r);
   return r->fatal ? -1 : 0;
