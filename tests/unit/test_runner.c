@@ -100,11 +100,46 @@ typedef struct {
   uint64_t at; /* raise the flag once this many cases ran */
 } interrupter;
 
-static void interrupt_at(void *user, uint64_t cases, uint64_t failures, double elapsed) {
-  (void)failures, (void)elapsed;
+static void interrupt_at(void *user, uint64_t cases, uint64_t failures, const cs_outcome *cells, size_t ncells,
+                         double elapsed) {
+  (void)failures, (void)cells, (void)ncells, (void)elapsed;
   interrupter *it = user;
   if (cases >= it->at)
     it->flag = SIGINT;
+}
+
+/* The progress callback sees the cells as they stand: a run counts each failing cell once, and the
+ * cells marked failed are those (run --jobs shows the union of its workers' from them). */
+typedef struct {
+  unsigned calls;
+  bool agree;
+  uint64_t most;
+} progress_seen;
+
+static void watch_progress(void *user, uint64_t cases, uint64_t failures, const cs_outcome *cells, size_t ncells,
+                           double elapsed) {
+  (void)cases, (void)elapsed;
+  progress_seen *p = user;
+  uint64_t marked = 0;
+  for (size_t i = 0; i < ncells; i++)
+    marked += cells[i].failed;
+  p->calls++;
+  p->agree = p->agree && ncells > 0 && marked == failures;
+  p->most = failures > p->most ? failures : p->most;
+}
+
+Test(runner, progress_sees_which_cells_fail) {
+  fixture f = open_impl("prefix-swap");
+  progress_seen seen = {.agree = true};
+  cs_run_config cfg = {.seed = 1, .cases = 200, .batch = 16, .progress = watch_progress, .progress_user = &seen};
+  cs_run_result res;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_impl(f.impl, f.rs, &cfg, &res, &err), 0, "%s", err.msg);
+  cr_assert(seen.calls > 0);
+  cr_assert(seen.agree, "a progress call's failures differ from the cells marked failed");
+  cr_assert(seen.most > 0, "prefix-swap fails some property within 200 cases");
+  cs_run_result_free(&res);
+  close_impl(&f);
 }
 
 Test(runner, an_interrupt_ends_the_run_after_the_batch_in_flight) {
