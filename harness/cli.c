@@ -242,6 +242,13 @@ static int parse_share(const char *s, double *out) {
   return 0;
 }
 
+static int push_max(const char **list, size_t *n, size_t max, const char *v, const char *what, cs_err *err) {
+  if (*n >= max)
+    return cs_err_set(err, "too many %s options (at most %zu)", what, max);
+  list[(*n)++] = v;
+  return 0;
+}
+
 static int push(const char **list, size_t *n, const char *v, const char *what, cs_err *err) {
   if (*n >= CS_MAX_LIST)
     return cs_err_set(err, "too many %s options (at most %d)", what, CS_MAX_LIST);
@@ -505,7 +512,7 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
         return cs_err_set(err, "unknown option '%s' (options are --long)", cs_err_excerpt(a).s);
       if (!strcmp(a, "--"))
         return cs_err_set(err, "'--' only follows --impl-cmd");
-      if (push(o->positional, &o->npositional, a, "positional", err))
+      if (push_max(o->positional, &o->npositional, CS_MAX_POSITIONAL, a, "positional", err))
         return -1;
       continue;
     }

@@ -16,7 +16,8 @@
 
 #define CS_VERSION "0.1.0"
 #define CS_MAX_LIST 64
-#define CS_MAX_JOBS 256 /* --jobs at most: every command that takes it honours up to this many */
+#define CS_MAX_POSITIONAL 1024 /* fuzz --merge OUT DIR...: a CI matrix of many shards in one merge */
+#define CS_MAX_JOBS 256        /* --jobs at most: every command that takes it honours up to this many */
 
 /* Exit statuses of DESIGN.md. */
 enum { CS_EXIT_OK = 0, CS_EXIT_FAIL = 1, CS_EXIT_USAGE = 2, CS_EXIT_IMPL = 3 };
@@ -60,7 +61,7 @@ typedef struct {
   double min_coverage; /* share in [0,1]; 0: off */
   unsigned deadline_ms;
   unsigned max_id_len;
-  const char *positional[CS_MAX_LIST];
+  const char *positional[CS_MAX_POSITIONAL];
   size_t npositional;
   const char *color; /* auto, always, never */
   const char *merge_out;

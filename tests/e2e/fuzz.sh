@@ -186,6 +186,11 @@ done
 "$CS" fuzz --merge "$T/sh/a" $(seq -f "$T/sh/s%g" 0 63) >"$T/o" 2>"$T/e" &&
   "$CS" fuzz --merge "$T/sh/b" $(seq -f "$T/sh/s%g" 64 127) >"$T/o" 2>>"$T/e"
 check "merge of 64 shards each: exit 0" "[ $? -eq 0 ] && ! [ -s '$T/e' ]"
+"$CS" fuzz --merge "$T/sh/all" $(seq -f "$T/sh/s%g" 0 127) >"$T/o" 2>"$T/e"
+check "merge of 128 shards in one command: exit 0, every shard named" \
+  "[ $? -eq 0 ] && python3 -c \"import json;d=json.load(open('$T/sh/all/summary.json'));assert d['parts']==' '.join('%d/128' % i for i in range(128)), d['parts']\""
+"$CS" fuzz --merge "$T/sh/over" $(seq -f "$T/sh/s%g" 0 1024) >"$T/o" 2>"$T/e"
+check "merge of 1025 directories: exit 2, one line giving the limit" "one_line_2 $? 'too many positional options (at most 1024)'"
 "$CS" fuzz --merge "$T/sh/ab" "$T/sh/a" "$T/sh/b" "$T/sh/s127" >"$T/o" 2>"$T/e"
 check "merge with shard 127/128 a second time: exit 2, one line naming it" \
   "one_line_2 $? 'cannot merge: parts 127/128 and 127/128 share cases' && [ ! -e '$T/sh/ab' ]"
