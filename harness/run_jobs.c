@@ -416,15 +416,24 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
   int rc = cs_workers_run(&wc, ends, err);
   /* A worker that neither reported nor said why ended some other way: its end is the error. The
    * error of the lowest worker is the run's. */
+  unsigned lost = 0; /* workers that died without their result */
   for (unsigned j = 0; j < jobs; j++) {
-    if (!x.reported[j] && !x.error[j][0])
+    if (!x.reported[j] && !x.error[j][0]) {
+      /* A result comes whole at the end: a worker that died took its part of the cases with it. */
       cs_worker_end_describe(j, &ends[j], x.error[j], sizeof x.error[j]);
+      uint32_t si, sn;
+      cs_worker_shard(cfg->shard_i, cfg->shard_n, j, jobs, &si, &sn);
+      size_t used = strlen(x.error[j]);
+      snprintf(x.error[j] + used, sizeof x.error[j] - used, " (its cases, shard %u/%u, are not in the report)", si, sn);
+      lost++;
+    }
     if (x.only_cut[j] && x.total.cases > 0)
       x.error[j][0] = 0;
   }
   for (unsigned j = 0; j < jobs && rc == 0; j++)
     if (x.error[j][0])
-      rc = cs_err_set(err, "%s", x.error[j]);
+      rc = lost > 1 ? cs_err_set(err, "%s; %u workers died in all", x.error[j], lost)
+                    : cs_err_set(err, "%s", x.error[j]);
   *out = x.total;
   out->seconds = cs_now_s() - x.t0;
   *stderr_tail = x.tail;

@@ -139,6 +139,24 @@ check "SIGTERM to the parent of --jobs 2: workers and implementations gone withi
 check "a program that cannot start, --jobs 2: exit 3, one line naming it" \
   "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'no-such-program' '$T/e'"
 
+# A worker killed mid-run: exit 3, and the line says which part of the cases the report lacks.
+"$CS" run --no-corpus --quiet --cases 100000 --jobs 3 --impl-cmd -- python3 tests/fixtures/proto_echo.py --tag "$T-kill" \
+  >"$T/kill.out" 2>"$T/kill.err" &
+parent=$!
+victim=""
+for _ in $(seq 50); do
+  sleep 0.2
+  victim=$(pgrep -P "$parent" -x "$(basename "$CS")" | sort -n | head -n 1)
+  [ -n "$victim" ] && break
+done
+sleep 1
+[ -n "$victim" ] && kill -KILL "$victim"
+wait "$parent"
+rc=$?
+j=$(sed -n 's/.*worker \([0-9]*\) was killed by signal 9.*/\1/p' "$T/kill.err" | head -n 1)
+check "a worker killed: exit 3, its part of the cases named as missing from the report" \
+  "[ -n '$victim' ] && [ $rc -eq 3 ] && [ -n '$j' ] && grep -q \"worker $j was killed by signal 9.* (its cases, shard $j/3, are not in the report)\" '$T/kill.err'"
+
 # On a terminal, the progress line counts a property failing in several workers once: never more
 # than the report's failures.
 if command -v script >/dev/null 2>&1; then
