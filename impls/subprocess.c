@@ -1277,6 +1277,11 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       note_start(s, so, fault, &e);
       if (so == START_CUT) {
         cut_rest(s, reqs, replies, recv, n, head_since, a);
+        /* The request waited on the program's start: say so, or a hello that never comes reads as
+         * a time too short for the request. */
+        char req[64];
+        describe_request(&reqs[recv], req, sizeof req);
+        replies[recv].message = cs_arena_printf(a, "%s (%s waited on that start)", e.msg, req);
         return 0;
       }
       if (so == START_SPAWN_FAILED) {

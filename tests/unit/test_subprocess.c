@@ -614,7 +614,9 @@ Test(subprocess, stop_time_ends_a_hello_wait) {
   cr_assert_eq(cs_impl_exec(im, &rq[1], rep, 1, &A, &err), 0, "%s", err.msg);
   double took_ms = (double)(cs_now_ns() - t0) / 1e6;
   cr_assert(took_ms >= 290 && took_ms < 2500, "exec took %.0f ms for a stop 300 ms away", took_ms);
-  assert_fault(&rep[0], CS_REPLY_CUT, "the time ran out before normalize anthropic was sent");
+  /* The request waited on a start whose hello never came: the reason says so. */
+  assert_fault(&rep[0], CS_REPLY_CUT,
+               "the time ran out before the hello answer (normalize anthropic waited on that start)");
   t0 = cs_now_ns();
   im->stop_at_ns = t0 + 300 * 1000000LL;
   cr_assert_neq(restart_impl(im, &err), 0, "a restart whose hello never came succeeded");
