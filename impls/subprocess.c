@@ -991,11 +991,11 @@ static int read_ids(const cJSON *root, const char *field, uint32_t n, cs_str **o
   return 0;
 }
 
-/* Whether `v` is the seq of a request this process already answered: hello's 0, or one of
- * [first_seq, seq), as answers come in order and a fault ends the process. A program that writes an
- * answer twice is told so, not that its next answer is out of order. */
+/* Whether `v` is the seq of the request this process answered last: a program that writes an
+ * answer twice is told so, not that its next answer is out of order. Only that one: a program
+ * that numbers its answers itself, or always writes 0, is told the seq it should have written. */
 static bool answered_before(double v, uint64_t seq, uint64_t first_seq) {
-  return v == 0 || (whole_number(v) && v >= (double)first_seq && v < (double)seq);
+  return seq > first_seq && whole_number(v) && v == (double)(seq - 1);
 }
 
 /* Judges one answer line: OK, REJECTED (with the error text in `why`) or PROTOCOL (reason in `why`). */
@@ -1049,8 +1049,7 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
     cs_buf num = {0};
     put_seq(&num, sq->valuedouble);
     if (answered_before(sq->valuedouble, seq, first_seq))
-      snprintf(why, wn, "a second answer to seq %s%s (each request gets one answer)", num.data,
-               sq->valuedouble == 0 ? ", the hello" : "");
+      snprintf(why, wn, "a second answer to seq %s (each request gets one answer)", num.data);
     else if (whole_number(sq->valuedouble))
       snprintf(why, wn, "answer has seq %s, expected %llu (answers come in request order)", num.data,
                (unsigned long long)seq);

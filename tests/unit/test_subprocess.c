@@ -829,8 +829,10 @@ Test(subprocess, a_second_answer_is_named_as_such) {
     const char *line, *why;
   } c[] = {
       {"{\"seq\":4184,\"ids\":[\"x\"]}", "a second answer to seq 4184 (each request gets one answer)"},
-      {"{\"seq\":4000,\"ids\":[\"x\"]}", "a second answer to seq 4000 (each request gets one answer)"},
-      {"{\"seq\":0,\"ids\":[\"x\"]}", "a second answer to seq 0, the hello (each request gets one answer)"},
+      /* Only the answer just read is taken for a copy: a program numbering answers itself is told
+       * the seq it should have written. */
+      {"{\"seq\":4000,\"ids\":[\"x\"]}", "answer has seq 4000, expected 4185 (answers come in request order)"},
+      {"{\"seq\":0,\"ids\":[\"x\"]}", "answer has seq 0, expected 4185 (answers come in request order)"},
       {"{\"seq\":3999,\"ids\":[\"x\"]}", "answer has seq 3999, expected 4185 (answers come in request order)"},
       {"{\"seq\":4186,\"ids\":[\"x\"]}", "answer has seq 4186, expected 4185 (answers come in request order)"},
       {"{\"seq\":4184.5,\"ids\":[\"x\"]}", "answer has seq 4184.5, which is not a whole number (expected 4185)"},
