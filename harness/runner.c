@@ -652,7 +652,9 @@ static void record_case(const cs_outcome *cell, const cs_caserun *run, char **hi
  * on: protocol.answer fails on it (once, in a run), to be shrunk in turn, rather than the fault
  * only counting as "does not fail" for the property being shrunk. */
 static void fault_while_shrinking(runner *r, const cs_outcome *shrinking_cell) {
-  if (r->campaign || !r->batch_fault || !strcmp(shrinking_cell->prop->name, CS_PROPERTY_ANSWER))
+  /* Not in a campaign, whose findings go through want_failure, nor in a replay, which judges the
+   * one case it was given. */
+  if (r->campaign || r->cfg->replay_one || !r->batch_fault || !strcmp(shrinking_cell->prop->name, CS_PROPERTY_ANSWER))
     return;
   for (size_t c = 0; c < r->ncells; c++) {
     cs_outcome *a = &r->cells[c];
@@ -662,7 +664,8 @@ static void fault_while_shrinking(runner *r, const cs_outcome *shrinking_cell) {
     if (check_cell(r, a, &r->runs[0], why, sizeof why) != 0)
       return;
     a->failed = true;
-    snprintf(a->message, sizeof a->message, "%.500s (a case shrinking %s tried)", why, shrinking_cell->prop->name);
+    snprintf(a->message, sizeof a->message, "%s", why);
+    a->found_shrinking = shrinking_cell->prop->name; /* said once its own shrinking is done */
     a->case_index = shrinking_cell->case_index;
     a->choices = copy_choices(&r->ch[0], &a->nchoices);
     record_case(a, &r->runs[0], &a->history_json, &a->answer_json, &a->shrunk_turns, &a->shrunk_calls);
@@ -1154,6 +1157,8 @@ done:
     else
       note_shrink(cell, "not shrunk: %s", s.stopped_by);
   }
+  if (cell->found_shrinking) /* its case is not case_index itself: the report says whose it is */
+    note_shrink(cell, "found on a case that shrinking %s's failure of that case tried", cell->found_shrinking);
   r->shrink_spent += cs_now_s() - t0;
   free(s.cand);
   cell->nchoices = s.nbest;

@@ -104,6 +104,9 @@ typedef struct cs_outcome {
   bool shrunk;             /* shrinking ran (it may have found nothing smaller) */
   uint64_t undecided_case; /* as case_index, when undecided */
   char undecided_why[600]; /* cs_rule_check's message */
+  /* protocol.answer failed on a case that shrinking this property tried (static name), not on a
+   * case of the run; case_index is that of the failure being shrunk. NULL otherwise. */
+  const char *found_shrinking;
 } cs_outcome;
 
 typedef struct {

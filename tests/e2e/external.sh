@@ -266,6 +266,16 @@ print(c['failure']['replay'] if c['verdict'] == 'fail' else '')")
 eval "\"$CS\"${hm_replay#callsign}" >/dev/null 2>&1
 check "a hang met only by shrinking's tries: protocol.answer fails, and its replay fails too" \
   "[ $hm_rc -eq 1 ] && [ -n '$hm_replay' ] && [ $? -eq 1 ]"
+check "...its message says it was found on a case shrinking emit.regex tried" \
+  "grep -q 'found on a case that shrinking emit.regex' '$T/hm.json'"
+# A replay judges the one case it was given: a fault on a try of its shrinking is not its failure.
+hm_regex=$(python3 -c "
+import json
+c = [c for c in json.load(open('$T/hm.json'))['implementations'][0]['cells'] if c['property'] == 'emit.regex'][0]
+print(c['failure']['replay'])")
+eval "\"$CS\" replay --json '$T/hmr.json'${hm_regex#callsign replay}" >/dev/null 2>&1
+check "...a replay of emit.regex's case: emit.regex fails, protocol.answer holds on it" \
+  "[ $? -eq 1 ] && python3 -c \"import json,sys; c={c['property']: c['verdict'] for c in json.load(open('$T/hmr.json'))['implementations'][0]['cells']}; sys.exit(not (c['emit.regex'] == 'fail' and c['protocol.answer'] == 'pass'))\""
 
 # A restart whose hello announces other targets than the first: the run planned its requests by the
 # first, so the restart fails at hello (a protocol fault) rather than be sent what it disowns.
