@@ -216,34 +216,74 @@ static char *impl_dir(const char *dir, const char *impl) {
   return path.data;
 }
 
-int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err) {
-  memset(out, 0, sizeof *out);
-  char *path = impl_dir(dir, impl);
-  DIR *d = opendir(path);
-  if (!d) { /* a missing directory is an empty corpus; one that cannot be read is not */
-    int e = errno;
-    int rc = e == ENOENT ? 0
-                         : cs_err_set(err, "cannot read the corpus directory %s: %s (its cases are not replayed)", path,
-                                      strerror(e));
-    free(path);
-    return rc;
-  }
-  char **names = NULL;
-  size_t nn = 0, cap = 0;
+/* Appends DIR's *.json files, as DIR/NAME in name order, to names (heap). 0, or -1 (errno) when DIR
+ * is there but cannot be read; a missing DIR adds nothing. */
+static int list_cases(const char *dir, char ***names, size_t *nn, size_t *cap) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return errno == ENOENT ? 0 : -1;
+  size_t from = *nn;
   struct dirent *e;
   while ((e = readdir(d))) {
     size_t l = strlen(e->d_name);
     if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
       continue;
-    if (nn == cap) {
-      cap = cap ? cap * 2 : 16;
-      names = cs_xrealloc_array(names, cap, sizeof *names);
+    if (*nn == *cap) {
+      *cap = *cap ? *cap * 2 : 16;
+      *names = cs_xrealloc_array(*names, *cap, sizeof **names);
     }
-    names[nn++] = cs_xstrdup(e->d_name);
+    cs_buf file = {0};
+    cs_buf_printf(&file, "%s/%s", dir, e->d_name);
+    (*names)[(*nn)++] = file.data;
   }
   closedir(d);
-  if (nn)
-    qsort(names, nn, sizeof *names, by_name); /* a stable order: replays are reproducible */
+  if (*nn > from)
+    qsort(*names + from, *nn - from, sizeof **names, by_name); /* a stable order: replays are reproducible */
+  return 0;
+}
+
+/* DIR/<impl> as an earlier callsign named it, when that differs from impl_dir's (heap), or NULL:
+ * the name made safe without the hash that now keeps names that read alike apart. */
+static char *legacy_impl_dir(const char *dir, const char *impl) {
+  char sub[256], now[256];
+  size_t o = 0;
+  for (const char *p = impl; *p && o + 1 < sizeof sub; p++)
+    sub[o++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+                *p == '_' || *p == '.')
+                   ? *p
+                   : '_';
+  if (o == 0)
+    sub[o++] = '_';
+  sub[o] = 0;
+  if (strspn(sub, ".") == o)
+    memset(sub, '_', o);
+  cs_corpus_dirname(impl, now, sizeof now);
+  if (!strcmp(sub, now))
+    return NULL;
+  cs_buf path = {0};
+  cs_buf_printf(&path, "%s/%s", dir, sub);
+  return path.data;
+}
+
+int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err) {
+  memset(out, 0, sizeof *out);
+  char *path = impl_dir(dir, impl), *legacy = legacy_impl_dir(dir, impl);
+  char **names = NULL;
+  size_t nn = 0, cap = 0;
+  if (list_cases(path, &names, &nn,
+                 &cap)) { /* a missing directory is an empty corpus; one that cannot be read is not */
+    int e = errno;
+    cs_err_set(err, "cannot read the corpus directory %s: %s (its cases are not replayed)", path, strerror(e));
+    free(path);
+    free(legacy);
+    free(names);
+    return -1;
+  }
+  /* The directory an earlier callsign gave this name (shared by names that read alike): its cases
+   * replay too, after this one's, and a warning says where they belong now. */
+  size_t own = nn;
+  if (legacy)
+    list_cases(legacy, &names, &nn, &cap);
   out->v = cs_xcalloc(nn + 1, sizeof *out->v);
   out->len = cs_xcalloc(nn + 1, sizeof *out->len);
   out->lit = cs_xcalloc(nn + 1, sizeof *out->lit);
@@ -251,15 +291,23 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   out->lit_path = cs_xcalloc(nn + 1, sizeof *out->lit_path);
   /* A bad file is skipped and the rest still load: one hand-edited or truncated case must not
    * silently take every case sorted after it out of the replay. The first bad file is named. */
-  size_t nbad = 0;
+  size_t nbad = 0, nlegacy = 0;
   cs_err first = {{0}};
   cs_buf file = {0};
   for (size_t i = 0; i < nn; i++) {
     cs_buf_clear(&file);
-    cs_buf_printf(&file, "%s/%s", path, names[i]);
+    cs_buf_puts(&file, names[i]);
     free(names[i]);
     cs_err bad = {{0}};
     cJSON *root = load_corpus_case(file.data, &bad);
+    /* From the old directory, only this implementation's own cases: another name that read alike
+     * shared it, and a case's "impl" says whose it is. */
+    const cJSON *whose = root && i >= own ? cJSON_GetObjectItemCaseSensitive(root, "impl") : NULL;
+    if (i >= own && !(cJSON_IsString(whose) && !strcmp(whose->valuestring, impl))) {
+      cJSON_Delete(root);
+      continue;
+    }
+    nlegacy += i >= own;
     bool ok = false;
     int kind = root ? kind_of(root, file.data, &bad) : -1;
     char pname[128], tname[64];
@@ -292,9 +340,15 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   }
   cs_buf_free(&file);
   free(names);
+  if (nbad == 0 && nlegacy) /* one warning line: the bad files, else the old directory */
+    cs_err_set(err,
+               "%s, named so by an earlier callsign, holds %zu of this implementation's cases: they replay too; "
+               "move them to %s",
+               legacy, nlegacy, path);
   free(path);
+  free(legacy);
   if (nbad == 0)
-    return 0;
+    return nlegacy ? -1 : 0;
   char more[96] = "";
   if (nbad > 1)
     snprintf(more, sizeof more, ", and %zu more bad case file%s", nbad - 1, nbad > 2 ? "s" : "");

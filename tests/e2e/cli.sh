@@ -781,6 +781,16 @@ saved=$(find "$T/alike" -name '*.json' | wc -l)
 check "names alike once made safe ('my/echo impl', 'my echo impl'): two corpus directories, neither replays the other's cases" \
   "[ $saved -gt 0 ] && [ \$(ls '$T/alike' | wc -l) -eq 2 ] && ! grep -q 'corpus case' '$T/o'"
 
+# The directory an earlier callsign gave a name that needed changing still replays, with a warning
+# saying where its cases belong; a clean name's own directory of that spelling is not read by it.
+alike_dir=$(ls -d "$T/alike"/my_echo_impl-* | head -n 1)
+mv "$alike_dir" "$T/alike-legacy" && rm -rf "$T/alike"/* && mv "$T/alike-legacy" "$T/alike/my_echo_impl"
+"$CS" run --cases 1 --quiet --corpus "$T/alike" --impl-cmd -- python3 tests/fixtures/proto_echo.py --name 'my echo impl' >"$T/o" 2>"$T/e"
+check "a corpus in the directory an earlier callsign named: replayed, one warning naming where it belongs" \
+  "grep -q 'corpus case' '$T/o' && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'my_echo_impl, named so by an earlier callsign, holds [0-9]* of this implementation.s cases: they replay too; move them to .*my_echo_impl-' '$T/e'"
+"$CS" run --cases 1 --quiet --corpus "$T/alike" --impl-cmd -- python3 tests/fixtures/proto_echo.py --name 'my/echo impl' >"$T/o" 2>"$T/e"
+check "...another name that reads alike replays none of them" "! grep -q 'corpus case' '$T/o' && ! [ -s '$T/e' ]"
+
 # A FIFO named like a case is skipped (opening it would wait for a writer), not a hang.
 mkdir -p "$T/fifocorpus/reference" && mkfifo "$T/fifocorpus/reference/a.json"
 timeout 60 "$CS" run --impl reference --cases 5 --quiet --property emit.pair --corpus "$T/fifocorpus" >"$T/o" 2>"$T/e"
