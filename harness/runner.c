@@ -818,7 +818,8 @@ static int attempt(shrinking *s, size_t nc) {
    * process) would shrink into a case that never faults on its own, and whose replay passes. */
   if (s->confirm_fresh) {
     cs_err e;
-    s->r->impl->vt->restart(s->r->impl, &e); /* a start that fails faults the try, as it would a run */
+    if (!cs_impl_stop_came(s->r->impl))        /* no process start after the stop time */
+      s->r->impl->vt->restart(s->r->impl, &e); /* a start that fails faults the try, as in a run */
     if ((rc = spend_try(s, s->cand, nc)) != 1) {
       s->bs = before;
       return rc < 0 ? -1 : 0;
@@ -1058,7 +1059,7 @@ static void shrink(runner *r, cs_outcome *cell) {
   bool reproduced = false, held = false;
   while (progress && s.budget) {
     unsigned before = s.budget;
-    if (s.confirm_fresh) { /* alone: in a process that saw no request before */
+    if (s.confirm_fresh && !cs_impl_stop_came(r->impl)) { /* alone: in a process that saw no request before */
       cs_err e;
       r->impl->vt->restart(r->impl, &e);
     }
