@@ -18,11 +18,13 @@
 #include "harness/property.h"
 #include "providers/target.h"
 
-void cs_corpus_dirname(const char *impl, char *out, size_t len) {
-  /* Room for the suffix "-" and 8 hex digits a changed name gets. */
-  size_t keep = len > 10 ? len - 10 : 1, o = 0, n = strlen(impl);
+/* The name made safe for a directory, within cap bytes with its NUL: letters, digits, '-', '_' and
+ * '.' stay, any other byte becomes '_'; empty or only dots (which would leave the corpus) becomes
+ * underscores. Returns whether it had to change (cut to fit counts). */
+static bool safe_name(const char *impl, char *out, size_t cap) {
+  size_t o = 0, n = strlen(impl);
   bool changed = n == 0;
-  for (size_t i = 0; i < n && o + 1 < keep; i++) {
+  for (size_t i = 0; i < n && o + 1 < cap; i++) {
     char ch = impl[i];
     bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
                  ch == '_' || ch == '.';
@@ -33,20 +35,26 @@ void cs_corpus_dirname(const char *impl, char *out, size_t len) {
   if (o == 0)
     out[o++] = '_';
   out[o] = 0;
-  /* A name of only dots ("." or ".." from an implementation's hello) would leave the corpus. */
   if (strspn(out, ".") == o) {
     memset(out, '_', o);
     changed = true;
   }
+  return changed;
+}
+
+void cs_corpus_dirname(const char *impl, char *out, size_t len) {
+  /* Room for the suffix "-" and 8 hex digits a changed name gets. */
+  bool changed = safe_name(impl, out, len > 10 ? len - 10 : 1);
   /* Two names that read the same once changed ("my/echo" and "my_echo") would share their cases:
    * a changed name carries the start of its SHA-256, so each keeps its own directory. */
   if (changed && len > 10) {
     cs_hasher *h = cs_hasher_new();
     uint8_t d[32];
     char hex[9];
-    cs_sha256(h, impl, n, d);
+    cs_sha256(h, impl, strlen(impl), d);
     cs_hasher_free(h);
     cs_hex(d, 4, hex);
+    size_t o = strlen(out);
     snprintf(out + o, len - o, "-%s", hex);
   }
 }
@@ -246,17 +254,7 @@ static int list_cases(const char *dir, char ***names, size_t *nn, size_t *cap) {
  * the name made safe without the hash that now keeps names that read alike apart. */
 static char *legacy_impl_dir(const char *dir, const char *impl) {
   char sub[256], now[256];
-  size_t o = 0;
-  for (const char *p = impl; *p && o + 1 < sizeof sub; p++)
-    sub[o++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-                *p == '_' || *p == '.')
-                   ? *p
-                   : '_';
-  if (o == 0)
-    sub[o++] = '_';
-  sub[o] = 0;
-  if (strspn(sub, ".") == o)
-    memset(sub, '_', o);
+  safe_name(impl, sub, sizeof sub);
   cs_corpus_dirname(impl, now, sizeof now);
   if (!strcmp(sub, now))
     return NULL;

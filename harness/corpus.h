@@ -29,8 +29,8 @@ typedef struct {
  * into v/len, literal cases into lit. A malformed file, or one that is not a regular file (a FIFO
  * would block), is skipped and every other case still loads; then -1 with err naming the first
  * malformed file, ending "(corpus case skipped)" and counting any others, for the caller to print as
- * a warning. A directory that is there but cannot be read: -1 with err saying so, nothing loaded. */
-/* A name that had to change (cs_corpus_dirname) also replays, after its own, the cases an earlier
+ * a warning. A directory that is there but cannot be read: -1 with err saying so, nothing loaded.
+ * A name that had to change (cs_corpus_dirname) also replays, after its own, the cases an earlier
  * callsign saved for it under the name without the hash (those whose "impl" is this name): -1 with
  * err saying so and where they belong now, unless a malformed file took the warning. */
 int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err);
