@@ -250,10 +250,7 @@ static int push_max(const char **list, size_t *n, size_t max, const char *v, con
 }
 
 static int push(const char **list, size_t *n, const char *v, const char *what, cs_err *err) {
-  if (*n >= CS_MAX_LIST)
-    return cs_err_set(err, "too many %s options (at most %d)", what, CS_MAX_LIST);
-  list[(*n)++] = v;
-  return 0;
+  return push_max(list, n, CS_MAX_LIST, v, what, err);
 }
 
 /* An output directory that exists as something else: refused before hours of work, not after.

@@ -42,7 +42,6 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
     char *hash = strchr(line, '#');
     if (hash)
       *hash = 0;
-    char p[96], t[32], i[96];
     char *field[4];
     int k = split_fields(line, field);
     if (k == 0)
@@ -51,18 +50,23 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
       rc = cs_err_set(err, "%s:%d: expected 'property target [implementation]'", path, lineno);
       break;
     }
-    if ((k == 3 && strlen(field[2]) >= sizeof i) || strlen(field[0]) >= sizeof p || strlen(field[1]) >= sizeof t) {
-      const char *what = strlen(field[0]) >= sizeof p   ? "property"
-                         : strlen(field[1]) >= sizeof t ? "target"
-                                                        : "implementation";
-      rc = cs_err_set(err, "%s:%d: the %s name is longer than %zu bytes", path, lineno, what,
-                      (what[0] == 't' ? sizeof t : sizeof p) - 1);
+    /* Each field within what its entry holds; a longer one is named, not cut. */
+    const struct {
+      const char *name;
+      size_t max;
+    } limits[3] = {{"property", sizeof out->e->property - 1},
+                   {"target", sizeof out->e->target - 1},
+                   {"implementation", sizeof out->e->impl - 1}};
+    int too_long = -1;
+    for (int j = 0; j < k && too_long < 0; j++)
+      if (strlen(field[j]) > limits[j].max)
+        too_long = j;
+    if (too_long >= 0) {
+      rc = cs_err_set(err, "%s:%d: the %s name is longer than %zu bytes", path, lineno, limits[too_long].name,
+                      limits[too_long].max);
       break;
     }
-    snprintf(p, sizeof p, "%s", field[0]);
-    snprintf(t, sizeof t, "%s", field[1]);
-    if (k == 3)
-      snprintf(i, sizeof i, "%s", field[2]);
+    const char *p = field[0], *t = field[1], *i = k == 3 ? field[2] : "";
     const cs_property *prop = cs_property_find(p);
     if (!prop) {
       rc = cs_err_set(err, "%s:%d: unknown property '%s' (see callsign list)", path, lineno, p);
