@@ -454,17 +454,19 @@ static int write_reports(run_ctx *c) {
 
 static int print_stats(run_ctx *c) {
   const cs_report *r = &c->report;
-  int low = 0, width = 0;
-  for (size_t i = 0; i < r->nstats; i++) /* the longest name sets the column, so counts line up */
-    width = strlen(r->stats[i].name) > (size_t)width ? (int)strlen(r->stats[i].name) : width;
+  int low = 0;
+  size_t width = 0; /* the longest name sets the column, so counts line up */
+  for (size_t i = 0; i < r->nstats; i++)
+    if (strlen(r->stats[i].name) > width)
+      width = strlen(r->stats[i].name);
   if (c->o.stats)
     printf("\nGeneration statistics (%llu cases)\n", (unsigned long long)r->stat_cases);
   for (size_t i = 0; i < r->nstats; i++) {
     double share = cs_report_stat_share(r, i);
     bool below = cs_report_stat_below(r, i);
     if (c->o.stats || below)
-      printf("  %-*s %8llu  %6.2f%%%s\n", width, r->stats[i].name, (unsigned long long)r->stats[i].count, share * 100,
-             below ? "  below --min-coverage" : "");
+      printf("  %-*s %8llu  %6.2f%%%s\n", (int)width, r->stats[i].name, (unsigned long long)r->stats[i].count,
+             share * 100, below ? "  below --min-coverage" : "");
     low += below;
   }
   if (low) {

@@ -994,7 +994,7 @@ static int read_ids(const cJSON *root, const char *field, uint32_t n, cs_str **o
 /* Whether `v` is the seq of the request this process answered last: a program that writes an
  * answer twice is told so, not that its next answer is out of order. Only that one: a program
  * that numbers its answers itself, or always writes 0, is told the seq it should have written. */
-static bool answered_before(double v, uint64_t seq, uint64_t first_seq) {
+static bool answered_last(double v, uint64_t seq, uint64_t first_seq) {
   return seq > first_seq && whole_number(v) && v == (double)(seq - 1);
 }
 
@@ -1048,7 +1048,7 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
   if (sq->valuedouble != (double)seq) {
     cs_buf num = {0};
     put_seq(&num, sq->valuedouble);
-    if (answered_before(sq->valuedouble, seq, first_seq))
+    if (answered_last(sq->valuedouble, seq, first_seq))
       snprintf(why, wn, "a second answer to seq %s (each request gets one answer)", num.data);
     else if (whole_number(sq->valuedouble))
       snprintf(why, wn, "answer has seq %s, expected %llu (answers come in request order)", num.data,
