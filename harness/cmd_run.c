@@ -290,6 +290,7 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   c->stat_cases += res.stat_cases;
   memcpy(ir->faults, res.faults, sizeof ir->faults);
   ir->given_up = res.given_up;
+  ir->ended_early = res.ended_early;
   ir->given_up_after = rc.replay_one || token ? CS_REPLAY_GIVE_UP_AFTER : CS_RUN_GIVE_UP_AFTER;
   char *tail_heap = (char *)tail.ptr;
   if (!tail.ptr)

@@ -114,6 +114,7 @@ void cs_run_result_encode(const cs_run_result *r, cs_str stderr_tail, cs_buf *ou
   for (size_t k = 0; k < sizeof r->faults / sizeof *r->faults; k++)
     put_u64(out, r->faults[k]);
   put_u64(out, r->given_up);
+  put_u64(out, r->ended_early);
   put_bytes(out, stderr_tail);
 }
 
@@ -177,6 +178,7 @@ int cs_run_result_decode(const char *data, size_t len, cs_run_result *out, cs_st
   for (size_t k = 0; k < sizeof out->faults / sizeof *out->faults; k++)
     out->faults[k] = get_u64(&r);
   out->given_up = (uint32_t)get_u64(&r);
+  out->ended_early = get_u64(&r) != 0;
   *stderr_tail = get_bytes(&r);
   if (r.bad || r.at != len) {
     cs_run_result_free(out);
@@ -259,6 +261,7 @@ int cs_run_result_merge(cs_run_result *into, cs_run_result *part, cs_err *err) {
   for (size_t k = 0; k < sizeof into->faults / sizeof *into->faults; k++)
     into->faults[k] += part->faults[k];
   into->given_up |= part->given_up;
+  into->ended_early |= part->ended_early; /* a worker that ended early left cases unrun */
   cs_run_result_free(part);
   return 0;
 }

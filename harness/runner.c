@@ -1456,6 +1456,15 @@ typedef struct {
   cs_arena arena;
 } gen_slot;
 
+/* Whether the shard has a case left at or after p->next. */
+static bool picker_has_more(const batch_picker *p) {
+  if (p->next >= p->max_cases)
+    return false;
+  uint64_t r = p->next % p->sn;
+  uint64_t skip = r <= p->si ? p->si - r : p->sn - r + p->si;
+  return skip < p->max_cases - p->next;
+}
+
 static size_t pick_batch(batch_picker *p, gen_slot *sl) {
   size_t n = 0;
   sl->restart_now = false;
@@ -1654,6 +1663,9 @@ int cs_run_impl(cs_impl *impl, cs_ruleset *rs, const cs_run_config *cfg, cs_run_
     if (gen_ahead)
       cur ^= 1;
   }
+  /* The loop's own condition ended it with cases left (with generation ahead, a picked batch is one). */
+  out->ended_early = rc == 0 && !r.needs && !out->interrupted && !(cfg->stop_on_first && failures) &&
+                     (picker_has_more(&pick) || (gen_ahead && slots[cur].n));
   for (int k = 0; k < 2; k++) {
     for (size_t i = 0; i < MAX_BATCH; i++)
       cs_choices_free(&slots[k].ch[i]);

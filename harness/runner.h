@@ -124,6 +124,9 @@ typedef struct {
   uint32_t given_up;
   /* cfg->interrupt stopped the run: a batch or a shrink try it would have run was not. */
   bool interrupted;
+  /* Every selected property had failed (or had nothing to check) while cases were left: the run
+   * stopped there, so `cases` is fewer than asked for. */
+  bool ended_early;
 } cs_run_result;
 
 /* cs_impl.give_up_after during a run (not while shrinking): a program that crashes on every request

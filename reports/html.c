@@ -203,6 +203,14 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
     cs_buf_puts(b, ".</p>\n");
     cs_buf_free(&line);
   }
+  if (impl->ended_early) {
+    cs_buf line = {0};
+    cs_ended_early_line(&line, impl->cases);
+    cs_buf_puts(b, "<p class=\"ended-early\">");
+    esc(b, line.data);
+    cs_buf_puts(b, ".</p>\n");
+    cs_buf_free(&line);
+  }
   if (impl->given_up) {
     cs_buf line = {0};
     cs_given_up_line(&line, impl->given_up, impl->given_up_after);

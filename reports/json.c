@@ -111,6 +111,8 @@ static void impl_obj(cs_buf *b, const cs_impl_result *impl, bool strict) {
   key(b, in, "cases_cut");
   num(b, impl->cases_cut);
   cs_buf_puts(b, ",\n");
+  key(b, in, "ended_early");
+  cs_buf_puts(b, impl->ended_early ? "true,\n" : "false,\n");
   key(b, in, "seconds");
   seconds(b, impl->seconds);
   cs_buf_puts(b, ",\n");

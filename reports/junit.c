@@ -131,6 +131,8 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
     cs_buf_printf(b, "      <property name=\"seed\" value=\"%llu\"/>\n", (unsigned long long)r->seed);
   cs_buf_printf(b, "      <property name=\"cases\" value=\"%llu\"/>\n", (unsigned long long)impl->cases);
   cs_buf_printf(b, "      <property name=\"cases_cut\" value=\"%llu\"/>\n", (unsigned long long)impl->cases_cut);
+  if (impl->ended_early)
+    property(b, "ended_early", "true");
   cs_buf_printf(b, "      <property name=\"strict\" value=\"%s\"/>\n", r->strict ? "true" : "false");
   cs_buf_puts(b, "    </properties>\n");
 
@@ -147,8 +149,9 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
   uint64_t faults = 0;
   for (size_t f = 1; f < CS_FAULT_KINDS; f++)
     faults += impl->faults[f];
-  /* What the matrix cannot show: faults, cases cut off unjudged, request kinds given up. */
-  if (faults || impl->cases_cut || impl->given_up) {
+  /* What the matrix cannot show: faults, cases cut off unjudged, a run that ended early, request
+   * kinds given up. */
+  if (faults || impl->cases_cut || impl->ended_early || impl->given_up) {
     cs_buf_puts(b, "    <system-out>");
     const char *sep = "";
     if (faults) {
@@ -160,6 +163,13 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
     cs_buf line = {0};
     if (impl->cases_cut) {
       cs_cut_line(&line, impl->cases_cut, "--time", false);
+      cs_buf_puts(b, sep);
+      cs_esc_markup(b, line.data, line.len, CS_ESC_TEXT);
+      sep = "\n";
+    }
+    if (impl->ended_early) {
+      cs_buf_clear(&line);
+      cs_ended_early_line(&line, impl->cases);
       cs_buf_puts(b, sep);
       cs_esc_markup(b, line.data, line.len, CS_ESC_TEXT);
       sep = "\n";

@@ -201,6 +201,10 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
     cs_cut_line(b, impl->cases_cut, "`--time`", false);
     cs_buf_puts(b, ".\n\n");
   }
+  if (impl->ended_early) {
+    cs_ended_early_line(b, impl->cases);
+    cs_buf_puts(b, ".\n\n");
+  }
   if (impl->given_up) {
     cs_given_up_line(b, impl->given_up, impl->given_up_after);
     cs_buf_puts(b, ".\n\n");

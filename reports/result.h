@@ -85,6 +85,7 @@ typedef struct {
   /* Request kinds (cs_request_kind) no longer sent after given_up_after faults and no answer. */
   uint32_t given_up;
   unsigned given_up_after;
+  bool ended_early; /* every property failed while cases were left: the run stopped there */
   const char *stderr_tail;
   bool could_not_run; /* exit status 3 */
   const char *error;  /* why it could not run */

@@ -74,6 +74,11 @@ void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag, bool interrupt
                 interrupted ? " or the stop signal" : "", interrupted ? "the campaign stopped" : "the time ran out");
 }
 
+void cs_ended_early_line(cs_buf *b, uint64_t cases) {
+  cs_buf_printf(b, "ended after %llu case%s: every selected property had failed, leaving no request to send",
+                (unsigned long long)cases, cases == 1 ? "" : "s");
+}
+
 void cs_percent(cs_buf *b, double share) {
   double p = isfinite(share) && share > 0 ? share * 100 : 0;
   int decimals = 2;

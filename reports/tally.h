@@ -32,6 +32,9 @@ void cs_tally_line(cs_buf *b, const cs_tally *t);
  * flag spelt as `flag` (a format may quote it); no newline. `interrupted`: a stop signal ended the
  * campaign (it cuts the requests still waiting too), and the line says so. */
 void cs_cut_line(cs_buf *b, uint64_t cases_cut, const char *flag, bool interrupted);
+/* "ended after 32 cases: every selected property had failed, leaving no request to send": why a run
+ * has fewer cases than asked for (protocol.answer is judged on those requests); no newline. */
+void cs_ended_early_line(cs_buf *b, uint64_t cases);
 
 /* A share (0.2) as a percentage for people: two decimals ("20.00%"), more where two would round a
  * nonzero share to "0.00%" ("0.000010%"), so a --min-coverage threshold never reads as none. */

@@ -288,6 +288,11 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
     cs_cut_line(t->b, impl->cases_cut, "--time", false);
     cs_buf_putc(t->b, '\n');
   }
+  if (impl->ended_early) {
+    cs_buf_puts(t->b, "\n  ");
+    cs_ended_early_line(t->b, impl->cases);
+    cs_buf_putc(t->b, '\n');
+  }
   if (impl->given_up) {
     cs_buf_puts(t->b, "\n  ");
     cs_given_up_line(t->b, impl->given_up, impl->given_up_after);

@@ -157,6 +157,18 @@ j=$(sed -n 's/.*worker \([0-9]*\) was killed by signal 9.*/\1/p' "$T/kill.err" |
 check "a worker killed: exit 3, its part of the cases named as missing from the report" \
   "[ -n '$victim' ] && [ $rc -eq 3 ] && [ -n '$j' ] && grep -q \"worker $j was killed by signal 9.* (its cases, shard $j/3, are not in the report)\" '$T/kill.err'"
 
+# A run whose every selected property fails stops short of --cases and says so, with one worker or
+# two; a run that reaches --cases says nothing of the kind.
+one="--no-corpus --impl prefix-swap --property emit.regex --target openai_chat"
+for j in 1 2; do
+  "$CS" run $one --cases 100000 --jobs $j --json "$T/early$j.json" >"$T/early$j.out" 2>&1
+  check "--jobs $j: a run whose every property failed ends early, saying so in the terminal and the JSON report" \
+    "grep -q 'ended after [0-9]* cases: every selected property had failed' '$T/early$j.out' && python3 -c \"import json; i=json.load(open('$T/early$j.json'))['implementations'][0]; assert i['ended_early'] is True and i['cases'] < 100000\""
+done
+"$CS" run $one --cases 32 --json "$T/whole.json" >"$T/whole.out" 2>&1
+check "a run that reaches --cases before its property fails everywhere is not said to end early" \
+  "grep -q 'cases 32,' '$T/whole.out' && ! grep -q 'ended after' '$T/whole.out' && grep -q '\"ended_early\": false' '$T/whole.json'"
+
 # On a terminal, the progress line counts a property failing in several workers once: never more
 # than the report's failures.
 if command -v script >/dev/null 2>&1; then

@@ -987,6 +987,48 @@ Test(output, unchecked_cells_and_cut_cases) {
   unlink(path);
 }
 
+/* A run that stopped because every property had failed: every format says so, and the JSON report
+ * says when it did not. */
+Test(output, a_run_that_ended_early_says_so) {
+  cs_cell cells[1] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_FAIL)};
+  cs_impl_result short_run = {.name = "short", .cells = cells, .ncells = 1, .cases = 32, .ended_early = true};
+  cs_report r = {.impls = &short_run, .nimpls = 1};
+  const char *line = "ended after 32 cases: every selected property had failed, leaving no request to send";
+  char path[64];
+  char *doc = write_tmp(&r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root, "%s", doc);
+  cJSON *impl = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
+  cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(impl, "ended_early")), "%s", doc);
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+  const struct {
+    writer_fn write;
+    const char *ext;
+  } formats[] = {{cs_report_junit, ".xml"},
+                 {cs_report_html, ".html"},
+                 {cs_report_markdown, ".md"},
+                 {write_terminal_plain, ".txt"}};
+  for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+    doc = write_tmp(&r, formats[i].write, path, formats[i].ext);
+    cr_assert_not_null(strstr(doc, line), "%s: %s", formats[i].ext, doc);
+    free(doc);
+    unlink(path);
+  }
+  short_run.ended_early = false;
+  for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+    doc = write_tmp(&r, formats[i].write, path, formats[i].ext);
+    cr_assert_null(strstr(doc, "ended after"), "%s: %s", formats[i].ext, doc);
+    free(doc);
+    unlink(path);
+  }
+  doc = write_tmp(&r, cs_report_json, path, ".json");
+  cr_assert_not_null(strstr(doc, "\"ended_early\": false"), "%s", doc);
+  free(doc);
+  unlink(path);
+}
+
 /* Request kinds a run stopped sending: every format names them. */
 Test(output, given_up_kinds_are_named) {
   cs_cell cells[1] = {plain_cell("emit.regex", "anthropic", true, CS_VERDICT_UNCHECKED)};

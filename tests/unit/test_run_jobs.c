@@ -167,11 +167,13 @@ static cs_run_result sample(uint64_t case_index, uint64_t cases) {
   r.stat_cases = cases;
   r.faults[2] = 4;
   r.given_up = 1u << 2;
+  r.ended_early = case_index == 30;
   return r;
 }
 
 Test(run_jobs, a_result_survives_its_bytes) {
   cs_run_result r = sample(42, 100), back;
+  r.ended_early = true;
   cs_buf b = {0};
   const char tail[] = "line\0after a NUL";
   cs_run_result_encode(&r, (cs_str){tail, sizeof tail - 1}, &b);
@@ -202,6 +204,7 @@ Test(run_jobs, a_result_survives_its_bytes) {
   cr_assert_eq(back.label_counts[3], 5);
   cr_assert_eq(back.faults[2], 4);
   cr_assert_eq(back.given_up, 1u << 2);
+  cr_assert(back.ended_early);
   free((char *)t.ptr);
   cs_run_result_free(&back);
   /* Every cut of the bytes, and one byte more, is refused without reading past them. */
@@ -258,7 +261,9 @@ Test(run_jobs, merge_keeps_the_earlier_failure) {
   memset(&total, 0, sizeof total);
   cs_err err = {{0}};
   cr_assert_eq(cs_run_result_merge(&total, &a, &err), 0);
+  cr_assert(!total.ended_early);
   cr_assert_eq(cs_run_result_merge(&total, &b, &err), 0);
+  cr_assert(total.ended_early, "one worker that ended early leaves the run short of cases");
   cr_assert_eq(total.cells[1].case_index, 30);
   cr_assert_str_eq(total.cells[1].message, "failed at 30");
   cr_assert_eq(total.cells[1].choices[2], 30, "the failure's choices travel with it");
