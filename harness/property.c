@@ -505,6 +505,10 @@ const cs_property *cs_properties(size_t *count) {
   return table;
 }
 
+bool cs_property_is_answer(const cs_property *p) {
+  return strcmp(p->name, CS_PROPERTY_ANSWER) == 0;
+}
+
 const cs_property *cs_property_find(const char *name) {
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (strcmp(table[i].name, name) == 0)

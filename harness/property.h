@@ -42,7 +42,9 @@ typedef struct {
 
 const cs_property *cs_properties(size_t *count);
 const cs_property *cs_property_find(const char *name);
-/* Index of the pseudo-property that records faults (crash, timeout, protocol, rejected). */
+/* Name of the pseudo-property that records faults (crash, timeout, protocol, rejected). */
 #define CS_PROPERTY_ANSWER "protocol.answer"
+/* Whether p is that pseudo-property: judged on every request other properties send, not on its own. */
+bool cs_property_is_answer(const cs_property *p);
 
 #endif

@@ -51,6 +51,7 @@ typedef struct {
   char *history_json, *answer_json; /* heap: the case as it failed, before shrinking */
   uint32_t turns, calls;
   cs_literal_twin literal_twin; /* a literal case's */
+  const char *found_shrinking;  /* as cs_outcome's */
 } pending_failure;
 
 typedef struct {
@@ -600,7 +601,7 @@ static bool needs_answered(const cs_caserun *run, unsigned needs, int t) {
 static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, char *why, size_t why_len) {
   const cs_property *p = cell->prop;
   if (!p->check) {
-    if (strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
+    if (!cs_property_is_answer(p))
       return -1;
     const cs_reply *f = r->batch_fault ? first_reply(run, is_fault, NULL) : NULL;
     if (!f)
@@ -647,22 +648,31 @@ static void answer_json(const cs_outcome *cell, const cs_caserun *run, cs_buf *b
 static uint64_t *copy_choices(const cs_choices *ch, size_t *n);
 static void record_case(const cs_outcome *cell, const cs_caserun *run, char **hist, char **ans, uint32_t *turns,
                         uint32_t *calls);
+static void take_failure(runner *r, size_t c, size_t i, const char *why);
 
 /* A try of another property's shrinking that faults is a generated case the implementation faults
- * on: protocol.answer fails on it (once, in a run), to be shrunk in turn, rather than the fault
- * only counting as "does not fail" for the property being shrunk. */
+ * on: protocol.answer fails on it, to be shrunk in turn, rather than the fault only counting as
+ * "does not fail" for the property being shrunk. A run takes it once; a campaign takes it as it
+ * takes a failure of its batch, through want_failure, as one of the shrinking case's window. */
 static void fault_while_shrinking(runner *r, const cs_outcome *shrinking_cell) {
-  /* Not in a campaign, whose findings go through want_failure, nor in a replay, which judges the
-   * one case it was given. */
-  if (r->campaign || r->cfg->replay_one || !r->batch_fault || !strcmp(shrinking_cell->prop->name, CS_PROPERTY_ANSWER))
+  /* Not in a replay, which judges the one case it was given. */
+  if (r->cfg->replay_one || !r->batch_fault || cs_property_is_answer(shrinking_cell->prop))
     return;
   for (size_t c = 0; c < r->ncells; c++) {
     cs_outcome *a = &r->cells[c];
-    if (strcmp(a->prop->name, CS_PROPERTY_ANSWER) || !a->applicable || a->failed || a->undecided)
+    if (!cs_property_is_answer(a->prop) || !a->applicable || a->undecided || (a->failed && !r->campaign))
       continue;
     char why[600];
     if (check_cell(r, a, &r->runs[0], why, sizeof why) != 0)
       return;
+    if (r->campaign) {
+      if (r->cfg->want_failure && !r->cfg->want_failure(r->cfg->failure_user, a, shrinking_cell->case_index, why))
+        return;
+      take_failure(r, c, 0, why); /* report_taken, shrinking the batch's failures, comes to it too */
+      r->pending[r->npending - 1].case_index = shrinking_cell->case_index;
+      r->pending[r->npending - 1].found_shrinking = shrinking_cell->prop->name;
+      return;
+    }
     a->failed = true;
     snprintf(a->message, sizeof a->message, "%s", why);
     a->found_shrinking = shrinking_cell->prop->name; /* said once its own shrinking is done */
@@ -682,7 +692,7 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
   case_plan plan;
   uint64_t idx = 0;
   unsigned needs = cell->prop->needs;
-  if (strcmp(cell->prop->name, CS_PROPERTY_ANSWER) == 0)
+  if (cs_property_is_answer(cell->prop))
     needs = r->shrink_answer_needs ? r->shrink_answer_needs : r->needs | CS_NEED_EMIT;
   if (r->shrink_without_restart)
     needs &= ~(unsigned)CS_NEED_RESTART;
@@ -1033,7 +1043,7 @@ static void shrink(runner *r, cs_outcome *cell) {
                  .nbest = cell->nchoices,
                  .budget = r->cfg->shrink_budget ? r->cfg->shrink_budget : 3000,
                  .bs = {UINT32_MAX, UINT32_MAX},
-                 .confirm_fresh = r->impl->vt->restart && !strcmp(cell->prop->name, CS_PROPERTY_ANSWER)};
+                 .confirm_fresh = r->impl->vt->restart && cs_property_is_answer(cell->prop)};
   /* Under --time, shrinking may go on SHRINK_GRACE_S past the deadline, no more (all failures
    * together), so that a failure found at the end is still shrunk; a try still waiting for answers
    * then is cut off. */
@@ -1076,7 +1086,7 @@ static void shrink(runner *r, cs_outcome *cell) {
       keep_case(&s);
       /* A fault is shrunk among the replies it was one of: an implementation that faults on every
        * request would otherwise cost a restart for each of about 30 requests per try. */
-      if (strcmp(cell->prop->name, CS_PROPERTY_ANSWER) == 0)
+      if (cs_property_is_answer(cell->prop))
         first_reply(&r->runs[0], is_fault, &r->shrink_answer_needs);
     }
     if (rc == 1 || !r->shrink_without_restart)
@@ -1188,7 +1198,7 @@ static void make_cells(runner *r) {
   r->ncells = 0;
   for (size_t i = 0; i < np; i++) {
     const cs_property *p = &props[i];
-    if (!cs_run_selects(r->cfg, p->name) && strcmp(p->name, CS_PROPERTY_ANSWER) != 0)
+    if (!cs_run_selects(r->cfg, p->name) && !cs_property_is_answer(p))
       continue;
     if (!p->per_target) {
       cs_outcome *c = &r->cells[r->ncells++];
@@ -1216,7 +1226,7 @@ static void make_cells(runner *r) {
   cs_outcome *answer = NULL;
   bool any = false;
   for (size_t i = 0; i < r->ncells; i++) {
-    if (!strcmp(r->cells[i].prop->name, CS_PROPERTY_ANSWER))
+    if (cs_property_is_answer(r->cells[i].prop))
       answer = &r->cells[i];
     else
       any = any || r->cells[i].applicable;
@@ -1297,6 +1307,9 @@ static void report_taken(runner *r) {
     tmp.shrunk = false;
     tmp.shrunk_turns = p->turns;
     tmp.shrunk_calls = p->calls;
+    tmp.found_shrinking = p->found_shrinking;
+    /* p is not read after here: shrinking may take more failures (fault_while_shrinking), moving
+     * r->pending; the loop reaches them. */
     if (tmp.choices && !r->fatal) /* a literal case has no choices: it is reported as it is */
       shrink(r, &tmp);
     if (!r->fatal)

@@ -238,26 +238,11 @@ replay_rc=$?
 check "a crash after the 20th request: its protocol.answer case replays as a failure, or says it held alone" \
   "[ -n '$replay_cmd' ] && { [ $replay_rc -eq 1 ] || [ $msg_held -eq 1 ]; }"
 
-# A program that hangs only on the smallest history, the one shrinking ends at: the fault a shrink
-# try met is a protocol.answer failure, and its replay fails too (it was a timeout counted, no more).
-cat >"$T/hangmin.py" <<'P'
-import sys, json, time
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "hangmin", "version": "1", "ops": ["emit"],
-                          "targets": ["anthropic"]}), flush=True)
-        continue
-    turns = r["history"]["turns"]
-    calls = [c for t in turns for c in t.get("calls", [])]
-    res = [x for t in turns for x in t.get("results", [])]
-    if (len(turns) == 3 and len(calls) == 1 and calls[0].get("id") == "call_0" and len(res) == 1
-            and res[0].get("call_id") == "call_0" and turns[1].get("provider") == "anthropic"):
-        time.sleep(3600)
-    print(json.dumps({"seq": r["seq"], "calls": ["bad id!"] * len(calls), "results": ["bad id!"] * len(res)}), flush=True)
-P
+# A program that hangs only on the smallest history, the one shrinking ends at
+# (fixtures/hang_on_smallest.py): the fault a shrink try met is a protocol.answer failure, and its
+# replay fails too (it was a timeout counted, no more).
 "$CS" run --no-corpus --cases 5 --deadline 150 --property emit.regex --json "$T/hm.json" \
-  --impl-cmd -- python3 "$T/hangmin.py" >/dev/null 2>&1
+  --impl-cmd -- python3 "$FIX/hang_on_smallest.py" >/dev/null 2>&1
 hm_rc=$?
 hm_replay=$(python3 -c "
 import json

@@ -682,6 +682,20 @@ check "merge refuses results of different implementations" "[ $? -eq 2 ] && grep
 
 # The summary printed to the terminal carries the implementation's name, messages and histories:
 # none of their bytes may drive the terminal.
+# A hang met only by a shrink try (fixtures/hang_on_smallest.py) is a protocol.answer finding of
+# the campaign, as in run, saved to the corpus, and its replay fails.
+"$CS" fuzz --cases 5 --deadline 150 --property emit.regex --corpus "$T/hm-corpus" --out "$T/hm" \
+  --impl-cmd -- python3 "$FIX/hang_on_smallest.py" >"$T/hm.out" 2>&1
+hm_rc=$?
+hm_replay=$(python3 -c "
+import json
+f = [f for f in json.load(open('$T/hm/summary.json'))['findings'] if f['property'] == 'protocol.answer' and f['distinct']]
+print(f[0]['token'] if len(f) == 1 and 'found on a case that shrinking emit.regex' in f[0]['message'] else '')")
+"$CS" replay --property protocol.answer --deadline 150 "$hm_replay" --impl-cmd -- python3 "$FIX/hang_on_smallest.py" \
+  >/dev/null 2>&1
+check "fuzz: a hang met only by shrinking's tries is a protocol.answer finding saying so, and its replay fails" \
+  "[ $hm_rc -eq 1 ] && [ -n '$hm_replay' ] && [ $? -eq 1 ] && ls '$T/hm-corpus'/*/ | grep -q protocol.answer"
+
 "$CS" fuzz --cases 300 --no-corpus --out "$T/evil" --impl-cmd -- python3 tests/fixtures/evil_ids.py --evil-name \
   >"$T/evil.out" 2>"$T/evil.err"
 rc=$?
