@@ -33,7 +33,7 @@ typedef struct {
 
 #define CS_MAX_TIME_S (365.0 * 24 * 3600)
 #define GEN (CS_CMD_RUN | CS_CMD_FUZZ | CS_CMD_REPLAY | CS_CMD_COLLIDE | CS_CMD_PROBE)
-#define RULES (GEN | CS_CMD_CANON | CS_CMD_EMIT)
+#define RULES (GEN | CS_CMD_EMIT)
 #define REPORTING (CS_CMD_RUN | CS_CMD_REPLAY | CS_CMD_PROBE)
 static const option_row rows[] = {
     {"impl", ARG_LIST, GEN, "NAME  a built-in implementation (run: repeatable, 'all' for every built-in)"},
@@ -124,6 +124,9 @@ static const option_row rows[] = {
 #define VECTORS_ALL_TARGETS "vectors: --target does not apply: the vectors cover every target"
 #define VECTORS_NO_RULE "vectors: --rule does not apply: the vectors are defined under the default rules"
 #define VECTORS_NO_PROFILE "vectors: --profile does not apply: the vectors are defined under the default rules"
+/* Canonical IDs are one format whatever the targets' rules: the rules apply when emitting. */
+#define CANON_NO_RULES(opt)                                                                                            \
+  "canon: --" opt " does not apply: canonical IDs follow no target's rule (`callsign emit --target T` applies them)"
 /* A replay runs the one case its token or file gives: nothing to count, time, seed or split. */
 #define REPLAY_ONE_CASE(opt) "replay: --" opt " does not apply: a replay runs the one case its token or file gives"
 static const struct {
@@ -140,6 +143,8 @@ static const struct {
     {"min-coverage", CS_CMD_FUZZ, FUZZ_NO_STATS},
     {"target", CS_CMD_VECTORS, VECTORS_ALL_TARGETS},
     {"rule", CS_CMD_VECTORS, VECTORS_NO_RULE},
+    {"rule", CS_CMD_CANON, CANON_NO_RULES("rule")},
+    {"profile", CS_CMD_CANON, CANON_NO_RULES("profile")},
     {"profile", CS_CMD_VECTORS, VECTORS_NO_PROFILE},
     {"cases", CS_CMD_REPLAY, REPLAY_ONE_CASE("cases")},
     {"time", CS_CMD_REPLAY, REPLAY_ONE_CASE("time")},
@@ -632,10 +637,14 @@ int cs_options_prepare_reports(const cs_options *o, cs_made *made, cs_err *err) 
   return 0;
 }
 
-void cs_options_usage(FILE *out, cs_cmd_bit cmd) {
+size_t cs_options_usage(FILE *out, cs_cmd_bit cmd) {
+  size_t n = 0;
   for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++)
-    if (rows[k].commands & cmd)
+    if (rows[k].commands & cmd) {
       fprintf(out, "  --%s %s\n", rows[k].name, rows[k].help);
+      n++;
+    }
+  return n;
 }
 
 cs_ruleset *cs_cli_ruleset(const cs_options *o, cs_err *err) {

@@ -89,8 +89,8 @@ bool cs_options_named(const cs_options *o, const char *property);
  * added to `made` (also on failure: the caller refused takes them back with cs_made_undo). 0, or -1
  * with err. */
 int cs_options_prepare_reports(const cs_options *o, cs_made *made, cs_err *err);
-/* Prints the options that command `cmd` accepts. */
-void cs_options_usage(FILE *out, cs_cmd_bit cmd);
+/* Prints the options that command `cmd` accepts; returns how many. */
+size_t cs_options_usage(FILE *out, cs_cmd_bit cmd);
 
 /* Builds the ruleset from defaults, --profile and --rule. */
 cs_ruleset *cs_cli_ruleset(const cs_options *o, cs_err *err);

@@ -58,12 +58,14 @@ static int cmd_help(int argc, char **argv) {
   for (size_t i = 0; which && i < sizeof commands / sizeof *commands; i++) {
     if (strcmp(commands[i].name, which) == 0) {
       printf("usage: callsign %s %s\n%s\n\noptions:\n", commands[i].name, commands[i].args, commands[i].summary);
-      cs_options_usage(stdout, commands[i].bit);
+      size_t shown = cs_options_usage(stdout, commands[i].bit);
       /* list and help parse their one option themselves; the table holds the shared ones */
       if (commands[i].run == cs_cmd_list)
         printf("  --markdown   print the tables as Markdown, as the README holds them\n");
       else if (commands[i].run == cmd_help)
         printf("  (none: the argument is a command's name)\n");
+      else if (!shown)
+        printf("  (none)\n");
       if (commands[i].notes)
         printf("\n%s\n", commands[i].notes);
       return CS_EXIT_OK;

@@ -68,6 +68,16 @@ for a in "--target anthropic" "--rule anthropic.max_len=9" "--profile $T/none.tx
   "$CS" vectors $a >"$T/o" 2>"$T/e"
   check "vectors $a: exit 2, one line" "one_line_2 $? 'vectors: ${a%% *} does not apply'"
 done
+# canon: canonical IDs follow no target's rule, so --rule and --profile are refused, not ignored.
+printf '{"turns":[]}' >"$T/no-turns.json"
+for a in "--rule anthropic.max_len=12" "--profile $T/none.txt"; do
+  # shellcheck disable=SC2086
+  "$CS" canon $a "$T/no-turns.json" >"$T/o" 2>"$T/e"
+  check "canon $a: exit 2, one line" "one_line_2 $? 'canon: ${a%% *} does not apply'"
+done
+"$CS" help canon >"$T/hc" 2>&1
+check "help canon lists no --rule or --profile, and says it takes no option" \
+  "! grep -q -- '--rule\\|--profile' '$T/hc' && grep -q '^  (none)$' '$T/hc'"
 # replay runs the one case it is given: --cases 5000 --time 1h ran one case and passed.
 for a in "--cases 5000" "--time 1h" "--seed 7"; do
   # shellcheck disable=SC2086
