@@ -258,7 +258,7 @@ static void gen_round(gen *g, bool first) {
     call->args = TOOL_ARGS[ni];
     cs_id_ctx x = id_ctx(g, turn_first, k, call->name);
     size_t id_start = cs_choices_at(c);
-    call->id = call->server ? cs_id_server(&x) : cs_id_draw(&x);
+    call->id = call->server ? cs_id_server(&x, true) : cs_id_draw(&x);
     cs_choices_span(c, id_start, CS_SPAN_NO_COUNT);
     if (!cs_str_is_blank(call->id))
       g->pool[g->npool++] = call->id;
@@ -590,8 +590,8 @@ cs_str cs_gen_id(cs_choices *c, const cs_gen_config *cfg, const cs_str *pool, ui
   x.global_index = x.npool;
   x.turn_pos = 0;
   x.never_null = true;
-  /* Batches hold no calls, so a server-call ID may appear here on its own. */
+  /* Batches hold no calls, so a server-call ID may appear here on its own, bounded as any raw ID. */
   if (cs_draw_bool(c, 1, 40))
-    return cs_id_server(&x);
+    return cs_id_server(&x, false);
   return cs_id_draw(&x);
 }

@@ -429,12 +429,17 @@ static cs_str native_id(cs_id_ctx *x, cs_provider provider) {
   return finish(x, fmt == NF_NULL ? CS_NULL_STR : format_id(x, fmt));
 }
 
-static cs_str server_id(cs_id_ctx *x) {
-  sb b = sb_new(x->a, 11 + 22);
+static cs_str server_id(cs_id_ctx *x, bool whole) {
+  sb b = sb_new(x->a, CS_SERVER_ID_LEN);
   sb_puts(&b, "srvtoolu_01");
-  sb_fill(&b, 22, B62, ALEN(B62), draw_seed(x->c));
+  sb_fill(&b, CS_SERVER_ID_LEN - 11, B62, ALEN(B62), draw_seed(x->c));
   *x->labels |= CS_LABEL_BIT(CS_LABEL_NATIVE_SERVER);
-  return finish(x, sb_done(x, &b));
+  if (!whole)
+    return finish(x, sb_done(x, &b));
+  b.p[b.len] = 0;
+  cs_str s = {b.p, b.len};
+  cs_id_content_labels(s, x->labels);
+  return s;
 }
 
 /* ---- simple classes ---- */
@@ -869,8 +874,8 @@ cs_str cs_id_native(cs_id_ctx *x, cs_provider provider) {
   return labelled(x, before, native_id(x, provider));
 }
 
-cs_str cs_id_server(cs_id_ctx *x) {
+cs_str cs_id_server(cs_id_ctx *x, bool whole) {
   cs_labelset before = *x->labels;
   x->cut = false;
-  return labelled(x, before, server_id(x));
+  return labelled(x, before, server_id(x, whole));
 }

@@ -36,11 +36,16 @@ typedef struct {
  * byte, a look-alike of 5) gets its content labels alone, so that --stats and --min-coverage count
  * what was generated, not what was attempted. The same holds for cs_id_native and cs_id_server. */
 cs_str cs_id_draw(cs_id_ctx *x);
+/* The length of a server-call ID: "srvtoolu_01" and 22 base62 characters. */
+#define CS_SERVER_ID_LEN 33
 /* A native ID of the format `provider` produces (unknown: any native format); may be null for
  * Gemini unless never_null. */
 cs_str cs_id_native(cs_id_ctx *x, cs_provider provider);
-/* An Anthropic server-call ID (srvtoolu_01 + 22 letters or digits). */
-cs_str cs_id_server(cs_id_ctx *x);
+/* An Anthropic server-call ID (srvtoolu_01 + 22 letters or digits). `whole`: a server call's, which
+ * max_id_len does not cut (cut short, it is no longer the provider's own and breaks the server rule
+ * implementations are held to, so the harness's input would be at fault); otherwise a raw ID like
+ * any other, cut to the bound. */
+cs_str cs_id_server(cs_id_ctx *x, bool whole);
 /* Adds the content labels of `id`: missing, empty, long, huge, illegal, control, non-ASCII. */
 void cs_id_content_labels(cs_str id, cs_labelset *labels);
 

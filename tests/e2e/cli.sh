@@ -331,6 +331,15 @@ check "--max-id-len 1048576 (the bound) runs" "[ $? -eq 0 ]"
 # A token regenerates its case under the run's bound: under another one the corpus is another set of
 # cases, and what such a run finds would replay as other cases: the corpus is left alone, with a note.
 mkdir -p "$T/bound"
+# A server call keeps its whole ID under any bound: cut to "s", it broke the server rule for
+# anthropic-sanitize, which keeps server IDs, and passed prefix-swap, which does not.
+"$CS" run --no-corpus --seed 3 --cases 1500 --max-id-len 1 --impl prefix-swap --impl anthropic-sanitize \
+  --property emit.server_passthrough --property emit.regex --target anthropic --json "$T/srv.json" >/dev/null 2>&1
+check "--max-id-len 1: server IDs stay whole (prefix-swap fails emit.server_passthrough, anthropic-sanitize keeps emit.regex)" \
+  "python3 -c \"import json
+v = {(i['name'], c['property']): c['verdict'] for i in json.load(open('$T/srv.json'))['implementations'] for c in i['cells'] if c['target'] == 'anthropic'}
+assert v[('prefix-swap', 'emit.server_passthrough')] == 'fail', v
+assert v[('anthropic-sanitize', 'emit.regex')] == 'pass', v\""
 "$CS" run --impl prefix-swap --cases 300 --quiet --max-id-len 8 --corpus "$T/bound" >"$T/o" 2>"$T/e"
 check "--max-id-len 8: failures found, nothing saved to the corpus, one note saying why" \
   "[ $? -eq 1 ] && [ -z \"\$(ls -A '$T/bound')\" ] && [ \$(grep -c 'note: --max-id-len 8: the regression corpus is neither replayed nor saved' '$T/e') -eq 1 ]"

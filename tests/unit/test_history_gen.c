@@ -245,11 +245,13 @@ static void check_structure(const cs_gen_case *g, const cs_gen_config *cfg, cs_a
       cr_assert_lt(turn->provider, CS_PROVIDER_COUNT);
       for (uint32_t k = 0; k < turn->ncalls; k++) {
         const cs_call *call = &turn->calls[k];
-        cr_assert(valid_id(call->id, max_len), "call id of %zu bytes", call->id.len);
+        /* A server call's ID is the provider's own: whole under any bound. */
+        cr_assert(valid_id(call->id, call->server ? CS_SERVER_ID_LEN : max_len), "call id of %zu bytes", call->id.len);
         cr_assert(call->name.ptr && call->name.len);
         if (call->server) {
           cr_assert_eq(turn->provider, CS_PROV_ANTHROPIC, "server calls only in anthropic turns");
           cr_assert(ok_server_id(call->id));
+          cr_assert_eq(call->id.len, CS_SERVER_ID_LEN);
         }
       }
     } else {
@@ -309,7 +311,12 @@ static void check_structure(const cs_gen_case *g, const cs_gen_config *cfg, cs_a
 Test(history_gen, ids_valid_and_structure_sound) {
   cs_arena a = {0};
   cs_choices c = {0};
-  const cs_gen_config cfgs[] = {{0}, {.max_id_len = 100}, {.max_id_len = 1500}, {.max_rounds = 2, .max_calls = 9}};
+  const cs_gen_config cfgs[] = {{0},
+                                {.max_id_len = 1},
+                                {.max_id_len = 9},
+                                {.max_id_len = 100},
+                                {.max_id_len = 1500},
+                                {.max_rounds = 2, .max_calls = 9}};
   for (size_t k = 0; k < sizeof cfgs / sizeof cfgs[0]; k++) {
     uint64_t n = k == 0 ? SEEDS : 2000;
     for (uint64_t s = 0; s < n; s++) {
