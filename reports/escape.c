@@ -106,6 +106,11 @@ void cs_esc_left_out(cs_buf *b, size_t left) {
                   left);
 }
 
+void cs_esc_name_left_out(cs_buf *b, size_t left) {
+  if (left)
+    cs_buf_printf(b, " [%zu more bytes not shown: the JSON report keeps them]", left);
+}
+
 /* A format's substitution: writes the replacement of cp into out (at least 12 bytes) and returns
  * its length, or returns 0 when cp is copied raw. */
 typedef size_t (*subst_fn)(uint32_t cp, const void *ctx, char *out);
@@ -153,6 +158,10 @@ size_t cs_esc_plain_cut(cs_buf *b, const char *s, size_t max) {
   return n - cut;
 }
 
+void cs_esc_plain_name(cs_buf *b, const char *s) {
+  cs_esc_name_left_out(b, cs_esc_plain_cut(b, s, CS_REPORT_MAX_NAME));
+}
+
 static size_t put_str(char *out, const char *s) {
   size_t n = strlen(s);
   memcpy(out, s, n);
@@ -194,6 +203,10 @@ size_t cs_esc_markup_cut(cs_buf *b, const char *s, size_t max, cs_esc_markup_ctx
   size_t n = strlen(s), cut = cs_esc_cut(s, n, max);
   cs_esc_markup(b, s, cut, ctx);
   return n - cut;
+}
+
+void cs_esc_markup_name(cs_buf *b, const char *s, cs_esc_markup_ctx ctx) {
+  cs_esc_name_left_out(b, cs_esc_markup_cut(b, s, CS_REPORT_MAX_NAME, ctx));
 }
 
 static size_t md_subst(uint32_t cp, const void *ctx, char *out) {

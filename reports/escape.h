@@ -29,12 +29,24 @@ size_t cs_esc_cut(const char *s, size_t n, size_t max);
  * not shown: ...]", in ASCII without markup characters, so every format takes it as it is. */
 void cs_esc_left_out(cs_buf *b, size_t left);
 
+/* Bytes of an implementation's name or version (its hello's) that the terminal, HTML, JUnit and
+ * Markdown reports show: a hello line may be 64 MiB, and the name is repeated for every cell. The
+ * JSON report keeps every byte. */
+#define CS_REPORT_MAX_NAME 200
+/* What follows a name or version cut with `left` bytes left out (nothing when left is 0):
+ * " [N more bytes not shown: the JSON report keeps them]", ASCII without markup characters or a dot
+ * (which would split a JUnit classname), so every format takes it as it is. */
+void cs_esc_name_left_out(cs_buf *b, size_t left);
+
 /* Plain text (terminal, Markdown code blocks): hidden characters escaped, everything else raw.
  * With keep_lines, \n and \t stay raw (multi-line text such as a stderr tail). */
 void cs_esc_plain(cs_buf *b, const char *s, size_t n, bool keep_lines);
 /* One line of plain text: the first `max` bytes of s (NULL: ""), cut between characters; returns the
  * bytes left out, for the caller to say so. */
 size_t cs_esc_plain_cut(cs_buf *b, const char *s, size_t max);
+/* A name or version (NULL: "") as cs_esc_plain_cut writes it, cut at CS_REPORT_MAX_NAME bytes and
+ * followed by cs_esc_name_left_out. */
+void cs_esc_plain_name(cs_buf *b, const char *s);
 /* Where escaped markup goes: multi-line text (\n and \t stay raw, e.g. <pre>), one line of text
  * (\n and \t escaped visibly, so a newline in a name or message is seen rather than collapsed
  * into a space), or an attribute value (\n and \t as &#10; and &#9;, which parsers keep). */
@@ -45,6 +57,9 @@ void cs_esc_markup(cs_buf *b, const char *s, size_t n, cs_esc_markup_ctx ctx);
 /* The first `max` bytes of s (NULL: "") as cs_esc_markup writes them, cut between characters, so the
  * markup stays well-formed; returns the bytes left out, for the caller to say so. */
 size_t cs_esc_markup_cut(cs_buf *b, const char *s, size_t max, cs_esc_markup_ctx ctx);
+/* A name or version (NULL: "") as cs_esc_markup_cut writes it, cut at CS_REPORT_MAX_NAME bytes and
+ * followed by cs_esc_name_left_out. */
+void cs_esc_markup_name(cs_buf *b, const char *s, cs_esc_markup_ctx ctx);
 /* Markdown inline text and GFM table cells: Markdown punctuation backslash-escaped (so `|`
  * cannot split a cell and `<`/`&` cannot start HTML), a newline becomes <br>, hidden characters
  * escaped visibly. */

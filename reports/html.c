@@ -4,7 +4,8 @@
  * chart. The markup is also well-formed XML (every element closed, attributes quoted, numeric
  * references only), so both HTML5 and XML tools can read it; every string from the data goes
  * through cs_esc_markup. A history, answer or message is cut at CS_REPORT_MAX_SHOWN bytes, as the
- * terminal cuts it, so that a browser can open the page. */
+ * terminal cuts it, and the implementation's name and version at CS_REPORT_MAX_NAME, so that a
+ * browser can open the page. */
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>
@@ -56,6 +57,12 @@ static void esc_cut(cs_buf *b, const char *s) {
   cs_esc_left_out(b, cs_esc_markup_cut(b, s, CS_REPORT_MAX_SHOWN, CS_ESC_LINE));
 }
 
+/* An implementation's name or version, cut at CS_REPORT_MAX_NAME bytes with a note: the name is
+ * repeated in every failure and list item. */
+static void esc_name(cs_buf *b, const char *s) {
+  cs_esc_markup_name(b, s, CS_ESC_LINE);
+}
+
 /* The CSS class of a matrix cell (see the style sheet above). */
 static const char *const CELL_CLASS[CS_VERDICT_COUNT] = {
     [CS_VERDICT_PASS] = "ok",     [CS_VERDICT_FAIL] = "fail",         [CS_VERDICT_EXPECTED_FAIL] = "xfail",
@@ -78,7 +85,7 @@ static void cell_item(cs_buf *b, const cs_cell *c, const char *impl, bool with_m
   cs_buf_puts(b, "</code> on <code>");
   esc(b, c->target);
   cs_buf_puts(b, "</code> (");
-  esc(b, str_or(impl, "(unnamed)"));
+  esc_name(b, str_or(impl, "(unnamed)"));
   cs_buf_puts(b, ")");
   if (with_message && c->message) {
     cs_buf_puts(b, ": ");
@@ -94,7 +101,7 @@ static void matrix_table(cs_buf *b, const cs_matrix *m, const cs_impl_result *im
   cs_buf_puts(b, "<table class=\"matrix\">\n<tr><th class=\"p\">property</th><th>tier</th>");
   for (size_t j = 0; j < m->ncols; j++) {
     cs_buf_puts(b, "<th>");
-    esc(b, m->cols[j]);
+    esc_name(b, m->cols[j]); /* targets, or the overview's implementations */
     cs_buf_puts(b, "</th>");
   }
   cs_buf_puts(b, "</tr>\n");
@@ -133,7 +140,7 @@ static void failure(cs_buf *b, const cs_impl_result *impl, size_t k, size_t i, b
   cs_buf_puts(b, "</code> on <code>");
   esc(b, c->target);
   cs_buf_puts(b, "</code> (");
-  esc(b, str_or(impl->name, "(unnamed)"));
+  esc_name(b, str_or(impl->name, "(unnamed)"));
   cs_buf_puts(b, ")</h3>\n<p class=\"error\">");
   esc_cut(b, str_or(c->message, "failed"));
   cs_buf_puts(b, "</p>\n<ul>\n");
@@ -157,10 +164,10 @@ static void failure(cs_buf *b, const cs_impl_result *impl, size_t k, size_t i, b
 
 static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *impl, size_t k, cs_arena *a) {
   cs_buf_printf(b, "<h2 id=\"impl-%zu\">", k);
-  esc(b, str_or(impl->name, "(unnamed)"));
+  esc_name(b, str_or(impl->name, "(unnamed)"));
   if (impl->version) {
     cs_buf_putc(b, ' ');
-    esc(b, impl->version);
+    esc_name(b, impl->version);
   }
   cs_buf_puts(b, "</h2>\n<p>");
   if (impl->kind) {

@@ -3,7 +3,8 @@
  * well-formed XML 1.0 for any bytes in the data: every string goes through cs_esc_markup, which
  * also replaces characters XML cannot carry (C0 controls, U+FFFE/U+FFFF, bad UTF-8) visibly.
  * No CDATA sections, so "]]>" in an ID needs no special case. A history, answer or message is cut
- * at CS_REPORT_MAX_SHOWN bytes, as the terminal cuts it: CI keeps these files. */
+ * at CS_REPORT_MAX_SHOWN bytes, as the terminal cuts it, and the implementation's name and version at
+ * CS_REPORT_MAX_NAME: CI keeps these files. */
 #include <stdint.h>
 #include <string.h>
 
@@ -21,6 +22,12 @@ static void attr(cs_buf *b, const char *s) {
   cs_esc_markup(b, s, strlen(s), CS_ESC_ATTR);
 }
 
+/* An implementation's name or version in an attribute, cut at CS_REPORT_MAX_NAME bytes with a
+ * note: the name is repeated in every <testcase>. */
+static void attr_name(cs_buf *b, const char *s) {
+  cs_esc_markup_name(b, s, CS_ESC_ATTR);
+}
+
 /* A message in an attribute, cut at CS_REPORT_MAX_SHOWN bytes with a note. */
 static void attr_cut(cs_buf *b, const char *s) {
   cs_esc_left_out(b, cs_esc_markup_cut(b, s, CS_REPORT_MAX_SHOWN, CS_ESC_ATTR));
@@ -34,7 +41,7 @@ static void text(cs_buf *b, const char *s, size_t max) {
 
 static void property(cs_buf *b, const char *name, const char *value) {
   cs_buf_printf(b, "      <property name=\"%s\" value=\"", name);
-  attr(b, value);
+  attr_name(b, value); /* all short but the version, which is its hello's */
   cs_buf_puts(b, "\"/>\n");
 }
 
@@ -62,7 +69,7 @@ static void failure_body(cs_buf *b, const cs_cell *c, bool strict) {
 
 static void testcase(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, bool strict) {
   cs_buf_puts(b, "    <testcase classname=\"");
-  attr(b, str_or(impl->name, "(unnamed)"));
+  attr_name(b, str_or(impl->name, "(unnamed)"));
   cs_buf_putc(b, '.');
   attr(b, c->property);
   cs_buf_puts(b, "\" name=\"");
@@ -111,7 +118,7 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
   cs_tally_add(&t, impl, r->strict);
   size_t errors = impl->could_not_run ? 1 : 0;
   cs_buf_puts(b, "  <testsuite name=\"");
-  attr(b, str_or(impl->name, "(unnamed)"));
+  attr_name(b, str_or(impl->name, "(unnamed)"));
   /* failures: every cell that fails the run, FIXED ones included (each is a <failure>); a recommended
    * failure without --strict is a <skipped>. */
   cs_buf_printf(b, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
@@ -138,7 +145,7 @@ static void suite(cs_buf *b, const cs_report *r, const cs_impl_result *impl) {
 
   if (impl->could_not_run) {
     cs_buf_puts(b, "    <testcase classname=\"");
-    attr(b, str_or(impl->name, "(unnamed)"));
+    attr_name(b, str_or(impl->name, "(unnamed)"));
     cs_buf_puts(b, "\" name=\"run\">\n      <error type=\"could_not_run\" message=\"");
     attr(b, str_or(impl->error, "could not run"));
     cs_buf_puts(b, "\"/>\n    </testcase>\n");

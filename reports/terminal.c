@@ -60,6 +60,22 @@ static size_t put_text(term *t, const char *s) {
   return display_width(t->b->data + start, t->b->len - start);
 }
 
+/* Appends a name or version (a hello's), made visible and cut at CS_REPORT_MAX_NAME bytes with a
+ * note; returns its display width. */
+static size_t put_name(term *t, const char *s) {
+  size_t start = t->b->len;
+  cs_esc_plain_name(t->b, s);
+  return t->b->len > start ? display_width(t->b->data + start, t->b->len - start) : 0;
+}
+
+static size_t name_width(const char *s) {
+  cs_buf tmp = {0};
+  term t = {&tmp, false};
+  size_t w = put_name(&t, s);
+  cs_buf_free(&tmp);
+  return w;
+}
+
 static size_t text_width(const char *s) {
   cs_buf tmp = {0};
   s = str_or(s, "");
@@ -100,7 +116,7 @@ static void put_matrix(term *t, const cs_matrix *m, const char *corner, cs_arena
   }
   size_t *col_w = CS_ARENA_NEW(a, size_t, m->ncols + 1);
   for (size_t j = 0; j < m->ncols; j++) {
-    col_w[j] = text_width(m->cols[j]);
+    col_w[j] = name_width(m->cols[j]); /* targets, or the overview's implementations */
     if (col_w[j] < 5)
       col_w[j] = 5;
   }
@@ -112,7 +128,7 @@ static void put_matrix(term *t, const cs_matrix *m, const char *corner, cs_arena
   cs_buf_puts(t->b, "  tier");
   for (size_t j = 0; j < m->ncols; j++) {
     cs_buf_puts(t->b, "  ");
-    size_t w = put_text(t, m->cols[j]);
+    size_t w = put_name(t, m->cols[j]);
     if (j + 1 < m->ncols)
       pad(t, w, col_w[j]);
   }
@@ -209,10 +225,10 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
   cs_buf_puts(t->b, "\n");
   sgr(t, "1");
   cs_buf_puts(t->b, "== ");
-  put_text(t, str_or(impl->name, "(unnamed)"));
+  put_name(t, str_or(impl->name, "(unnamed)"));
   if (impl->version) {
     cs_buf_putc(t->b, ' ');
-    put_text(t, impl->version);
+    put_name(t, impl->version);
   }
   reset(t, "1");
   if (impl->kind) {

@@ -134,6 +134,21 @@ size=$(wc -c <"$T/longname.md")
 [ "$size" -gt 0 ] && [ "$size" -lt 200000 ] && ok "a name of 100 KB: the Markdown is $size bytes" ||
   bad "a name of 100 KB: the Markdown is $size bytes"
 
+# A hello's name and version may be 64 MiB, and the name is repeated for every cell: every report
+# but the JSON (the full record) shows them cut. No --quiet: the matrices name it too.
+"$CS" run --no-corpus --cases 30 --junit "$T/huge.xml" --html "$T/huge.html" --json "$T/huge.json" \
+  --impl-cmd -- python3 tests/fixtures/proto_echo.py --name n --name-repeat 1000000 --version 'v|' \
+  --version-repeat 600000 >"$T/huge.out" 2>/dev/null
+rc=$?
+sizes="terminal $(wc -c <"$T/huge.out"), JUnit $(wc -c <"$T/huge.xml"), HTML $(wc -c <"$T/huge.html")"
+check "a name of 1 MB and a version of 1.2 MB: the reports stay small ($sizes bytes, exit $rc)" \
+  "[ $rc -eq 1 ] && [ \$(wc -c <'$T/huge.out') -lt 100000 ] && [ \$(wc -c <'$T/huge.xml') -lt 300000 ] &&
+   [ \$(wc -c <'$T/huge.html') -lt 300000 ] && grep -q 'more bytes not shown: the JSON report keeps them' '$T/huge.out'"
+check "a name of 1 MB and a version of 1.2 MB: JUnit and HTML stay well-formed" \
+  "xmllint --noout '$T/huge.xml' && xmllint --noout '$T/huge.html'"
+check "a name of 1 MB and a version of 1.2 MB: the JSON report keeps both whole" \
+  "python3 -c \"import json,sys; i=json.load(open('$T/huge.json'))['implementations'][0]; sys.exit(not (i['name'] == 'n' * 1000000 and i['version'] == 'v|' * 600000))\""
+
 # A replay's one case comes from its token: no report claims a seed decided it.
 tok=$("$CS" run --no-corpus --quiet --impl prefix-swap --target mistral --property emit.unique --cases 300 2>&1 |
   grep -o 'cs2\.[A-Za-z0-9_.-]*' | head -1)

@@ -668,6 +668,54 @@ Test(output, html_and_junit_cut_long_strings_and_json_keeps_them) {
   free(big);
 }
 
+/* A hello's name and version may be 64 MiB, and the name is repeated for every cell: the terminal,
+ * HTML and JUnit show the first CS_REPORT_MAX_NAME bytes of each (the overview's column too), saying
+ * how much was left out; the JSON report keeps them whole. */
+Test(output, a_long_name_and_version_are_cut_except_in_json) {
+  enum { BIG = 1000000 };
+  char *name = malloc(BIG + 1), *version = malloc(BIG + 1);
+  cr_assert(name && version);
+  memset(name, 'n', BIG);
+  name[BIG] = 0;
+  memset(version, '<', BIG);
+  version[BIG] = 0;
+  fixture f;
+  fixture_init(&f);
+  f.impls[0].name = name;
+  f.impls[0].version = version;
+  char left[80], kept[CS_REPORT_MAX_NAME + 3];
+  snprintf(left, sizeof left, " [%zu more bytes not shown: the JSON report keeps them]",
+           (size_t)BIG - CS_REPORT_MAX_NAME);
+  memset(kept, 'n', CS_REPORT_MAX_NAME);
+  memcpy(kept + CS_REPORT_MAX_NAME, " [", 3);
+  writer_fn cut[] = {write_terminal_plain, cs_report_html, cs_report_junit};
+  const char *suffix[] = {".txt", ".html", ".xml"};
+  for (size_t w = 0; w < 3; w++) {
+    char path[64];
+    char *doc = write_tmp(&f.r, cut[w], path, suffix[w]);
+    size_t n = strlen(doc);
+    cr_assert_lt(n, 64u << 10, "%s: %zu bytes", suffix[w], n);
+    cr_assert_geq(count_of(doc, left), 3u, "%s: the name and the version say what they left out", suffix[w]);
+    cr_assert_not_null(strstr(doc, kept), "%s: the name is cut at CS_REPORT_MAX_NAME bytes", suffix[w]);
+    if (w > 0)
+      cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "%s: not well-formed", suffix[w]);
+    free(doc);
+    unlink(path);
+  }
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_json, path, ".json");
+  cJSON *root = cJSON_Parse(doc);
+  cr_assert_not_null(root);
+  cJSON *impl = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 0);
+  cr_assert_str_eq(cJSON_GetObjectItem(impl, "name")->valuestring, name, "JSON keeps the name whole");
+  cr_assert_str_eq(cJSON_GetObjectItem(impl, "version")->valuestring, version, "JSON keeps the version whole");
+  cJSON_Delete(root);
+  free(doc);
+  unlink(path);
+  free(name);
+  free(version);
+}
+
 Test(html, safe_and_parsable) {
   fixture f;
   fixture_init(&f);
