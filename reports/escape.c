@@ -227,6 +227,13 @@ void cs_esc_md_inline(cs_buf *b, const char *s, size_t n) {
   walk(b, s, n, md_subst, NULL);
 }
 
+void cs_esc_md_name(cs_buf *b, const char *s) {
+  s = s ? s : "";
+  size_t n = strlen(s), cut = cs_esc_cut(s, n, CS_REPORT_MAX_NAME);
+  cs_esc_md_inline(b, s, cut);
+  cs_esc_name_left_out(b, n - cut);
+}
+
 size_t cs_esc_backtick_run(const char *s, size_t n) {
   size_t best = 0, cur = 0;
   for (size_t i = 0; s && i < n; i++) {

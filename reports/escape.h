@@ -64,6 +64,9 @@ void cs_esc_markup_name(cs_buf *b, const char *s, cs_esc_markup_ctx ctx);
  * cannot split a cell and `<`/`&` cannot start HTML), a newline becomes <br>, hidden characters
  * escaped visibly. */
 void cs_esc_md_inline(cs_buf *b, const char *s, size_t n);
+/* A name or version (NULL: "") as cs_esc_md_inline writes it, cut between characters at
+ * CS_REPORT_MAX_NAME bytes and followed by cs_esc_name_left_out. */
+void cs_esc_md_name(cs_buf *b, const char *s);
 /* Length of the longest run of backticks in s: a code fence must be longer. */
 size_t cs_esc_backtick_run(const char *s, size_t n);
 /* A JSON string literal (`null` for NULL), as cs_esc_json_visible writes it: a report read on a

@@ -22,7 +22,6 @@
 #define MD_DETAILS_BUDGET (640u << 10)
 #define MD_LIST_BUDGET (960u << 10)
 #define MD_LIST_MESSAGE 200 /* bytes of an expected failure's message in its list line */
-#define MD_MAX_NAME 200     /* bytes of an implementation's name (its hello's): it is repeated per failure */
 
 static const char *str_or(const char *s, const char *dflt) {
   return s ? s : dflt;
@@ -39,17 +38,14 @@ static void html_line(cs_buf *b, const char *s) {
   cs_esc_markup(b, s, strlen(s), CS_ESC_LINE);
 }
 
-/* An implementation's name, cut after MD_MAX_NAME bytes (whole characters), in Markdown or in an
- * HTML block. */
+/* An implementation's name (its hello's, repeated per failure), cut at CS_REPORT_MAX_NAME bytes
+ * with a note, in Markdown or in an HTML block. */
 static void impl_name(cs_buf *b, const char *name, bool html) {
   name = str_or(name, "(unnamed)");
-  size_t n = strlen(name), keep = cs_esc_cut(name, n, MD_MAX_NAME);
   if (html)
-    cs_esc_markup(b, name, keep, CS_ESC_LINE);
+    cs_esc_markup_name(b, name, CS_ESC_LINE);
   else
-    cs_esc_md_inline(b, name, keep);
-  if (keep < n)
-    cs_buf_puts(b, html ? "..." : "\\.\\.\\.");
+    cs_esc_md_name(b, name);
 }
 
 /* A matrix cell as GitHub renders it: a symbol, and a word where the symbol alone is unclear. */
@@ -73,7 +69,7 @@ static void table(cs_buf *b, const cs_matrix *m) {
   cs_buf_puts(b, "| property | tier |");
   for (size_t j = 0; j < m->ncols; j++) {
     cs_buf_putc(b, ' ');
-    md(b, m->cols[j]);
+    cs_esc_md_name(b, m->cols[j]); /* targets, or the overview's implementations */
     cs_buf_puts(b, " |");
   }
   cs_buf_puts(b, "\n|---|---|");
@@ -161,7 +157,7 @@ static void impl_section(cs_buf *b, const cs_report *r, const cs_impl_result *im
   impl_name(b, impl->name, false);
   if (impl->version) {
     cs_buf_putc(b, ' ');
-    md(b, impl->version);
+    cs_esc_md_name(b, impl->version); /* a hello's, as the name */
   }
   if (impl->kind) {
     cs_buf_puts(b, " (");

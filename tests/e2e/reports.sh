@@ -136,14 +136,14 @@ size=$(wc -c <"$T/longname.md")
 
 # A hello's name and version may be 64 MiB, and the name is repeated for every cell: every report
 # but the JSON (the full record) shows them cut. No --quiet: the matrices name it too.
-"$CS" run --no-corpus --cases 30 --junit "$T/huge.xml" --html "$T/huge.html" --json "$T/huge.json" \
+"$CS" run --no-corpus --cases 30 --junit "$T/huge.xml" --html "$T/huge.html" --markdown "$T/huge.md" --json "$T/huge.json" \
   --impl-cmd -- python3 tests/fixtures/proto_echo.py --name n --name-repeat 1000000 --version 'v|' \
   --version-repeat 600000 >"$T/huge.out" 2>/dev/null
 rc=$?
-sizes="terminal $(wc -c <"$T/huge.out"), JUnit $(wc -c <"$T/huge.xml"), HTML $(wc -c <"$T/huge.html")"
+sizes="terminal $(wc -c <"$T/huge.out"), JUnit $(wc -c <"$T/huge.xml"), HTML $(wc -c <"$T/huge.html"), Markdown $(wc -c <"$T/huge.md")"
 check "a name of 1 MB and a version of 1.2 MB: the reports stay small ($sizes bytes, exit $rc)" \
   "[ $rc -eq 1 ] && [ \$(wc -c <'$T/huge.out') -lt 100000 ] && [ \$(wc -c <'$T/huge.xml') -lt 300000 ] &&
-   [ \$(wc -c <'$T/huge.html') -lt 300000 ] && grep -q 'more bytes not shown: the JSON report keeps them' '$T/huge.out'"
+   [ \$(wc -c <'$T/huge.html') -lt 300000 ] && [ \$(wc -c <'$T/huge.md') -lt 1048576 ] && grep -q 'more bytes not shown: the JSON report keeps them' '$T/huge.out'"
 check "a name of 1 MB and a version of 1.2 MB: JUnit and HTML stay well-formed" \
   "xmllint --noout '$T/huge.xml' && xmllint --noout '$T/huge.html'"
 check "a name of 1 MB and a version of 1.2 MB: the JSON report keeps both whole" \
