@@ -124,11 +124,12 @@ static void matrix_table(cs_buf *b, const cs_matrix *m, const cs_impl_result *im
   cs_buf_puts(b, "</table>\n");
 }
 
-/* A labelled block of s, cut at `max` bytes with a note (SIZE_MAX: whole). */
+/* A labelled block of s, cut at `max` bytes with a note (SIZE_MAX: whole). An HTML parser drops
+ * the newline right after <pre>: one is written there, so that one in s is kept. */
 static void pre(cs_buf *b, const char *label, const char *s, size_t max) {
   if (!s)
     return;
-  cs_buf_printf(b, "<h4>%s</h4>\n<pre>", label);
+  cs_buf_printf(b, "<h4>%s</h4>\n<pre>\n", label);
   cs_esc_left_out(b, cs_esc_markup_cut(b, s, max, CS_ESC_TEXT));
   cs_buf_puts(b, "</pre>\n");
 }

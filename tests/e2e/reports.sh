@@ -57,6 +57,14 @@ else
   # shellcheck disable=SC2086
   timeout 60 "$BROWSER" $flags --window-size=1280,1600 --screenshot="$T/r.png" "file://$T/r.html" >/dev/null 2>&1
   [ -s "$T/r.png" ] && ok "screenshot taken" || bad "no screenshot"
+  # The HTML parser drops a newline right after <pre>: a stderr tail that starts with two keeps both.
+  "$CS" run --no-corpus --quiet --cases 5 --html "$T/nl.html" --impl-cmd -- \
+    sh -c 'printf "\n\nfirst stderr line\n" >&2; exec python3 tests/fixtures/proto_echo.py' >/dev/null 2>&1
+  # shellcheck disable=SC2086
+  timeout 60 "$BROWSER" $flags --dump-dom "file://$T/nl.html" >"$T/nl.dom" 2>/dev/null
+  python3 -c "import sys; sys.exit('<pre>\n\nfirst stderr line' not in open(sys.argv[1]).read())" "$T/nl.dom" &&
+    ok "a stderr tail that starts with newlines keeps them in the DOM" ||
+    bad "a stderr tail lost its leading newline in the DOM"
 fi
 
 # A list written by --failures is read back by --expect whatever the command line and the name

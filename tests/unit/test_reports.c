@@ -733,7 +733,7 @@ Test(html, safe_and_parsable) {
   cr_assert_not_null(strstr(doc, "id=\"f-0-1\""));
   cr_assert_not_null(strstr(doc, "<th>rejected</th>"));
   cr_assert_not_null(strstr(doc, "<h2 id=\"impl-1\">beta|x\\ny v"), "a newline in a name is shown, not collapsed");
-  cr_assert_not_null(strstr(doc, "<pre>line one\nline ctl\\u0001"), "the stderr tail keeps its lines");
+  cr_assert_not_null(strstr(doc, "<pre>\nline one\nline ctl\\u0001"), "the stderr tail keeps its lines");
 
   /* Well-formed as XML, and the HTML parser has nothing to say about the data: its only
    * complaints may be the SVG element names, which an HTML4 parser does not know. */
@@ -755,6 +755,24 @@ Test(html, safe_and_parsable) {
   }
   fclose(ef);
   unlink(errpath);
+  free(doc);
+  unlink(path);
+}
+
+/* An HTML parser drops a newline right after <pre>: every block starts with one of its own, so a
+ * stderr tail, a history or a replay that starts with a newline keeps it. */
+Test(html, a_block_keeps_its_leading_newline) {
+  fixture f;
+  fixture_init(&f);
+  f.impls[1].stderr_tail = "\n\nafter two empty lines";
+  f.a[1].history_json = "\n{\"turns\":[]}";
+  char path[64];
+  char *doc = write_tmp(&f.r, cs_report_html, path, ".html");
+  cr_assert_not_null(strstr(doc, "<pre>\n\n\nafter two empty lines</pre>"), "%s", doc);
+  cr_assert_not_null(strstr(doc, "<pre>\n\n{&quot;turns&quot;:[]}</pre>"), "%s", doc);
+  cr_assert_gt(count_of(doc, "<pre>"), 3u);
+  cr_assert_eq(count_of(doc, "<pre>"), count_of(doc, "<pre>\n"), "a block starts without its newline");
+  cr_assert_eq(run_cmd("xmllint --noout %s", path), 0, "not well-formed XML");
   free(doc);
   unlink(path);
 }
