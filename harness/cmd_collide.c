@@ -400,18 +400,18 @@ static void print_json_str(FILE *f, const char *s) {
 /* In both planted shapes call 1 collided with call 0. */
 static const cs_literal_twin PLANTED_PAIR = {true, 0, 1};
 
-/* The planted cases. `two_turns` false: one assistant turn with the two calls, each answered by
- * ID. `two_turns` true: each call in an assistant turn of its own shaped like the single-call
- * histories of the search (same provider, turn key and position, answered by a tool turn), so an
- * implementation that derives IDs from more than the raw ID meets the colliding pair again. */
+/* The planted cases, built like the search's single-call histories (single_call(): the assistant
+ * turn first, key "t0", the provider, answered by tool turn "t1"), so an implementation that derives
+ * IDs from more than the raw ID (the turn's index or key) meets the pair where the search did.
+ * `two_turns` false: one assistant turn at index 0 with the two calls (B at call 1, not 0).
+ * `two_turns` true: each call at call 0 of an assistant turn "t0" of its own (B's turn at index 2). */
 static cs_history planted(const char *a, const char *b, cs_provider provider, bool two_turns, cs_arena *ar) {
   cs_history h = {0};
-  h.nturns = two_turns ? 5 : 3;
+  h.nturns = two_turns ? 4 : 2;
   h.turns = CS_ARENA_NEW(ar, cs_turn, h.nturns);
-  h.turns[0] = (cs_turn){.role = CS_ROLE_USER, .provider = CS_PROV_UNKNOWN, .text = cs_str_c("read both files")};
   const char *ids[2] = {a, b}, *paths[2] = {"{\"path\":\"a.c\"}", "{\"path\":\"b.c\"}"};
   for (int i = 0; i < 2; i++) {
-    cs_turn *as = &h.turns[two_turns ? 1 + 2 * i : 1], *tool = &h.turns[two_turns ? 2 + 2 * i : 2];
+    cs_turn *as = &h.turns[two_turns ? 2 * i : 0], *tool = &h.turns[two_turns ? 1 + 2 * i : 1];
     if (i == 0 || two_turns) {
       *as = (cs_turn){.role = CS_ROLE_ASSISTANT, .provider = provider, .turn_key = cs_str_c("t0")};
       *tool = (cs_turn){.role = CS_ROLE_TOOL, .provider = CS_PROV_UNKNOWN, .turn_key = cs_str_c("t1")};
@@ -449,6 +449,16 @@ static int planted_verdict(const cs_run_result *res, const char *property, int t
   return verdict;
 }
 
+/* What a planted case that holds shows: the two calls got different IDs there, which alone they did
+ * not; whether by collision handling or by IDs drawn from more than the raw ID, it cannot tell. */
+static const char *held_why(const evaluator *ev, const char *property) {
+  if (strcmp(property, "emit.unique") != 0)
+    return "normalize gave the two IDs different outputs in this run";
+  return ev->emit ? "the two calls get different wire IDs in this history, though alone each got the same one "
+                    "(resolved, or the ID depends on more than the raw ID)"
+                  : "the two calls get different wire IDs in this history, though normalize maps both to one";
+}
+
 /* Runs a planted case against the implementation: does its collision handling keep the calls
  * apart? Prints the verdict; returns 1 if the property fails, 0 if it holds, -1 if it was not judged
  * (could not run, or the implementation faulted on the case). */
@@ -476,7 +486,7 @@ static int check_planted(evaluator *ev, cs_ruleset *rs, const cs_history *h, con
   const char *why;
   int verdict = planted_verdict(&res, property, (int)ev->target, &why);
   if (verdict == 0) {
-    printf("run on the planted pair (%s): %s on %s holds: the two calls stay distinct\n", shape, property, target);
+    printf("run on the planted pair (%s): %s on %s holds: %s\n", shape, property, target, held_why(ev, property));
   } else {
     printf("run on the planted pair (%s): %s on %s %s: %s\n", shape, property, target,
            verdict == 1 ? "FAILS" : "not judged", cs_shown(&b, why, SHOWN_MAX));
@@ -843,6 +853,7 @@ int cs_cmd_collide(int argc, char **argv) {
     properties[nprops++] = "normalize.injective";
   cs_arena ar = {0};
   static const char *const shapes[2] = {"one turn", "two turns"};
+  size_t held = 0; /* planted cases that hold */
   for (size_t p = 0; p < nprops; p++)
     for (int k = 0; k < 2; k++) {
       cs_history h = planted(a, b, other_provider(target), k == 1, &ar);
@@ -865,8 +876,11 @@ int cs_cmd_collide(int argc, char **argv) {
         }
         free(path);
       }
-      check_planted(&evs[0], rs, &h, properties[p], shapes[k]);
+      held += check_planted(&evs[0], rs, &h, properties[p], shapes[k]) == 0;
     }
+  if (held == 2 * nprops) /* exit 1 says a collision was found, not that a planted case will catch it */
+    printf("collide: every planted case holds on %s: the collision shows only in the search's %s\n", shown_name,
+           evs[0].emit ? "single-call histories" : "normalize requests");
   if (saved)
     printf("the planted cases are replayed first by every run of %s; `callsign replay --impl NAME FILE` runs them "
            "against another implementation\n",

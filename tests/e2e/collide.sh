@@ -28,12 +28,13 @@ P
 check "collide finds a collision in anthropic-sanitize: exit 1" "[ $? -eq 1 ] && grep -q '^COLLISION: normalize anthropic of anthropic-sanitize' '$T/b.txt'"
 check "it searched with a birthday table" "grep -q 'birthday' '$T/b.txt'"
 check "the pair really collides (recomputed independently)" "independent '$T/b.txt'"
-# The two planted shapes: both calls in one turn (3 turns), each call in its own turn (5 turns).
+# The two planted shapes, built like the search's single-call histories (the assistant turn first):
+# both calls in one turn (2 turns), each call in its own turn (4 turns).
 shape() { for f in "$T/c/anthropic-sanitize/"emit.unique@anthropic-*.json; do
   python3 -c "import json,sys;sys.exit(len(json.load(open(sys.argv[1]))['history']['turns'])!=$1)" "$f" && echo "$f"; done; }
-planted=$(shape 3)
-planted2=$(shape 5)
-check "the pair is planted as a literal history case (two calls in one turn)" "[ -n '$planted' ] && python3 -c \"import json;d=json.load(open('$planted'));c=d['history']['turns'][1]['calls'];assert 'token' not in d and len(c)==2 and c[0]['id']!=c[1]['id']\""
+planted=$(shape 2)
+planted2=$(shape 4)
+check "the pair is planted as a literal history case (two calls in one turn)" "[ -n '$planted' ] && python3 -c \"import json;d=json.load(open('$planted'));c=d['history']['turns'][0]['calls'];assert 'token' not in d and len(c)==2 and c[0]['id']!=c[1]['id']\""
 check "each planted file states its collided calls" "[ \$(grep -l '\"planted_twin\": \[0, 1\]' '$T/c/anthropic-sanitize/'*.json | wc -l) -eq 4 ]"
 check "and as two turns shaped like the search's histories" "[ -n '$planted2' ] && [ \$(ls '$T/c/anthropic-sanitize/'emit.unique@* | wc -l) -eq 2 ]"
 # A collision found through normalize is planted for normalize.injective too, which the pair fails
@@ -47,7 +48,7 @@ check "collide runs the planted pair and reports the failure" "grep -q 'run on t
 check "replaying the planted pair fails anthropic-sanitize (emit.unique)" "[ $? -eq 1 ] && grep -q 'FAIL emit.unique on anthropic' '$T/r1.txt'"
 "$CS" replay --impl reference "$planted" >"$T/r2.txt" 2>"$T/r2.err"
 check "the reference handles the planted pair" "[ $? -eq 0 ] && grep -q 'emit.unique' '$T/r2.txt'"
-a_id=$(python3 -c "import json;print(json.load(open('$planted'))['history']['turns'][1]['calls'][0]['id'])")
+a_id=$(python3 -c "import json;print(json.load(open('$planted'))['history']['turns'][0]['calls'][0]['id'])")
 "$CS" run --impl anthropic-sanitize --target anthropic --property emit.unique --cases 1 --corpus "$T/c" >"$T/run.txt" 2>"$T/run.err"
 check "run replays the planted pair first" "[ $? -eq 1 ] && grep -qF '$a_id' '$T/run.txt'"
 # Its failure names the corpus file in the replay command, which reproduces it.
@@ -68,6 +69,43 @@ check "emit-only: adk-stream-v1 maps every single call to the same ID" "[ $? -eq
 check "emit-only: the pair shrinks to one-character IDs" "grep -qE '^  A: \".\"$' '$T/adk.txt' && grep -q 'shrunk' '$T/adk.txt'"
 check "emit-only: within one turn adk-stream-v1 keeps the two calls apart" "grep -q '(one turn): emit.unique on openai_chat holds' '$T/adk.txt'"
 check "emit-only: across two turns it does not (call_0 restarts every turn)" "grep -q '(two turns): emit.unique on openai_chat FAILS' '$T/adk.txt'"
+# An emit-only implementation whose wire ID hashes the raw ID with the call's place: its assistant
+# turn's index ("turn"), and the call's index in it too ("place"). The planted cases put the pair where
+# the search met it (turn 0), so the collision reaches the one-turn case; a case that holds says only
+# what it shows, and when every one holds collide says the collision stays in single-call histories.
+cat >"$T/posemit.py" <<'PY'
+import hashlib, json, sys
+mode = sys.argv[1]
+for line in sys.stdin:
+    r = json.loads(line)
+    if r["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "posemit", "version": "1", "ops": ["emit"],
+                          "targets": ["anthropic"]}), flush=True)
+        continue
+    if r["op"] == "stop":
+        sys.exit(0)
+    calls, results, by = [], [], {}
+    for ti, t in enumerate(r["history"]["turns"]):
+        for ci, c in enumerate(t.get("calls", [])):
+            place = "%d|%d" % (ti, ci) if mode == "place" else "%d" % ti
+            w = "toolu_" + hashlib.sha256(("%s|%s" % (c.get("id"), place)).encode()).hexdigest()[:5]
+            calls.append(w)
+            by.setdefault(c.get("id"), w)
+        results += [by.get(x.get("call_id")) for x in t.get("results", [])]
+    print(json.dumps({"seq": r["seq"], "calls": calls, "results": results}), flush=True)
+PY
+"$CS" collide --target anthropic --corpus "$T/pe" --jobs 1 --time 60s --impl-cmd -- python3 "$T/posemit.py" turn \
+  >"$T/pe.txt" 2>"$T/pe.err"
+check "an ID drawn from the turn's index: the one-turn case, at the search's turn 0, fails emit.unique" \
+  "[ $? -eq 1 ] && grep -q '^run on the planted pair (one turn): emit.unique on anthropic FAILS' '$T/pe.txt'"
+check "the two-turn case holds, and says only that the calls got different IDs there" \
+  "grep -q '^run on the planted pair (two turns): emit.unique on anthropic holds: the two calls get different wire IDs in this history, though alone each got the same one' '$T/pe.txt' &&
+   ! grep -q 'every planted case holds' '$T/pe.txt'"
+"$CS" collide --target anthropic --corpus "$T/pp" --jobs 1 --time 60s --impl-cmd -- python3 "$T/posemit.py" place \
+  >"$T/pp.txt" 2>"$T/pp.err"
+check "an ID drawn from the call's place: every planted case holds, and collide says so" \
+  "[ $? -eq 1 ] && [ \$(grep -c '^run on the planted pair (.*): emit.unique on anthropic holds' '$T/pp.txt') -eq 2 ] &&
+   grep -q '^collide: every planted case holds on posemit: the collision shows only in the search.s single-call histories$' '$T/pp.txt'"
 "$CS" collide --impl adk-stream-v1 --target openai_chat --via normalize >"$T/o" 2>"$T/e"
 check "--via normalize on an emit-only implementation: exit 2, says so" "[ $? -eq 2 ] && grep -q 'has no normalize' '$T/e'"
 
