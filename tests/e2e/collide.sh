@@ -61,7 +61,8 @@ check "and that command fails the same way (exit 1)" "[ $? -eq 1 ] && grep -q 'F
 # Distinguished points on the same space.
 "$CS" collide --impl anthropic-sanitize --target anthropic --dp-bits 6 --no-corpus --seed 5 >"$T/dp.txt" 2>"$T/dp.err"
 check "distinguished points find a collision too" "[ $? -eq 1 ] && grep -q 'distinguished points (6 bits)' '$T/dp.txt' && independent '$T/dp.txt'"
-check "--no-corpus plants nothing" "! grep -q '^planted:' '$T/dp.txt'"
+# The pair is still run (nothing written): that line shows the check looks at output a plant would be in.
+check "--no-corpus plants nothing" "! grep -q -e '^planted' -e 'replayed first' '$T/dp.txt' && grep -q '^run on the planted pair (one turn)' '$T/dp.txt'"
 
 # An emit-only implementation: single-call histories, and the planted pair in one turn.
 "$CS" collide --impl adk-stream-v1 --target openai_chat --corpus "$T/c" >"$T/adk.txt" 2>"$T/adk.err"
