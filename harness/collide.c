@@ -20,7 +20,8 @@
 #define FIRST_TIMED_BATCH 64u /* a batch's states when a time limit is set and the rate is not known */
 #define TIME_SLICE_S 0.25     /* a batch's time under a time limit, once the rate is known */
 #define FIRST_CAPACITY ((size_t)1 << 16)
-#define MAX_LOAD_NUM 7 /* grow or switch at 70% load */
+#define MIN_CAPACITY ((size_t)1 << 8) /* the smallest table: a memory bound must hold two of it */
+#define MAX_LOAD_NUM 7                /* grow or switch at 70% load */
 #define MAX_LOAD_DEN 10
 #define MIN_DP_BITS 8
 #define CONFIRM_TRIES 3 /* evaluations of a candidate pair whose outputs came back different */
@@ -39,6 +40,7 @@ typedef struct {
   pthread_mutex_t lock;
   entry *table;
   size_t cap, count, max_cap;
+  size_t peak; /* bytes the table's mappings held at once, at most */
   int mode, dp_bits;
   unsigned epoch; /* bumped when the mode changes: walks of the old mode are dropped */
   uint64_t max_walk;
@@ -179,6 +181,9 @@ static bool table_resize(shared *sh, size_t cap) {
   entry *t = table_alloc(cap);
   if (!t)
     return false;
+  /* The old mapping is freed only once emptied into the new: both count against the bound. */
+  if ((oldcap + cap) * sizeof(entry) > sh->peak)
+    sh->peak = (oldcap + cap) * sizeof(entry);
   sh->table = t;
   sh->cap = cap;
   sh->count = 0;
@@ -501,15 +506,22 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   atomic_init(&sh->evals, 0);
   atomic_init(&sh->stop, false);
   size_t memory = cfg->memory ? cfg->memory : DEFAULT_MEMORY;
-  sh->max_cap = FIRST_CAPACITY;
-  while (sh->max_cap <= memory / (2 * sizeof(entry))) /* max_cap * 2 * sizeof(entry) <= memory, unwrapped */
+  if (memory / (2 * sizeof(entry)) < MIN_CAPACITY) {
+    cs_err_set(err, "collide: a memory bound of %zu bytes cannot hold a search table (at least %zu)", memory,
+               2 * MIN_CAPACITY * sizeof(entry));
+    goto cleanup;
+  }
+  /* The largest table whose growth keeps within the bound: growing to max_cap holds max_cap / 2
+   * entries more until the old table is freed, so max_cap * 2 * sizeof(entry) <= memory (unwrapped). */
+  sh->max_cap = MIN_CAPACITY;
+  while (sh->max_cap <= memory / (4 * sizeof(entry)))
     sh->max_cap *= 2;
   if (cfg->space_bits > 0)
     sh->expected = sqrt(M_PI / 2 * pow(2.0, cfg->space_bits > 1000 ? 1000 : cfg->space_bits));
   /* Birthday needs room for about three times the expected work (then it fails only ~1 in 100). */
   double room = (double)sh->max_cap * MAX_LOAD_NUM / MAX_LOAD_DEN;
   bool dp = cfg->force_dp || (sh->expected > 0 && 3 * sh->expected > room);
-  size_t cap = FIRST_CAPACITY;
+  size_t cap = FIRST_CAPACITY < sh->max_cap ? FIRST_CAPACITY : sh->max_cap;
   if (!dp && sh->expected > 0)
     while (cap < sh->max_cap && (double)cap * MAX_LOAD_NUM / MAX_LOAD_DEN < 3 * sh->expected)
       cap *= 2;
@@ -550,6 +562,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   out->b = sh->b;
   out->evals = atomic_load(&sh->evals);
   out->stored = sh->count;
+  out->table_peak = sh->peak;
   out->seconds = cs_now_s() - sh->t0;
   out->mode = sh->mode == MODE_DP ? "distinguished points" : "birthday";
   out->dp_bits = sh->mode == MODE_DP ? sh->dp_bits : 0;

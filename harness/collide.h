@@ -33,7 +33,7 @@ typedef struct {
   cs_collide_eval_fn eval;
   void **evaluators; /* one per worker thread */
   unsigned nworkers; /* 0: 1 */
-  size_t memory;     /* bytes for the table; 0: 1 GiB */
+  size_t memory;     /* bytes the table may hold at once, a resize's two mappings included; 0: 1 GiB */
   double space_bits; /* estimated output entropy in bits; 0: unknown */
   uint64_t budget;   /* evaluations of the search at most (confirming a candidate pair, and re-walking
                       * two chains to where they merged, may add some); 0: no limit */
@@ -52,9 +52,10 @@ typedef struct {
 
 typedef struct {
   bool found;
-  uint64_t a, b;   /* two different states with the same output */
-  uint64_t evals;  /* evaluations done, re-walks included */
-  uint64_t stored; /* table entries at the end */
+  uint64_t a, b;     /* two different states with the same output */
+  uint64_t evals;    /* evaluations done, re-walks included */
+  uint64_t stored;   /* table entries at the end */
+  size_t table_peak; /* bytes the table's mappings held at once (a resize holds two): within memory */
   double seconds;
   const char *mode; /* "birthday" or "distinguished points" */
   int dp_bits;

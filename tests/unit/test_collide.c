@@ -87,6 +87,43 @@ Test(collide, memory_bound_switches_to_distinguished_points) {
   cr_assert(r.found);
   cr_assert_str_eq(r.mode, "distinguished points");
   cr_assert_eq(toy_mix(r.a) & ((1ULL << 40) - 1), toy_mix(r.b) & ((1ULL << 40) - 1));
+  cr_assert_gt(r.table_peak, 0);
+  cr_assert_leq(r.table_peak, 65536, "the table held %zu bytes at once under a 64 KiB bound", r.table_peak);
+}
+
+/* A birthday table that grows keeps within the bound while it grows: the old mapping and the new one
+ * are held at once. */
+Test(collide, a_growing_table_keeps_within_the_memory_bound) {
+  static toy toys[1];
+  void *evs[1] = {&toys[0]};
+  toys[0].bits = 36; /* ~330k evaluations: the table grows from 2^16 entries to its bound, 2^17 */
+  cs_collide_config cfg = {.eval = toy_eval,
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .memory = 7000000,
+                           .seed = 5,
+                           .batch = 1024,
+                           .budget = 50000000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert(r.found);
+  /* Grown: 2^16 entries of 24 bytes and the 2^17 that replace them were held at once. */
+  cr_assert_gt(r.table_peak, ((size_t)1 << 17) * 24, "the table never grew (%zu bytes)", r.table_peak);
+  cr_assert_leq(r.table_peak, 7000000, "the table held %zu bytes at once under a 7000000-byte bound", r.table_peak);
+}
+
+/* A bound too small for the smallest table is an error, not a table past it. */
+Test(collide, a_memory_bound_below_the_smallest_table_is_an_error) {
+  static toy toys[1];
+  void *evs[1] = {&toys[0]};
+  toys[0].bits = 20;
+  cs_collide_config cfg = {
+      .eval = toy_eval, .evaluators = evs, .nworkers = 1, .memory = 1000, .seed = 1, .budget = 1000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), -1);
+  cr_assert(strstr(err.msg, "cannot hold a search table") != NULL, "%s", err.msg);
 }
 
 Test(collide, budget_stops_a_hopeless_search) {
