@@ -200,13 +200,18 @@ static int eval_inputs(evaluator *ev, const cs_str *in, size_t n, cs_str *outs, 
   return 0;
 }
 
-static int eval_states(void *self, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+/* The search's evaluator (cs_collide_eval_fn); real NULL: ev->real alone says which were answers. */
+static int eval_states(void *self, const uint64_t *states, size_t n, cs_str *outs, bool *real, cs_err *err) {
   evaluator *ev = self;
   cs_arena_reset(&ev->arena);
   grow_inputs(ev, n);
   for (size_t i = 0; i < n; i++)
     ev->inputs[i] = input_of(ev, states[i]);
-  return eval_inputs(ev, ev->inputs, n, outs, err);
+  if (eval_inputs(ev, ev->inputs, n, outs, err))
+    return -1;
+  if (real)
+    memcpy(real, ev->real, n * sizeof *real);
+  return 0;
 }
 
 static void set_family(evaluator *ev, const input_family *f) {
@@ -230,6 +235,7 @@ typedef struct {
   double bits;        /* estimated output entropy of the usable samples */
   uint64_t evaluated; /* samples evaluated */
   size_t usable;      /* of them, answered with an ID (not null, not faulted, not cut) */
+  double share;       /* usable / evaluated, of this family alone */
   bool found;         /* two samples collided: a and b */
   uint64_t a, b;
 } probe_result;
@@ -257,7 +263,7 @@ static int probe(evaluator *ev, uint64_t seed, double stop_at, probe_result *pr,
   while (n < PROBE_SAMPLES && (n == 0 || ((stop_at <= 0 || cs_now_s() < stop_at) && !*ev->stop))) {
     size_t m = PROBE_SAMPLES - n < PROBE_SLICE ? PROBE_SAMPLES - n : PROBE_SLICE;
     size_t base = u; /* the slice's outputs land at outs[base..), the usable ones are moved down */
-    if (eval_states(ev, states + n, m, outs + base, err))
+    if (eval_states(ev, states + n, m, outs + base, NULL, err))
       goto cleanup;
     for (size_t i = 0; i < m; i++)
       if (ev->real[i]) {
@@ -269,6 +275,7 @@ static int probe(evaluator *ev, uint64_t seed, double stop_at, probe_result *pr,
   }
   pr->evaluated = n;
   pr->usable = u;
+  pr->share = n ? (double)u / (double)n : 0;
   pr->bits = cs_collide_entropy(outs, u);
   qsort(s, u, sizeof *s, by_fp);
   for (size_t i = 1; i < u && !pr->found; i++)
@@ -707,6 +714,8 @@ int cs_cmd_collide(int argc, char **argv) {
   sb = pr.b;
   bits = pr.bits;
   evals = pr.evaluated;
+  /* Only answers with an ID can collide: a search needs 1 / share evaluations for each. */
+  double share = pr.share > 0 ? pr.share : 1;
   if (!found && evs[0].answered == 0 && *stop) { /* as fuzz: no fault of the implementation's is known */
     status =
         cs_fail(CS_EXIT_USAGE, "collide: %s: interrupted by %s before any request was answered: nothing was searched",
@@ -752,11 +761,13 @@ int cs_cmd_collide(int argc, char **argv) {
     };
     cs_collide_result r;
     if (bits > 0) {
-      ps.expected = 1.2533 * pow(2.0, bits / 2);
+      ps.expected = 1.2533 * pow(2.0, bits / 2) / share;
       if (!o.quiet) {
-        printf("collide: a collision needs about 2^%.1f evaluations if the outputs behave as a hash of the input; "
-               "%u worker%s\n",
-               bits / 2, opened, opened == 1 ? "" : "s");
+        printf("collide: a collision needs about 2^%.1f evaluations if the outputs behave as a hash of the input",
+               bits / 2 - log2(share));
+        if (share < 1)
+          printf(" (%.3g%% of the probe's inputs were answered with an ID)", 100 * share);
+        printf("; %u worker%s\n", opened, opened == 1 ? "" : "s");
         note_expected_work(&o, ps.expected, probe_rate * opened);
       }
     }
@@ -777,14 +788,17 @@ int cs_cmd_collide(int argc, char **argv) {
     evals += r.evals;
     mode = r.mode;
     seconds = r.seconds;
-    expected = r.expected;
+    expected = r.expected / share; /* r.expected counts outputs answered with an ID */
     if (!o.quiet) {
       char rate[32];
       cs_collide_amount(rate, sizeof rate, r.seconds > 0 ? (double)r.evals / r.seconds : 0.0);
       printf("collide: %llu evaluations in %.1f s (%s/s), %s", (unsigned long long)r.evals, r.seconds, rate, mode);
       if (r.dp_bits)
         printf(" (%d bits)", r.dp_bits);
-      printf(", %llu stored\n", (unsigned long long)r.stored);
+      printf(", %llu stored", (unsigned long long)r.stored);
+      if (r.unreal) /* a walk's endpoint may be one: only a birthday table never stores them */
+        printf("; %llu null, faulted or cut off%s", (unsigned long long)r.unreal, r.dp_bits ? "" : " (not stored)");
+      printf("\n");
     }
   }
   if (!found) {

@@ -45,6 +45,7 @@ typedef struct {
   unsigned epoch; /* bumped when the mode changes: walks of the old mode are dropped */
   uint64_t max_walk;
   atomic_uint_fast64_t evals;
+  atomic_uint_fast64_t unreal; /* outputs that were stand-ins */
   atomic_bool stop;
   bool found;
   uint64_t a, b;
@@ -254,15 +255,17 @@ static void record_found(shared *sh, uint64_t a, uint64_t b) {
 static int eval_pair(worker *w, uint64_t a, uint64_t b, uint64_t *fa, uint64_t *fb) {
   uint64_t st[2] = {a, b};
   cs_str out[2];
+  bool real[2] = {true, true};
   cs_err e = {{0}};
-  if (w->sh->cfg->eval(w->ev, st, 2, out, &e)) {
+  if (w->sh->cfg->eval(w->ev, st, 2, out, real, &e)) {
     fail(w->sh, &e);
     return -1;
   }
   atomic_fetch_add(&w->sh->evals, 2);
   *fa = cs_collide_fingerprint(out[0]);
   *fb = cs_collide_fingerprint(out[1]);
-  return out[0].len == out[1].len && (out[0].len == 0 || memcmp(out[0].ptr, out[1].ptr, out[0].len) == 0);
+  return real[0] && real[1] && out[0].len == out[1].len &&
+         (out[0].len == 0 || memcmp(out[0].ptr, out[1].ptr, out[0].len) == 0);
 }
 
 /* Confirms a birthday candidate, two states the table holds with one fingerprint: 1 when their
@@ -283,8 +286,9 @@ static int confirm_candidate(worker *w, uint64_t a, uint64_t b) {
 /* Advances a walk one step: its next state. */
 static int step(worker *w, uint64_t x, uint64_t *next) {
   cs_str out;
+  bool real = true;
   cs_err e = {{0}};
-  if (w->sh->cfg->eval(w->ev, &x, 1, &out, &e)) {
+  if (w->sh->cfg->eval(w->ev, &x, 1, &out, &real, &e)) {
     fail(w->sh, &e);
     return -1;
   }
@@ -374,9 +378,10 @@ static void *work(void *arg) {
   uint64_t *states = calloc(n, sizeof *states), *starts = calloc(n, sizeof *starts), *lens = calloc(n, sizeof *lens);
   uint64_t *fps = calloc(n, sizeof *fps);
   cs_str *outs = calloc(n, sizeof *outs);
+  bool *real = calloc(n, sizeof *real);
   hit *hits = calloc(n, sizeof *hits);
   pair *pairs = calloc(n, sizeof *pairs);
-  if (!states || !starts || !lens || !fps || !outs || !hits || !pairs) {
+  if (!states || !starts || !lens || !fps || !outs || !real || !hits || !pairs) {
     cs_err e;
     cs_err_set(&e, "collide: out of memory");
     fail(sh, &e);
@@ -410,7 +415,9 @@ static void *work(void *arg) {
     }
     cs_err e = {{0}};
     double began = cs_now_s();
-    if (cfg->eval(w->ev, states, batch, outs, &e)) {
+    for (size_t i = 0; i < batch; i++)
+      real[i] = true;
+    if (cfg->eval(w->ev, states, batch, outs, real, &e)) {
       fail(sh, &e);
       break;
     }
@@ -420,13 +427,18 @@ static void *work(void *arg) {
         want = TIME_SLICE_S / per_eval;
       take = want >= (double)n ? n : want < 1 ? 1 : (size_t)want;
     }
-    size_t nhits = 0, npairs = 0;
-    for (size_t i = 0; i < batch; i++)
+    size_t nhits = 0, npairs = 0, nreal = 0;
+    for (size_t i = 0; i < batch; i++) {
       fps[i] = cs_collide_fingerprint(outs[i]);
+      nreal += real[i];
+    }
+    atomic_fetch_add(&sh->unreal, batch - nreal);
     if (mode == MODE_BIRTHDAY) {
       pthread_mutex_lock(&sh->lock);
       if (sh->epoch == epoch)
         for (size_t i = 0; i < batch; i++) {
+          if (!real[i]) /* a stand-in collides with nothing: it would only fill the table */
+            continue;
           entry *old = table_put(sh, fps[i], states[i], 0);
           if (old && old->start != states[i] && npairs < n)
             pairs[npairs++] = (pair){old->start, 0, states[i], 0};
@@ -482,6 +494,7 @@ done:
   free(lens);
   free(fps);
   free(outs);
+  free(real);
   free(hits);
   free(pairs);
   return NULL;
@@ -504,6 +517,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   sh->cfg = cfg;
   pthread_mutex_init(&sh->lock, NULL);
   atomic_init(&sh->evals, 0);
+  atomic_init(&sh->unreal, 0);
   atomic_init(&sh->stop, false);
   size_t memory = cfg->memory ? cfg->memory : DEFAULT_MEMORY;
   if (memory / (2 * sizeof(entry)) < MIN_CAPACITY) {
@@ -562,6 +576,7 @@ int cs_collide_search(const cs_collide_config *cfg, cs_collide_result *out, cs_e
   out->b = sh->b;
   out->evals = atomic_load(&sh->evals);
   out->stored = sh->count;
+  out->unreal = atomic_load(&sh->unreal);
   out->table_peak = sh->peak;
   out->seconds = cs_now_s() - sh->t0;
   out->mode = sh->mode == MODE_DP ? "distinguished points" : "birthday";

@@ -366,6 +366,15 @@ check "the skipped inputs do not count toward the estimate: 9 decimal digits are
   >"$T/nh.txt" 2>"$T/nh.err"
 check "half the outputs null: estimated from the others (16 bits), the collision found" \
   "[ $? -eq 1 ] && grep -q 'outputs look like 16.0 bits' '$T/nh.txt' && grep -q '^COLLISION' '$T/nh.txt'"
+# Nine in ten outputs null: their stand-ins are not stored (they collide with nothing), the summary
+# counts them apart, and the expected work counts the evaluations the answers with an ID take.
+"$CS" collide --no-corpus --target anthropic --jobs 1 --budget 60000 --impl-cmd -- python3 "$T/norm.py" anthropic \
+  'None if hashlib.md5(i.encode()).digest()[0] >= 26 else "toolu_" + hashlib.sha256(i.encode()).hexdigest()[:10]' \
+  >"$T/nn.txt" 2>"$T/nn.err"
+check "nine in ten outputs null: only answers are stored, the nulls are counted apart" \
+  "[ $? -eq 0 ] && python3 -c \"import re;t=open('$T/nn.txt').read();m=re.search(r'^collide: (\\d+) evaluations in .*, (\\d+) stored; (\\d+) null, faulted or cut off \\(not stored\\)\$',t,re.M);n,s,k=map(int,m.groups());assert s+k==n and 0<s<n/5,(n,s,k)\""
+check "and a collision needs about ten times the evaluations the 40 bits alone would" \
+  "grep -qE '^collide: a collision needs about 2\\^23\\.[0-9] evaluations if the outputs behave as a hash of the input \\(1[0-9.]*% of the probe.s inputs were answered with an ID\\)' '$T/nn.txt'"
 "$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/norm.py" anthropic 'None' >"$T/o" 2>"$T/e"
 check "every output null: exit 3, one line, says there is too little to search" \
   "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'answered 0 of 10240 probe inputs with an ID' '$T/e' && ! grep -q 'bits' '$T/o'"

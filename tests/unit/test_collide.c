@@ -23,13 +23,14 @@ static uint64_t toy_mix(uint64_t x) {
   return x ^ (x >> 33);
 }
 
-static int toy_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+static int toy_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, bool *real, cs_err *err) {
   toy *t = ev;
   cr_assert(n <= 4096);
   for (size_t i = 0; i < n; i++) {
     uint64_t v = toy_mix(states[i]) & ((1ULL << t->bits) - 1);
     int len = snprintf(t->buf[i], sizeof t->buf[i], "id_%llx", (unsigned long long)v);
     outs[i] = (cs_str){t->buf[i], (size_t)len};
+    real[i] = true;
   }
   return 0;
 }
@@ -140,7 +141,7 @@ Test(collide, budget_stops_a_hopeless_search) {
                (unsigned long long)r.evals);
 }
 
-static int failing_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+static int failing_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, bool *real, cs_err *err) {
   return cs_err_set(err, "evaluator broke");
 }
 
@@ -186,6 +187,45 @@ Test(collide, fingerprint_depends_on_every_byte) {
   cr_assert_neq(cs_collide_fingerprint(a), cs_collide_fingerprint(b));
   cr_assert_neq(cs_collide_fingerprint(a), cs_collide_fingerprint(c));
   cr_assert_eq(cs_collide_fingerprint(a), cs_collide_fingerprint((cs_str){"abcdefghijk", 11}));
+}
+
+/* An evaluator that could not get most outputs (null answers, faults) stands in a unique text for each
+ * and says so: the birthday table keeps only the real ones, which alone can collide. */
+typedef struct {
+  toy t;
+  char stand_in[4096][32];
+} nulling_toy;
+
+static int nulling_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, bool *real, cs_err *err) {
+  nulling_toy *z = ev;
+  toy_eval(&z->t, states, n, outs, real, err);
+  for (size_t i = 0; i < n; i++)
+    if (toy_mix(states[i] ^ 0x5555) % 10 != 0) { /* nine in ten */
+      int len = snprintf(z->stand_in[i], sizeof z->stand_in[i], "\x01(null %llx)", (unsigned long long)states[i]);
+      outs[i] = (cs_str){z->stand_in[i], (size_t)len};
+      real[i] = false;
+    }
+  return 0;
+}
+
+Test(collide, stand_ins_for_null_outputs_are_not_stored) {
+  static nulling_toy z;
+  z.t.bits = 60;
+  void *evs[1] = {&z};
+  cs_collide_config cfg = {.eval = nulling_eval, /* the space unknown: a birthday table, 2^16 entries */
+                           .evaluators = evs,
+                           .nworkers = 1,
+                           .seed = 1,
+                           .batch = 512,
+                           .budget = 100000};
+  cs_collide_result r;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_collide_search(&cfg, &r, &err), 0, "%s", err.msg);
+  cr_assert_str_eq(r.mode, "birthday");
+  cr_assert(r.unreal > 85000 && r.unreal < 95000, "%llu stand-ins of %llu", (unsigned long long)r.unreal,
+            (unsigned long long)r.evals);
+  cr_assert_eq(r.stored, r.evals - r.unreal, "%llu stored of %llu evaluations, %llu of them stand-ins",
+               (unsigned long long)r.stored, (unsigned long long)r.evals, (unsigned long long)r.unreal);
 }
 
 /* A table the system cannot give is an error the caller can tell from an evaluator's failure, and
@@ -309,14 +349,15 @@ typedef struct {
   char stand_in[32];
 } flaky_toy;
 
-static int flaky_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+static int flaky_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, bool *real, cs_err *err) {
   flaky_toy *f = ev;
-  toy_eval(&f->t, states, n, outs, err);
+  toy_eval(&f->t, states, n, outs, real, err);
   if (n == 2 && (states[0] != f->last[0] || states[1] != f->last[1])) {
     f->last[0] = states[0];
     f->last[1] = states[1];
     int len = snprintf(f->stand_in, sizeof f->stand_in, "\x01(fault %u)", f->pairs++);
     outs[0] = (cs_str){f->stand_in, (size_t)len};
+    real[0] = false;
   }
   return 0;
 }
@@ -358,10 +399,10 @@ Test(collide, amounts_keep_their_digits) {
 static volatile sig_atomic_t stop_flag;
 static unsigned interrupt_calls;
 
-static int interrupting_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, cs_err *err) {
+static int interrupting_eval(void *ev, const uint64_t *states, size_t n, cs_str *outs, bool *real, cs_err *err) {
   if (++interrupt_calls == 5)
     stop_flag = 1;
-  return toy_eval(ev, states, n, outs, err);
+  return toy_eval(ev, states, n, outs, real, err);
 }
 
 Test(collide, an_interrupt_ends_the_search_and_says_so) {
