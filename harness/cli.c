@@ -102,7 +102,9 @@ static const option_row rows[] = {
      "candidate pair may take a few more)"},
     {"inputs", ARG_STR, CS_CMD_COLLIDE,
      "KIND  input family: auto (default), long, illegal, long-plain, plain, unicode"},
-    {"dp-bits", ARG_U32, CS_CMD_COLLIDE, "N  use distinguished points with N zero bits even when a table would do"},
+    {"dp-bits", ARG_U32, CS_CMD_COLLIDE,
+     "N  use distinguished points with N zero bits even when a table would do (fewer than half the "
+     "outputs' bits)"},
     {"via", ARG_STR, CS_CMD_COLLIDE, "OP  search through normalize (default when the implementation has it) or emit"},
     {"provider", ARG_STR, CS_CMD_PROBE, "P  provider to probe"},
     {"model", ARG_STR, CS_CMD_PROBE, "M  model name"},

@@ -554,6 +554,33 @@ static void note_expected_work(const cs_options *o, double expected, double rate
            r, expected, took);
 }
 
+/* The most distinguished-point bits a search of outputs of `bits` bits can use (bits 0, unknown:
+ * any): fewer than half. A walk runs about 2^dp_bits steps to a point, and one through a random map
+ * on 2^bits outputs falls into a cycle after about 2^(bits/2): from half the bits on, many walks
+ * circle without reaching a point (from all of them there may be none), and the search costs many
+ * times the work a collision needs, or never stores a point. */
+static unsigned max_dp_bits(double bits) {
+  if (bits <= 0)
+    return UINT32_MAX;
+  double half = ceil(bits / 2) - 1;
+  return half < 0 ? 0 : (unsigned)half;
+}
+
+/* Exit 2 for a --dp-bits the output space cannot serve: one line naming what it can. */
+static int dp_bits_refused(unsigned dp_bits, double bits) {
+  unsigned most = max_dp_bits(bits);
+  char fix[48];
+  if (most)
+    snprintf(fix, sizeof fix, "give at most %u", most);
+  else
+    snprintf(fix, sizeof fix, "leave --dp-bits out");
+  return cs_fail(CS_EXIT_USAGE,
+                 "collide: --dp-bits %u is too many for outputs of about %.1f bits: a walk to a distinguished point "
+                 "(about 2^%u steps) is no shorter than the 2^%.1f evaluations a collision needs, so walks circle "
+                 "without reaching one and the search costs far more, or stores none; %s",
+                 dp_bits, bits, dp_bits, bits / 2, fix);
+}
+
 /* --- the command -------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -731,6 +758,10 @@ int cs_cmd_collide(int argc, char **argv) {
                      "collide: %s answered %zu of %llu probe inputs with an ID (the rest null, faulted or cut off): "
                      "too few to search",
                      shown_name, usable, (unsigned long long)evals);
+    goto cleanup;
+  }
+  if (!found && o.dp_bits > max_dp_bits(bits)) {
+    status = dp_bits_refused(o.dp_bits, bits);
     goto cleanup;
   }
   for (unsigned i = 0; i < opened; i++)

@@ -64,6 +64,15 @@ check "distinguished points find a collision too" "[ $? -eq 1 ] && grep -q 'dist
 # The pair is still run (nothing written): that line shows the check looks at output a plant would be in.
 check "--no-corpus plants nothing" "! grep -q -e '^planted' -e 'replayed first' '$T/dp.txt' && grep -q '^run on the planted pair (one turn)' '$T/dp.txt'"
 
+# From half the output's bits on, walks run as long as the cycles they fall into and may never reach a
+# distinguished point: such a --dp-bits is refused after the probe, before any search.
+for d in 40 20; do
+  "$CS" collide --impl anthropic-sanitize --target anthropic --no-corpus --dp-bits $d --time 10s >"$T/o" 2>"$T/e"
+  check "--dp-bits $d on 40-bit outputs: exit 2, one line, says what a search can use; nothing searched" \
+    "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q -- '--dp-bits $d is too many for outputs of about 40.0 bits.*give at most 19\$' '$T/e' &&
+     ! grep -q 'evaluations in' '$T/o'"
+done
+
 # An emit-only implementation: single-call histories, and the planted pair in one turn.
 "$CS" collide --impl adk-stream-v1 --target openai_chat --corpus "$T/c" >"$T/adk.txt" 2>"$T/adk.err"
 check "emit-only: adk-stream-v1 maps every single call to the same ID" "[ $? -eq 1 ] && grep -q 'COLLISION: emit openai_chat of adk-stream-v1' '$T/adk.txt' && grep -q '\"call_0\"' '$T/adk.txt'"
