@@ -1053,6 +1053,25 @@ Test(output, unchecked_cells_and_cut_cases) {
   unlink(path);
 }
 
+/* Whether each text format (JUnit, HTML, Markdown, terminal) holds `line`: all must, or none. */
+static void assert_text_formats_say(const cs_report *r, const char *line, bool said) {
+  static const struct {
+    writer_fn write;
+    const char *ext;
+  } formats[] = {{cs_report_junit, ".xml"},
+                 {cs_report_html, ".html"},
+                 {cs_report_markdown, ".md"},
+                 {write_terminal_plain, ".txt"}};
+  for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
+    char path[64];
+    char *doc = write_tmp(r, formats[i].write, path, formats[i].ext);
+    cr_assert_eq(strstr(doc, line) != NULL, said, "%s %s \"%s\": %s", formats[i].ext, said ? "lacks" : "holds", line,
+                 doc);
+    free(doc);
+    unlink(path);
+  }
+}
+
 /* A run that stopped because every property had failed: every format says so, and the JSON report
  * says when it did not. */
 Test(output, a_run_that_ended_early_says_so) {
@@ -1069,26 +1088,9 @@ Test(output, a_run_that_ended_early_says_so) {
   cJSON_Delete(root);
   free(doc);
   unlink(path);
-  const struct {
-    writer_fn write;
-    const char *ext;
-  } formats[] = {{cs_report_junit, ".xml"},
-                 {cs_report_html, ".html"},
-                 {cs_report_markdown, ".md"},
-                 {write_terminal_plain, ".txt"}};
-  for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
-    doc = write_tmp(&r, formats[i].write, path, formats[i].ext);
-    cr_assert_not_null(strstr(doc, line), "%s: %s", formats[i].ext, doc);
-    free(doc);
-    unlink(path);
-  }
+  assert_text_formats_say(&r, line, true);
   short_run.ended_early = false;
-  for (size_t i = 0; i < sizeof formats / sizeof *formats; i++) {
-    doc = write_tmp(&r, formats[i].write, path, formats[i].ext);
-    cr_assert_null(strstr(doc, "ended after"), "%s: %s", formats[i].ext, doc);
-    free(doc);
-    unlink(path);
-  }
+  assert_text_formats_say(&r, "ended after", false);
   doc = write_tmp(&r, cs_report_json, path, ".json");
   cr_assert_not_null(strstr(doc, "\"ended_early\": false"), "%s", doc);
   free(doc);
@@ -1121,19 +1123,7 @@ Test(output, given_up_kinds_are_named) {
   cJSON_Delete(root);
   free(doc);
   unlink(path);
-  const struct {
-    writer_fn write;
-    const char *ext;
-  } text[] = {{cs_report_junit, ".xml"},
-              {cs_report_html, ".html"},
-              {cs_report_markdown, ".md"},
-              {write_terminal_plain, ".txt"}};
-  for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
-    doc = write_tmp(&r, text[k].write, path, text[k].ext);
-    cr_assert_not_null(strstr(doc, line), "%s: %s", text[k].ext, doc);
-    free(doc);
-    unlink(path);
-  }
+  assert_text_formats_say(&r, line, true);
 }
 
 /* ---- the schema document lists every key the writer emits ---- */
