@@ -645,10 +645,8 @@ static void answer_json(const cs_outcome *cell, const cs_caserun *run, cs_buf *b
 
 /* --- shrinking ---------------------------------------------------------------------------------- */
 
-static uint64_t *copy_choices(const cs_choices *ch, size_t *n);
-static void record_case(const cs_outcome *cell, const cs_caserun *run, char **hist, char **ans, uint32_t *turns,
-                        uint32_t *calls);
-static void take_failure(runner *r, size_t c, size_t i, const char *why);
+static void fail_cell(runner *r, cs_outcome *cell, size_t i, const char *why);
+static pending_failure *take_failure(runner *r, size_t c, size_t i, const char *why);
 
 /* A try of another property's shrinking that faults is a generated case the implementation faults
  * on: protocol.answer fails on it, to be shrunk in turn, rather than the fault only counting as
@@ -668,17 +666,14 @@ static void fault_while_shrinking(runner *r, const cs_outcome *shrinking_cell) {
     if (r->campaign) {
       if (r->cfg->want_failure && !r->cfg->want_failure(r->cfg->failure_user, a, shrinking_cell->case_index, why))
         return;
-      take_failure(r, c, 0, why); /* report_taken, shrinking the batch's failures, comes to it too */
-      r->pending[r->npending - 1].case_index = shrinking_cell->case_index;
-      r->pending[r->npending - 1].found_shrinking = shrinking_cell->prop->name;
+      pending_failure *p = take_failure(r, c, 0, why); /* report_taken, shrinking the batch's, comes to it */
+      p->case_index = shrinking_cell->case_index;
+      p->found_shrinking = shrinking_cell->prop->name;
       return;
     }
-    a->failed = true;
-    snprintf(a->message, sizeof a->message, "%s", why);
-    a->found_shrinking = shrinking_cell->prop->name; /* said once its own shrinking is done */
+    fail_cell(r, a, 0, why);
     a->case_index = shrinking_cell->case_index;
-    a->choices = copy_choices(&r->ch[0], &a->nchoices);
-    record_case(a, &r->runs[0], &a->history_json, &a->answer_json, &a->shrunk_turns, &a->shrunk_calls);
+    a->found_shrinking = shrinking_cell->prop->name; /* said once its own shrinking is done */
     return;
   }
 }
@@ -812,6 +807,14 @@ static void keep_case(shrinking *s) {
   snprintf(c->message, sizeof c->message, "%s", s->why);
 }
 
+/* Starts the implementation's program afresh for the next try (not after the stop time): a fault
+ * confirmed there needs no request of an earlier try. A start that fails faults the try, as in a run. */
+static void fresh_start(runner *r) {
+  cs_err e;
+  if (!cs_impl_stop_came(r->impl))
+    r->impl->vt->restart(r->impl, &e);
+}
+
 /* Runs `best` again, so that r->ch[0] holds the spans it marks. 1 fails, 0 holds, -1 fatal. */
 static int rerun_best(shrinking *s) {
   return spend_try(s, s->best, s->nbest);
@@ -827,9 +830,7 @@ static int attempt(shrinking *s, size_t nc) {
   /* A fault that needs the requests of earlier tries first (a crash after the 20th request of a
    * process) would shrink into a case that never faults on its own, and whose replay passes. */
   if (s->confirm_fresh) {
-    cs_err e;
-    if (!cs_impl_stop_came(s->r->impl))        /* no process start after the stop time */
-      s->r->impl->vt->restart(s->r->impl, &e); /* a start that fails faults the try, as in a run */
+    fresh_start(s->r);
     if ((rc = spend_try(s, s->cand, nc)) != 1) {
       s->bs = before;
       return rc < 0 ? -1 : 0;
@@ -1069,10 +1070,8 @@ static void shrink(runner *r, cs_outcome *cell) {
   bool reproduced = false, held = false;
   while (progress && s.budget) {
     unsigned before = s.budget;
-    if (s.confirm_fresh && !cs_impl_stop_came(r->impl)) { /* alone: in a process that saw no request before */
-      cs_err e;
-      r->impl->vt->restart(r->impl, &e);
-    }
+    if (s.confirm_fresh) /* alone: in a process that saw no request before */
+      fresh_start(r);
     int rc = rerun_best(&s);
     if (rc < 0)
       goto done;
@@ -1271,7 +1270,19 @@ static uint64_t *copy_choices(const cs_choices *ch, size_t *n) {
   return v;
 }
 
-static void take_failure(runner *r, size_t c, size_t i, const char *why) {
+/* The first failure of a run's cell, on case i of the batch: the cell reports it. */
+static void fail_cell(runner *r, cs_outcome *cell, size_t i, const char *why) {
+  cell->failed = true;
+  snprintf(cell->message, sizeof cell->message, "%s", why);
+  cell->case_index = r->runs[i].case_index;
+  cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
+  cell->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
+  cell->literal_path = r->batch_literal && r->literal_path ? cs_xstrdup(r->literal_path) : NULL;
+  record_case(cell, &r->runs[i], &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
+}
+
+/* A failure a campaign takes, on case i of the batch, to be shrunk and reported after the batch. */
+static pending_failure *take_failure(runner *r, size_t c, size_t i, const char *why) {
   if (r->npending == r->cappending) {
     r->cappending = r->cappending ? r->cappending * 2 : 16;
     r->pending = cs_xrealloc_array(r->pending, r->cappending, sizeof *r->pending);
@@ -1284,6 +1295,7 @@ static void take_failure(runner *r, size_t c, size_t i, const char *why) {
   p->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &p->nchoices);
   p->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
   record_case(&r->cells[c], &r->runs[i], &p->history_json, &p->answer_json, &p->turns, &p->calls);
+  return p;
 }
 
 static void shrink(runner *r, cs_outcome *cell);
@@ -1355,14 +1367,8 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
           take_failure(r, c, i, why);
         continue;
       }
-      cell->failed = true;
+      fail_cell(r, cell, i, why);
       any_new = true;
-      snprintf(cell->message, sizeof cell->message, "%s", why);
-      cell->case_index = run->case_index;
-      cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
-      cell->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
-      cell->literal_path = r->batch_literal && r->literal_path ? cs_xstrdup(r->literal_path) : NULL;
-      record_case(cell, run, &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
     }
   }
   if (r->npending) {
@@ -1469,13 +1475,15 @@ typedef struct {
   cs_arena arena;
 } gen_slot;
 
+/* How far case ci is from the shard's next case (0: ci is the shard's). */
+static uint64_t to_shard(const batch_picker *p, uint64_t ci) {
+  uint64_t r = ci % p->sn;
+  return r <= p->si ? p->si - r : p->sn - r + p->si;
+}
+
 /* Whether the shard has a case left at or after p->next. */
 static bool picker_has_more(const batch_picker *p) {
-  if (p->next >= p->max_cases)
-    return false;
-  uint64_t r = p->next % p->sn;
-  uint64_t skip = r <= p->si ? p->si - r : p->sn - r + p->si;
-  return skip < p->max_cases - p->next;
+  return p->next < p->max_cases && to_shard(p, p->next) < p->max_cases - p->next;
 }
 
 static size_t pick_batch(batch_picker *p, gen_slot *sl) {
@@ -1483,9 +1491,8 @@ static size_t pick_batch(batch_picker *p, gen_slot *sl) {
   sl->restart_now = false;
   sl->seed = p->seed;
   while (n < p->batch && p->next < p->max_cases) {
-    uint64_t ci = p->next, r = ci % p->sn;
-    if (r != p->si) { /* to the shard's next index at once: one by one took seconds under --shard 0/4294967295 */
-      uint64_t skip = r < p->si ? p->si - r : p->sn - r + p->si;
+    uint64_t ci = p->next, skip = to_shard(p, ci);
+    if (skip) { /* to the shard's next index at once: one by one took seconds under --shard 0/4294967295 */
       p->next = skip < p->max_cases - ci ? ci + skip : p->max_cases;
       continue;
     }
