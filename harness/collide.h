@@ -25,10 +25,10 @@
 #include "core/str.h"
 
 /* Evaluates the inputs of states[0..n): outs[i] is the output of states[i] (memory owned by the
- * evaluator, valid until its next call). real[i] false says outs[i] stands in for an output the
- * evaluator could not get (a null answer, a fault): a text unique to the input, which walks pass
- * through but a birthday table never stores (it cannot collide). Returns 0, or -1 with `err` when
- * evaluation is impossible (the search then stops with that error). */
+ * evaluator, valid until its next call). It sets every real[i]: false says outs[i] stands in for an
+ * output the evaluator could not get (a null answer, a fault): a text unique to the input, which
+ * walks pass through but a birthday table never stores (it cannot collide). Returns 0, or -1 with
+ * `err` when evaluation is impossible (the search then stops with that error). */
 typedef int (*cs_collide_eval_fn)(void *evaluator, const uint64_t *states, size_t n, cs_str *outs, bool *real,
                                   cs_err *err);
 
@@ -58,7 +58,7 @@ typedef struct {
   uint64_t a, b;     /* two different states with the same output */
   uint64_t evals;    /* evaluations done, re-walks included */
   uint64_t stored;   /* table entries at the end */
-  uint64_t unreal;   /* evaluations whose output was a stand-in (real false): never stored */
+  uint64_t unreal;   /* evaluations whose output was a stand-in (real false): a birthday table stores none */
   size_t table_peak; /* bytes the table's mappings held at once (a resize holds two): within memory */
   double seconds;
   const char *mode; /* "birthday" or "distinguished points" */
