@@ -101,7 +101,7 @@ static void testcase(cs_buf *b, const cs_impl_result *impl, const cs_cell *c, bo
   case CS_VERDICT_FIXED:
     /* A failure on purpose: the --expect list is stale and should be shortened. */
     cs_buf_printf(b, ">\n      <failure type=\"fixed\" message=\"listed in --expect but passes: %s\"/>\n",
-                  c->fixed_line_shared ? CS_FIXED_SHARED_ADVICE : CS_FIXED_ADVICE);
+                  cs_cell_fixed_advice(c));
     break;
   case CS_VERDICT_NOT_APPLICABLE:
     cs_buf_puts(b, ">\n      <skipped message=\"not applicable\"/>\n");

@@ -23,6 +23,10 @@ const char *cs_verdict_name(cs_verdict v) {
 
 /* A listed failure that now holds fails the run too: the run passes only when the failures are
  * exactly those listed, so the known-failures list can only shrink. */
+const char *cs_cell_fixed_advice(const cs_cell *c) {
+  return c->fixed_line_shared ? CS_FIXED_SHARED_ADVICE : CS_FIXED_ADVICE;
+}
+
 bool cs_cell_fails_run(const cs_cell *c, bool strict) {
   return c && ((c->verdict == CS_VERDICT_FAIL && (c->required || strict)) || c->verdict == CS_VERDICT_FIXED);
 }

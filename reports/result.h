@@ -119,6 +119,8 @@ typedef struct {
 /* Does this cell make the run fail? FAIL of a required property (of any property with strict), or
  * FIXED: a listed failure that holds means the list must shrink. */
 bool cs_cell_fails_run(const cs_cell *c, bool strict);
+/* What a FIXED cell asks of the --expect list: CS_FIXED_SHARED_ADVICE or CS_FIXED_ADVICE. */
+const char *cs_cell_fixed_advice(const cs_cell *c);
 /* Did the property fail on this implementation, listed in --expect or not (FAIL, EXPECTED_FAIL)? */
 bool cs_cell_failed(const cs_cell *c);
 /* case_index of a failure on a corpus case, and on the one case `callsign replay` was given. */

@@ -273,8 +273,7 @@ static void put_impl(term *t, const cs_report *r, const cs_impl_result *impl, cs
       put_failure(t, c, r->strict);
     } else if (c->verdict == CS_VERDICT_FIXED) {
       put_cell_head(t, c, "FIXED", "1;35");
-      cs_buf_printf(t->b, ": listed in --expect but now passes: %s\n",
-                    c->fixed_line_shared ? CS_FIXED_SHARED_ADVICE : CS_FIXED_ADVICE);
+      cs_buf_printf(t->b, ": listed in --expect but now passes: %s\n", cs_cell_fixed_advice(c));
     } else {
       put_cell_head(t, c, "xfail", "33");
       cs_buf_puts(t->b, ": expected failure (listed in --expect)");
