@@ -268,8 +268,8 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   char *path = impl_dir(dir, impl), *legacy = legacy_impl_dir(dir, impl);
   char **names = NULL;
   size_t nn = 0, cap = 0;
-  if (list_cases(path, &names, &nn,
-                 &cap)) { /* a missing directory is an empty corpus; one that cannot be read is not */
+  /* A missing directory is an empty corpus; one that cannot be read is not. */
+  if (list_cases(path, &names, &nn, &cap)) {
     int e = errno;
     cs_err_set(err, "cannot read the corpus directory %s: %s (its cases are not replayed)", path, strerror(e));
     free(path);
