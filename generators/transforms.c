@@ -1,10 +1,12 @@
 /* generators/transforms.c: the metamorphic transforms (append, drop leading rounds, re-ingest a
- * canonical answer, relabel providers, plant a raw ID). Each builds a new turns array in the arena;
- * turns it does not change share their call/result arrays and strings with the input, which is
- * never written to (so the input must outlive the result). */
+ * canonical answer, relabel providers, plant a raw ID, the history as Kimi produced it). Each builds a new turns array
+ * in the arena; turns it does not change share their call/result arrays and strings with the input, which is never
+ * written to (so the input must outlive the result). */
 #include "generators/transforms.h"
 
 #include <string.h>
+
+#include "providers/target.h"
 
 static cs_history copy_turns(const cs_history *h, cs_arena *a) {
   cs_history out = {CS_ARENA_NEW(a, cs_turn, h->nturns + 1), h->nturns};
@@ -127,6 +129,60 @@ cs_history cs_transform_plant(const cs_history *h, uint32_t call, cs_str raw, cs
       }
       tt->results[k].call_id = raw;
     }
+  }
+  return out;
+}
+
+/* The history as Kimi itself would have produced it: functions.{name}:{global index}. Kimi's API, as
+ * OpenAI's, wants every call answered, so only answered calls are kept: an implementation may drop an
+ * unanswered call (PROTOCOL.md), which would leave the later indices no longer Kimi's. */
+cs_history cs_transform_kimi_native(const cs_history *h, const cs_history_index *ix, cs_arena *a) {
+  cs_history out = cs_history_clone(h, a);
+  uint32_t g = 0, c = 0;
+  cs_str *ids = CS_ARENA_NEW(a, cs_str, ix->ncalls + 1), *names = CS_ARENA_NEW(a, cs_str, ix->ncalls + 1);
+  bool *answered = CS_ARENA_NEW(a, bool, ix->ncalls + 1);
+  for (uint32_t r = 0; r < ix->nresults; r++)
+    if (ix->pair[r] >= 0)
+      answered[ix->pair[r]] = true;
+  for (uint32_t t = 0; t < out.nturns; t++) {
+    cs_turn *turn = &out.turns[t];
+    if (turn->role != CS_ROLE_ASSISTANT)
+      continue;
+    turn->provider = CS_PROV_KIMI;
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < turn->ncalls; k++, c++) {
+      if (!answered[c])
+        continue;
+      cs_call call = turn->calls[k];
+      char *name = cs_arena_alloc(a, call.name.len + 2);
+      size_t n = cs_kimi_name(call.name, name, SIZE_MAX);
+      if (!n)
+        name[n++] = 'f';
+      name[n] = 0;
+      call.name = (cs_str){name, n};
+      call.server = false;
+      call.id = cs_arena_printf(a, "functions.%s:%u", name, g++);
+      ids[c] = call.id;
+      names[c] = call.name;
+      turn->calls[kept++] = call;
+    }
+    turn->ncalls = kept;
+  }
+  /* Results: paired ones take their call's ID and name; orphans are not something Kimi produces. */
+  uint32_t ri = 0;
+  for (uint32_t t = 0; t < out.nturns; t++) {
+    cs_turn *turn = &out.turns[t];
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < turn->nresults; k++, ri++) {
+      int32_t p = ix->pair[ri];
+      if (p < 0)
+        continue;
+      cs_result res = turn->results[k];
+      res.call_id = ids[p];
+      res.name = names[p];
+      turn->results[kept++] = res;
+    }
+    turn->nresults = kept;
   }
   return out;
 }

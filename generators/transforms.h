@@ -29,4 +29,9 @@ cs_history cs_transform_relabel(const cs_history *h, cs_choices *c, cs_arena *a)
  * call_id) take it too, so they keep answering the same call. */
 cs_history cs_transform_plant(const cs_history *h, uint32_t call, cs_str raw, cs_arena *a);
 
+/* The history as Kimi itself would have produced it (emit.kimi_roundtrip): every assistant turn
+ * Kimi's, answered calls only, each named functions.{name}:{global index} with its result taking
+ * that ID and name; orphan results dropped. `ix` is the index of `h`. */
+cs_history cs_transform_kimi_native(const cs_history *h, const cs_history_index *ix, cs_arena *a);
+
 #endif

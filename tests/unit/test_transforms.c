@@ -419,3 +419,42 @@ Test(transforms, plant_generated_keeps_pairing) {
   cs_arena_free(&a);
   cs_choices_free(&c);
 }
+
+/* ---- the history as Kimi produced it ---- */
+
+Test(transforms, kimi_native_numbers_answered_calls_across_turns) {
+  cs_arena a = {0};
+  /* Turn 1: a server call and an unanswered one are left out; turn 2 continues the numbering; an
+   * orphan result goes, a positional one takes its call's Kimi ID; a name Kimi refuses is cleaned. */
+  cs_history h = parse("{\"turns\":[{\"role\":\"user\",\"text\":\"go\"},"
+                       "{\"role\":\"assistant\",\"provider\":\"anthropic\",\"turn_key\":\"t0\",\"calls\":["
+                       "{\"id\":\"srvtoolu_01a\",\"name\":\"web_search\",\"args\":{},\"server\":true},"
+                       "{\"id\":\"toolu_a\",\"name\":\"my tool\",\"args\":{}},"
+                       "{\"id\":\"toolu_b\",\"name\":\"glob\",\"args\":{}}]},"
+                       "{\"role\":\"tool\",\"turn_key\":\"t1\",\"results\":["
+                       "{\"call_id\":\"toolu_a\",\"name\":\"my tool\",\"content\":\"x\"},"
+                       "{\"call_id\":\"nothing\",\"name\":\"glob\",\"content\":\"y\"}]},"
+                       "{\"role\":\"assistant\",\"provider\":\"openai_chat\",\"turn_key\":\"t2\",\"calls\":["
+                       "{\"id\":\"call_c\",\"name\":\"read_file\",\"args\":{}}]},"
+                       "{\"role\":\"tool\",\"turn_key\":\"t3\",\"results\":["
+                       "{\"call_id\":null,\"name\":\"read_file\",\"content\":\"z\"}]}]}",
+                       &a);
+  cs_history_index ix;
+  cs_history_index_build(&h, &a, &ix);
+  cs_history k = cs_transform_kimi_native(&h, &ix, &a);
+  cr_assert_str_eq(
+      json_of(&k, &a).ptr,
+      "{\"turns\":[{\"role\":\"user\",\"text\":\"go\"},"
+      "{\"role\":\"assistant\",\"provider\":\"kimi\",\"turn_key\":\"t0\",\"calls\":["
+      "{\"id\":\"functions.my_tool:0\",\"name\":\"my_tool\",\"args\":{}}]},"
+      "{\"role\":\"tool\",\"turn_key\":\"t1\",\"results\":["
+      "{\"call_id\":\"functions.my_tool:0\",\"name\":\"my_tool\",\"content\":\"x\"}]},"
+      "{\"role\":\"assistant\",\"provider\":\"kimi\",\"turn_key\":\"t2\",\"calls\":["
+      "{\"id\":\"functions.read_file:1\",\"name\":\"read_file\",\"args\":{}}]},"
+      "{\"role\":\"tool\",\"turn_key\":\"t3\",\"results\":["
+      "{\"call_id\":\"functions.read_file:1\",\"name\":\"read_file\",\"content\":\"z\"}]}]}");
+  /* the input is left as it was */
+  cr_assert_str_eq(h.turns[1].calls[1].id.ptr, "toolu_a");
+  cr_assert_eq(h.turns[1].ncalls, 3);
+  cs_arena_free(&a);
+}
