@@ -1,7 +1,7 @@
 /* generators/history_gen.c: hostile PROTOCOL.md histories drawn from a choice sequence: rounds of
  * an assistant turn (its provider may switch) and usually a tool turn answering it, with the
- * structural pathologies of DESIGN.md (parallel same-name calls, reordered, orphan, positional and
- * missing results, server calls, compression cuts), raw IDs from id_gen.c, the statistics labels of
+ * structural pathologies of DESIGN.md (parallel same-name calls, reordered, orphan, positional,
+ * deferred and missing results, server calls, compression cuts), raw IDs from id_gen.c, the statistics labels of
  * what was actually produced, and plans for implementation-aware twins. Draw 0 is always the
  * simplest option, and counts are drawn before what they count, so shrinking values shrinks cases. */
 #include "generators/history_gen.h"
@@ -44,9 +44,11 @@ static const cs_str USER_TEXTS[] = {S("list files"), S("fix the failing test"), 
 #define N_USER_TEXTS (sizeof USER_TEXTS / sizeof USER_TEXTS[0])
 
 /* How a tool turn treats each call: answer it by its raw ID (0), leave it unanswered, answer it
- * positionally (null or empty call_id), or answer with an ID that matches nothing. */
-enum { RES_ANSWER, RES_SKIP, RES_POSITIONAL, RES_ORPHAN, RES_MODES };
-static const unsigned RESULT_WEIGHTS[RES_MODES] = {200, 3, 4, 3};
+ * positionally (null or empty call_id), answer with an ID that matches nothing, or answer it by its
+ * raw ID in the tool turn of a later round (a long-running tool whose result comes after the next
+ * assistant turn). New modes go last: a recorded value keeps its mode. */
+enum { RES_ANSWER, RES_SKIP, RES_POSITIONAL, RES_ORPHAN, RES_DEFER, RES_MODES };
+static const unsigned RESULT_WEIGHTS[RES_MODES] = {200, 3, 4, 3, 4};
 
 typedef struct {
   cs_choices *c;
@@ -62,6 +64,8 @@ typedef struct {
   cs_provider prov; /* provider of the next assistant turn */
   bool per_turn_numbering;
   cs_labelset labels;
+  cs_result *deferred; /* results of RES_DEFER calls, waiting for a later round's tool turn */
+  uint32_t ndeferred;
 } gen;
 
 static void gen_init(gen *g, cs_choices *c, const cs_gen_config *cfg, cs_arena *a) {
@@ -74,11 +78,12 @@ static void gen_init(gen *g, cs_choices *c, const cs_gen_config *cfg, cs_arena *
 }
 
 /* At most four turns per round (user, stray tool turn, assistant, tool), two before the first and
- * three after the last (a late result, a join twin and its result). */
+ * four after the last (deferred results, a late result, a join twin and its result). */
 static void gen_reserve(gen *g, uint32_t rounds, uint32_t existing_turns, uint32_t existing_calls) {
-  g->cap_turns = existing_turns + 4 * rounds + 5;
+  g->cap_turns = existing_turns + 4 * rounds + 6;
   g->turns = CS_ARENA_NEW(g->a, cs_turn, g->cap_turns);
   g->pool = CS_ARENA_NEW(g->a, cs_str, existing_calls + rounds * g->max_calls + 1);
+  g->deferred = CS_ARENA_NEW(g->a, cs_result, rounds * g->max_calls + 1);
 }
 
 static cs_str make_key(gen *g) {
@@ -188,20 +193,36 @@ static result_plan draw_result_plan(gen *g, cs_str name) {
   return p;
 }
 
+/* Appends the results deferred by earlier rounds to `t` (allocated with room for them). */
+static void deliver_deferred(gen *g, cs_turn *t, uint32_t carried) {
+  for (uint32_t k = 0; k < carried; k++)
+    t->results[t->nresults++] = g->deferred[k];
+  memmove(g->deferred, g->deferred + carried, (g->ndeferred - carried) * sizeof *g->deferred);
+  g->ndeferred -= carried;
+}
+
 static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix, const result_plan *plans) {
   cs_choices *c = g->c;
+  uint32_t carried = g->ndeferred; /* deferred by earlier rounds: they come after this round's own */
+  bool deferred_here = false;
   cs_turn *t = new_turn(g, CS_ROLE_TOOL);
-  t->results = CS_ARENA_NEW(g->a, cs_result, at->ncalls + 1);
+  t->results = CS_ARENA_NEW(g->a, cs_result, at->ncalls + carried + 1);
   for (uint32_t k = 0; k < at->ncalls; k++) {
     const cs_call *call = &at->calls[k];
     if (call->server || plans[k].mode == RES_SKIP)
       continue; /* a server call: the provider executed it, no result */
     cs_result r = {call->id, call->name, TOOL_OUTPUT[name_ix[k]]};
+    if (plans[k].mode == RES_DEFER) {
+      g->deferred[g->ndeferred++] = r;
+      deferred_here = true;
+      continue;
+    }
     if (plans[k].mode != RES_ANSWER)
       r.call_id = plans[k].call_id;
     g->labels |= plans[k].labels;
     t->results[t->nresults++] = r;
   }
+  deliver_deferred(g, t, carried);
   if (cs_draw_bool(c, 1, 25)) {
     size_t ni = cs_draw_weighted(c, TOOL_WEIGHTS, N_TOOLS);
     t->results[t->nresults++] = (cs_result){orphan_id(g, TOOL_NAMES[ni]), TOOL_NAMES[ni], TOOL_OUTPUT[ni]};
@@ -215,6 +236,17 @@ static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix, const r
       t->results[j] = tmp;
     }
   }
+  if (!t->nresults && deferred_here)
+    g->nturns--; /* its results come later; an empty tool turn would only stand in the way */
+}
+
+/* Deferred results no later round delivered: a tool turn of their own after the last round. */
+static void flush_deferred(gen *g) {
+  if (!g->ndeferred)
+    return;
+  cs_turn *t = new_turn(g, CS_ROLE_TOOL);
+  t->results = CS_ARENA_NEW(g->a, cs_result, g->ndeferred);
+  deliver_deferred(g, t, g->ndeferred);
 }
 
 static void gen_round(gen *g, bool first) {
@@ -314,14 +346,21 @@ static void structure_labels(const cs_history *h, const cs_history_index *ix, cs
           l |= CS_LABEL_BIT(ix->call_turn[i] == ix->call_turn[j] ? CS_LABEL_ID_DUP_TURN : CS_LABEL_ID_DUP_ACROSS);
   }
   int32_t last = -1;
-  for (uint32_t r = 0; r < ix->nresults; r++) {
-    if (cs_str_is_blank(ix->results[r]->call_id))
+  int64_t last_assistant_turn = -1; /* before the result's turn */
+  for (uint32_t r = 0, t = 0; r < ix->nresults; r++) {
+    for (; t < ix->result_turn[r]; t++)
+      if (h->turns[t].role == CS_ROLE_ASSISTANT)
+        last_assistant_turn = t;
+    bool positional = cs_str_is_blank(ix->results[r]->call_id);
+    if (positional)
       l |= CS_LABEL_BIT(CS_LABEL_S_POSITIONAL);
     int32_t p = ix->pair[r];
     if (p < 0) {
       l |= CS_LABEL_BIT(CS_LABEL_S_ORPHAN);
       continue;
     }
+    if (!positional && ix->call_turn[p] < last_assistant_turn)
+      l |= CS_LABEL_BIT(CS_LABEL_S_DEFERRED);
     if (p < last)
       l |= CS_LABEL_BIT(CS_LABEL_S_REORDERED);
     last = p;
@@ -382,8 +421,8 @@ static void plan_twins(gen *g, const cs_history_index *ix, cs_gen_case *out) {
 static void refinish(gen *g, cs_gen_case *out) {
   out->h.nturns = g->nturns;
   cs_history_index_build(&out->h, g->a, &out->ix);
-  out->labels &=
-      ~(CS_LABEL_BIT(CS_LABEL_S_UNANSWERED) | CS_LABEL_BIT(CS_LABEL_S_ORPHAN) | CS_LABEL_BIT(CS_LABEL_S_REORDERED));
+  out->labels &= ~(CS_LABEL_BIT(CS_LABEL_S_UNANSWERED) | CS_LABEL_BIT(CS_LABEL_S_ORPHAN) |
+                   CS_LABEL_BIT(CS_LABEL_S_REORDERED) | CS_LABEL_BIT(CS_LABEL_S_DEFERRED));
   structure_labels(&out->h, &out->ix, &out->labels);
   out->rounds = count_assistants(&out->h);
 }
@@ -518,6 +557,7 @@ void cs_gen_history(cs_choices *c, const cs_gen_config *cfg, cs_arena *a, cs_gen
     gen_round(&g, r == 0);
     cs_choices_span(c, start, count_at);
   }
+  flush_deferred(&g);
   finish_case(&g, out, &out->ix);
   plan_twins(&g, &out->ix, out);
   /* Last of all: a token recorded before it existed replays as it did (an exhausted sequence
@@ -571,6 +611,7 @@ void cs_gen_continue(cs_choices *c, const cs_gen_config *cfg, const cs_history *
     g.prov = draw_provider(c);
   for (uint32_t r = 0; r < rounds; r++)
     gen_round(&g, false);
+  flush_deferred(&g);
   finish_case(&g, out, &out->ix);
 }
 

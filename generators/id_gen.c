@@ -451,11 +451,19 @@ static cs_str plain_id(cs_id_ctx *x, uint32_t n) {
   return sb_done(x, &b);
 }
 
-/* A native-looking base ("call_", "toolu_" or nothing, then letters and digits) of `n` chars. */
+/* The prefixes of hostile IDs that look native: a normalizer that trusts a prefix ("srvtoolu_ is a
+ * server ID, pass it") lets the rest through unchecked. New ones go last: a recorded value keeps
+ * its prefix. */
+static const unsigned HOSTILE_PREFIX_WEIGHTS[4] = {2, 1, 1, 1};
+static const char *const HOSTILE_PREFIXES[4] = {"call_", "toolu_", "", "srvtoolu_"};
+
+static const char *hostile_prefix(cs_id_ctx *x) {
+  return HOSTILE_PREFIXES[cs_draw_weighted(x->c, HOSTILE_PREFIX_WEIGHTS, 4)];
+}
+
+/* A native-looking base (a hostile prefix, then 4 to 24 letters and digits). */
 static sb base_id(cs_id_ctx *x, size_t extra) {
-  static const unsigned w[3] = {2, 1, 1};
-  static const char *const prefixes[3] = {"call_", "toolu_", ""};
-  const char *prefix = prefixes[cs_draw_weighted(x->c, w, 3)];
+  const char *prefix = hostile_prefix(x);
   size_t n = 4 + (size_t)cs_draw(x->c, 21);
   sb b = sb_new(x->a, strlen(prefix) + n + extra);
   sb_puts(&b, prefix);
@@ -484,9 +492,7 @@ static cs_str control_id(cs_id_ctx *x) {
 }
 
 static cs_str non_ascii_id(cs_id_ctx *x) {
-  static const unsigned w[3] = {2, 1, 1};
-  static const char *const prefixes[3] = {"call_", "toolu_", ""};
-  const char *prefix = prefixes[cs_draw_weighted(x->c, w, 3)];
+  const char *prefix = hostile_prefix(x);
   uint32_t pieces = 1 + (uint32_t)cs_draw(x->c, 3);
   sb b = sb_new(x->a, strlen(prefix) + pieces * (16 + 5));
   sb_puts(&b, prefix);

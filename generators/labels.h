@@ -42,6 +42,7 @@
   X(S_POSITIONAL, "struct.positional_result", "a result with a null or empty call_id")                                 \
   X(S_LATE_POSITIONAL, "struct.late_positional_result",                                                                \
     "a result with a null or empty call_id, named after a call of an earlier assistant turn")                          \
+  X(S_DEFERRED, "struct.deferred_result", "a result answering by ID a call made before the latest assistant turn")     \
   X(S_MULTI_TURN, "struct.multi_turn", "more than one assistant turn")
 
 typedef enum {

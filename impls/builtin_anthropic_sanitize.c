@@ -8,8 +8,9 @@
  * What it gives up: an ID equal to another's sanitized form, or a duplicated ID, passes unchanged
  * (emit.unique, normalize.injective through twins); the 40-bit suffix admits collisions a search
  * finds (normalize.injective); a result without a call_id gets its call's ID only when results
- * come in the order of the calls; an orphan result keeps its sanitized ID. It keeps
- * normalize.idempotent: every output is valid and passes unchanged. */
+ * come in the order of the calls; an orphan result keeps its sanitized ID; any ID that starts with
+ * srvtoolu_ passes whatever follows (emit.regex, normalize.regex). It keeps
+ * normalize.idempotent: every output passes unchanged. */
 #include <stdio.h>
 
 #include "impls/builtins.h"

@@ -46,9 +46,8 @@ static const cs_builtin builtins[] = {
         .name = "adk-stream-v1",
         .design = "call_0, call_1, ... restarting every assistant turn; results matched by tool name",
         .breaks = "emit.unique across turns, emit.pair, emit.no_orphans and emit.no_loss (the name map: parallel "
-                  "same-name calls, results of earlier turns or under another tool's name; no_loss first shows at "
-                  "case 16,996 of seed 1, and the corpus keeps it), emit.regex (mistral, kimi, "
-                  "server calls), emit.kimi_roundtrip, "
+                  "same-name calls, results of earlier turns or under another tool's name), emit.regex (mistral, "
+                  "kimi, server calls), emit.kimi_roundtrip, "
                   "emit.server_passthrough and emit.native_passthrough (it renumbers), canon.unique and canon.pair",
         .create = cs_builtin_adk_stream_v1_create,
     },
@@ -65,10 +64,11 @@ static const cs_builtin builtins[] = {
         .design = "anthropic/bedrock: compliant and srvtoolu_ IDs pass; others get characters outside "
                   "[a-zA-Z0-9_-] replaced by '_', are cut to 53 and get _ + 10 hex digits of SHA-256 (a missing ID: "
                   "toolu_ + 10 hex digits of its place); results get the same of their own call_id",
-        .breaks = "emit.unique (duplicates and implementation-aware twins pass unchanged), normalize.injective "
-                  "(40-bit suffix, twins), emit.pair and emit.no_orphans (a result's own call_id is sanitized, not "
-                  "paired), emit.compression_stable (a missing ID is named after its turn); rarely emit.regex and "
-                  "normalize.regex (srvtoolu_ is matched by its prefix alone, so srvtoolu_|x passes)",
+        .breaks =
+            "emit.unique (duplicates and implementation-aware twins pass unchanged), normalize.injective "
+            "(40-bit suffix, twins), emit.pair and emit.no_orphans (a result's own call_id is sanitized, not "
+            "paired), emit.compression_stable (a missing ID is named after its turn), emit.regex and normalize.regex "
+            "(srvtoolu_ is matched by its prefix alone, so srvtoolu_|x passes)",
         .create = cs_builtin_anthropic_sanitize_create,
     },
     {

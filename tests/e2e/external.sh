@@ -289,9 +289,10 @@ check "a restart's hello announces fewer targets: a protocol fault naming it, ex
   >"$T/pidname.out" 2>&1
 check "a restart's hello gives another name: a protocol fault naming both, exit 1" \
   "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/pidname.out' && grep -Eq \"a restart's hello names the implementation 'echo-[0-9]+', the first hello 'echo-[0-9]+'\" '$T/pidname.out'"
-# A program that hangs on some histories: the timeout shrinks like a crash (a try stops at its first
-# fault, so a hang costs one deadline, not one per request), and a replay of the shrunk case fails
-# without calling it "held when run again" (replay gives a kind up after a few faults).
+# A program that hangs on some histories (a ':' in an ID, as Kimi's IDs have): the timeout shrinks
+# like a crash (a try stops at its first fault, so a hang costs one deadline, not one per request),
+# and a replay of the shrunk case fails without calling it "held when run again" (replay gives a
+# kind up after a few faults).
 cat >"$T/hang_pipe.py" <<PY
 import json, sys, time
 sys.path.insert(0, "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/examples/adapters/python")
@@ -301,7 +302,7 @@ for line in sys.stdin:
     if req.get("op") == "stop":
         break
     ids = [c.get("id") or "" for t in (req.get("history") or {}).get("turns", []) for c in t.get("calls", [])]
-    if req.get("op") == "emit" and any("|" in i for i in ids):
+    if req.get("op") == "emit" and any(":" in i for i in ids):
         time.sleep(3600)
     print(json.dumps(normalizer.handle(req, None)), flush=True)
 PY

@@ -289,6 +289,15 @@ static void check_structure(const cs_gen_case *g, const cs_gen_config *cfg, cs_a
     unanswered |= !ix.calls[k]->server && !ix.answers[k];
   cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_S_ORPHAN)), orphan);
   cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_S_UNANSWERED)), unanswered);
+  /* A deferred result: one that answers by ID a call with an assistant turn between them. */
+  bool deferred = false;
+  for (uint32_t r = 0; r < ix.nresults; r++) {
+    if (ix.pair[r] < 0 || cs_str_is_blank(ix.results[r]->call_id))
+      continue;
+    for (uint32_t t = ix.call_turn[ix.pair[r]] + 1; t < ix.result_turn[r]; t++)
+      deferred |= h->turns[t].role == CS_ROLE_ASSISTANT;
+  }
+  cr_assert_eq(!!(g->labels & CS_LABEL_BIT(CS_LABEL_S_DEFERRED)), deferred);
   /* A late result closes the drawn history (a join twin's two turns may follow): one result without
    * call_id, named after a call of an earlier assistant turn than the last before it. */
   if (g->labels & CS_LABEL_BIT(CS_LABEL_S_LATE_POSITIONAL)) {
@@ -325,6 +334,58 @@ Test(history_gen, ids_valid_and_structure_sound) {
       check_structure(&g, &cfgs[k], &a);
     }
   }
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+/* A deferred result comes after another assistant turn whose calls lack its tool's name: a
+ * normalizer that finds results through a map of the latest turn's names loses it. */
+Test(history_gen, deferred_results_outlive_the_name_map) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  unsigned unnamed = 0;
+  for (uint64_t s = 0; s < 3000; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    if (!(g.labels & CS_LABEL_BIT(CS_LABEL_S_DEFERRED)))
+      continue;
+    for (uint32_t r = 0; r < g.ix.nresults; r++) {
+      int32_t p = g.ix.pair[r];
+      if (p < 0 || cs_str_is_blank(g.ix.results[r]->call_id))
+        continue;
+      uint32_t last = g.ix.call_turn[p];
+      for (uint32_t t = last + 1; t < g.ix.result_turn[r]; t++)
+        if (g.h.turns[t].role == CS_ROLE_ASSISTANT)
+          last = t;
+      if (last == g.ix.call_turn[p])
+        continue;
+      bool named = false;
+      for (uint32_t k = 0; k < g.h.turns[last].ncalls; k++)
+        named |= cs_str_eq(g.h.turns[last].calls[k].name, g.ix.calls[p]->name);
+      unnamed += !named;
+    }
+  }
+  cr_assert_gt(unnamed, 20, "%u deferred results the latest turn's names miss", unnamed);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+/* Hostile IDs wear native prefixes, srvtoolu_ among them: a normalizer that trusts a prefix to mean
+ * a valid server ID passes what follows it unchecked. */
+Test(history_gen, hostile_ids_wear_the_server_prefix) {
+  cs_arena a = {0};
+  cs_choices c = {0};
+  unsigned found = 0;
+  for (uint64_t s = 0; s < 3000; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    for (uint32_t k = 0; k < g.ix.ncalls; k++) {
+      const cs_call *call = g.ix.calls[k];
+      if (!call->server && cs_str_starts(call->id, "srvtoolu_") && !ok_server_id(call->id))
+        found++;
+    }
+  }
+  cr_assert_gt(found, 20, "%u non-server calls with a srvtoolu_ ID the server rule refuses", found);
   cs_arena_free(&a);
   cs_choices_free(&c);
 }
