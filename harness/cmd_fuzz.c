@@ -143,6 +143,8 @@ static int run_part(fuzz_ctx *c, uint32_t shard_i, uint32_t shard_n, bool with_c
   cs_corpus corpus = {0};
   if (with_corpus && !c->o.no_corpus && cs_corpus_load(c->corpus_dir, impl->info.name, &corpus, err))
     fprintf(stderr, "callsign: warning: %s\n", err->msg);
+  if (cs_corpus_stale(&corpus, err))
+    fprintf(stderr, "callsign: warning: %s\n", err->msg);
   cs_campaign_config cfg = {
       .run =
           {

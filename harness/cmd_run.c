@@ -233,6 +233,8 @@ static int run_one(run_ctx *c, const char *name, cs_impl_result *ir, const uint6
   const char *corpus_dir = c->o.corpus_dir ? c->o.corpus_dir : "corpus/regressions";
   if (!c->o.no_corpus && cs_corpus_load(corpus_dir, ir->name, &corpus, &err))
     fprintf(stderr, "callsign: warning: %s\n", err.msg);
+  if (cs_corpus_stale(&corpus, &err))
+    fprintf(stderr, "callsign: warning: %s\n", err.msg);
 
   cs_run_config rc = {
       .seed = c->o.seed,
@@ -655,8 +657,13 @@ int cs_cmd_replay(int argc, char **argv) {
     }
     if (bound)
       c.o.max_id_len = bound;
-    if (kind == 1)
-      c.literal = lit; /* a planted history: run as it is */
+    if (kind == 2)
+      fprintf(stderr,
+              "callsign: warning: %s: the token no longer makes the saved history (saved by a callsign whose "
+              "generator differs): the saved history is replayed as it is\n",
+              arg);
+    if (kind >= 1)
+      c.literal = lit; /* a planted or saved history: run as it is */
     c.literal_path = strcmp(arg, "-") ? arg : NULL;
     /* A saved case names its property and target: check those unless told otherwise. */
     if (!c.o.nonly && prop[0] && cs_property_find(prop))

@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/hash.h"
 #include "core/history_json.h"
+#include "generators/transforms.h"
 #include "harness/cli.h"
 #include "harness/property.h"
 #include "providers/target.h"
@@ -147,6 +148,56 @@ static int history_of(const cJSON *root, const char *path, cs_arena *a, cs_histo
   return 0;
 }
 
+/* A mark no generated ID holds: what both histories get in place of planted IDs. */
+#define PLANTED_MARK "\x01planted"
+
+/* The history with the calls of the twin plans (and the results answering them by ID) marked. */
+static cs_history with_twins_marked(const cs_history *h, const cs_gen_case *g, cs_arena *a) {
+  cs_history out = *h;
+  for (uint32_t i = 0; i < g->ntwins; i++)
+    out = cs_transform_plant(&out, g->twins[i].to_call, cs_str_c(PLANTED_MARK), a);
+  return out;
+}
+
+/* The two histories written as JSON are the same text. */
+static bool same_json(const cs_history *x, const cs_history *y) {
+  cs_buf bx = {0}, by = {0};
+  cs_history_write(&bx, x);
+  cs_history_write(&by, y);
+  bool same = bx.len == by.len && !memcmp(bx.data, by.data, bx.len);
+  cs_buf_free(&bx);
+  cs_buf_free(&by);
+  return same;
+}
+
+/* Does the token still make the history saved with it? The saved history is the case as it ran,
+ * with the outputs of implementation-aware twins planted: those IDs are compared as marks. A
+ * property judged on the history as Kimi produced it (emit.kimi_roundtrip) saved that one. A
+ * generator changed since the case was saved (a draw added or given more options) can make another
+ * history from the same token, and the case would no longer test what it saved. */
+static bool token_makes(const uint64_t *v, size_t n, uint32_t max_id_len, const char *property,
+                        const cs_history *saved) {
+  const cs_property *prop = cs_property_find(property);
+  cs_choices c = {0};
+  cs_arena a = {0};
+  cs_gen_case g;
+  cs_gen_config cfg = {.max_id_len = max_id_len};
+  cs_choices_replay(&c, v, n);
+  cs_gen_history(&c, &cfg, &a, &g);
+  cs_history made = with_twins_marked(&g.h, &g, &a), kept = with_twins_marked(saved, &g, &a);
+  bool same = same_json(&made, &kept);
+  if (!same && prop && (prop->needs & CS_NEED_KIMI)) {
+    /* Saved as Kimi produced it, as callsign saves it now (an earlier one saved the generated one). */
+    cs_history_index ix;
+    cs_history_index_build(&made, &a, &ix);
+    cs_history kimi = cs_transform_kimi_native(&made, &ix, &a);
+    same = same_json(&kimi, saved);
+  }
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+  return same;
+}
+
 static uint32_t count_calls(const cs_history *h) {
   uint32_t n = 0;
   for (uint32_t t = 0; t < h->nturns; t++)
@@ -207,6 +258,16 @@ int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, cs_liter
   cs_literal_twin ignored;
   if (kind == 1 && (history_of(root, label, a, lit, err) || twin_of(root, lit, label, twin ? twin : &ignored, err)))
     kind = -1;
+  cs_err unread = {{0}};
+  if (kind == 0 && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "history")) &&
+      history_of(root, label, a, lit, &unread) == 0 && !token_makes(*v, *n, *max_id_len, property, lit)) {
+    free(*v);
+    *v = NULL;
+    *n = 0;
+    if (twin)
+      *twin = (cs_literal_twin){0};
+    kind = 2;
+  }
   cJSON_Delete(root);
   return kind;
 }
@@ -329,8 +390,24 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
                    bound);
         ok = false;
       }
-      if (ok && (ok = token_of(root, file.data, &out->v[out->n], &out->len[out->n], &bad) == 0))
-        out->n++;
+      if (ok && (ok = token_of(root, file.data, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
+        /* A token that now makes another history: the saved history is the case, replayed as it is. */
+        cs_history *h = cs_arena_alloc(&out->arena, sizeof *h);
+        cs_err unread = {{0}};
+        if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "history")) &&
+            history_of(root, file.data, &out->arena, h, &unread) == 0 &&
+            !token_makes(out->v[out->n], out->len[out->n], 0, pname, h)) {
+          free(out->v[out->n]);
+          out->v[out->n] = NULL;
+          out->lit_twin[out->nlit] = (cs_literal_twin){0};
+          out->lit_path[out->nlit] = cs_arena_strc(&out->arena, file.data).ptr;
+          out->lit[out->nlit++] = h;
+          if (out->nstale++ == 0)
+            out->first_stale = out->lit_path[out->nlit - 1];
+        } else {
+          out->n++;
+        }
+      }
     }
     cJSON_Delete(root);
     if (!ok && nbad++ == 0)
@@ -353,6 +430,15 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
   /* The first message is cut, not the count: the line must still say how much was skipped. */
   int room = (int)(sizeof err->msg - sizeof " (corpus case skipped)" - strlen(more));
   return cs_err_set(err, "%.*s (corpus case skipped%s)", room, first.msg, more);
+}
+
+int cs_corpus_stale(const cs_corpus *c, cs_err *err) {
+  if (!c->nstale)
+    return 0;
+  return cs_err_set(err,
+                    "%zu corpus case%s no longer make%s the saved history from the token (saved by a callsign whose "
+                    "generator differs; the first: %s): the saved histories are replayed as they are",
+                    c->nstale, c->nstale > 1 ? "s" : "", c->nstale > 1 ? "" : "s", c->first_stale);
 }
 
 void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc) {

@@ -22,6 +22,8 @@ typedef struct {
   cs_literal_twin *lit_twin; /* each one's planted twin (heap array) */
   const char **lit_path;     /* each one's file (heap array; paths in `arena`), for its replay */
   size_t nlit;
+  size_t nstale;           /* token cases whose token no longer makes their saved history (in lit) */
+  const char *first_stale; /* the first one's file (in `arena`), or NULL */
   cs_arena arena;
 } cs_corpus;
 
@@ -35,6 +37,11 @@ typedef struct {
  * err saying so and where they belong now, unless a malformed file took the warning. */
 int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *err);
 void cs_corpus_free(cs_corpus *c);
+/* A token case whose token no longer makes the history saved with it (a generator changed since
+ * it was saved; IDs planted as implementation-aware twins are not compared) is loaded as a literal
+ * case of its saved history, without a planted twin, so it still tests what it saved. -1 with err
+ * counting them and naming the first, for the caller to print as a warning; 0 when there is none. */
+int cs_corpus_stale(const cs_corpus *c, cs_err *err);
 /* Points rc's replay and literal cases at the corpus (which must outlive the run). */
 void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc);
 /* Saves one failure; the file name is derived from property, target and token, so saving the same
@@ -47,7 +54,9 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
 /* Reads one saved case file ("-": stdin), reading it once, so a pipe or FIFO works. A token case
  * gives its choices (*v, heap) and the ID bound it was found under (*max_id_len; 0: the default) and
  * returns 0; a literal history case gives its history (memory in
- * `a`) and its planted twin (into *twin when not NULL) and returns 1. Either gives its property/target names ("" and
+ * `a`) and its planted twin (into *twin when not NULL) and returns 1; a token case whose token no
+ * longer makes its saved history (see cs_corpus_stale) gives that history, no twin, and returns 2. Either gives its
+ * property/target names ("" and
  * "-" when the file gives none). -1 with err naming the file (stdin as "stdin"): it does not read, is not a JSON
  * object, lacks both "token" and "history", has a member of the wrong type, or names an unknown property or target
  * (replay would otherwise quietly check every property or target). */

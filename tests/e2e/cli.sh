@@ -835,6 +835,27 @@ mkdir -p "$T/commitcorpus" && cp -r "$T/committed" "$T/commitcorpus/prefix-swap"
 "$CS" run --impl prefix-swap --cases 300 --quiet --corpus "$T/commitcorpus" >"$T/o" 2>"$T/e"
 check "a committed corpus (cs1 tokens) is left unchanged by a run that finds its cases again" \
   "[ $? -eq 1 ] && grep -q '\"token\": \"cs1\.' '$T/committed'/*.json && diff -r '$T/committed' '$T/commitcorpus/prefix-swap' >/dev/null"
+# A case saved by a callsign whose generator differs: its token now makes another history (this one
+# made a result with a null call_id before a result mode was added), so its saved history is the
+# case, replayed as it is, with one warning; replay of the file reads it the same way.
+mkdir -p "$T/stalecorpus/anthropic-sanitize"
+cat >"$T/stalecorpus/anthropic-sanitize/emit.pair@anthropic-3ffb7c61.json" <<'J'
+{
+  "impl": "anthropic-sanitize",
+  "property": "emit.pair",
+  "target": "anthropic",
+  "token": "cs1.AAAAAAAAAAAAAAAAjuqcpuK7zJ7-AQ",
+  "message": "result 0 answers call 0 but gets wire ID \"toolu_a6685f3b62\", the call gets \"call_0\"",
+  "history": {"turns":[{"role":"user","text":"list files"},{"role":"assistant","provider":"anthropic","turn_key":"t0","calls":[{"id":"call_0","name":"read_file","args":{"path":"a.c"}}]},{"role":"tool","turn_key":"t1","results":[{"call_id":null,"name":"read_file","content":"int main(void) { return 0; }"}]}]}
+}
+J
+"$CS" run --impl anthropic-sanitize --cases 1 --quiet --property emit.pair --target anthropic \
+  --corpus "$T/stalecorpus" >"$T/o" 2>"$T/e"
+check "a corpus case whose token makes another history: one warning, its saved history fails as saved" \
+  "[ $? -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'warning: 1 corpus case no longer makes the saved history from the token (.*emit.pair@anthropic-3ffb7c61.json): the saved histories are replayed as they are' '$T/e' && grep -q 'gets wire ID \"toolu_a6685f3b62\", the call gets \"call_0\"' '$T/o'"
+"$CS" replay --impl anthropic-sanitize "$T/stalecorpus/anthropic-sanitize/emit.pair@anthropic-3ffb7c61.json" >"$T/o" 2>"$T/e"
+check "replay of that file: a warning, and the saved history fails" \
+  "[ $? -eq 1 ] && grep -q 'the token no longer makes the saved history' '$T/e' && grep -q 'FAIL emit.pair on anthropic' '$T/o'"
 # A corpus directory that is there but cannot be read is said, not taken for an empty one.
 mkdir -p "$T/filecorpus" && echo x >"$T/filecorpus/prefix-swap"
 "$CS" run --impl prefix-swap --cases 20 --quiet --corpus "$T/filecorpus" >"$T/o" 2>"$T/e"

@@ -1,7 +1,8 @@
 /* tests/unit/test_corpus.c: the regression corpus: token cases and literal history cases are
  * saved, loaded and told apart; a literal case keeps its history byte for byte; a case saved again
  * keeps its file; a malformed file is skipped with an error naming it, and the others still load;
- * a case file is read once (a FIFO works) and a member of the wrong type is named. */
+ * a case file is read once (a FIFO works) and a member of the wrong type is named; a token that
+ * no longer makes its saved history gives way to that history. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/history_json.h"
+#include "generators/transforms.h"
 #include "harness/corpus.h"
 #include "harness/property.h"
 
@@ -178,8 +180,8 @@ Test(corpus, planted_twin_is_read_from_the_file) {
 Test(corpus, a_case_found_under_another_bound_records_it) {
   cs_err err = {{0}};
   uint64_t choices[] = {1, 0, 1};
+  /* No history: this token makes another than pair_json, and the saved history would be replayed. */
   cs_outcome oc = {.prop = cs_property_find("emit.unique"), .choices = choices, .nchoices = 3};
-  oc.history_json = (char *)pair_json;
   cr_assert_eq(cs_corpus_save(dir, "bound", &oc, "anthropic", 10, &err), 0, "%s", err.msg);
   char pattern[200], path[300] = "";
   snprintf(pattern, sizeof pattern, "ls %s/bound/*.json", dir);
@@ -467,4 +469,115 @@ Test(corpus, an_unreadable_directory_is_said_and_a_fifo_skipped) {
   cr_assert_eq(cs_corpus_load(dir, "fifo", &c, &err), -1);
   cr_assert_not_null(strstr(err.msg, "a.json: not a regular file (corpus case skipped)"), "%s", err.msg);
   cs_corpus_free(&c);
+}
+
+/* ---- a token that no longer makes its saved history ---- */
+
+/* A case file for the history seed `s` makes (its token, and `saved` as its history; NULL: the
+ * history the token makes, with `plant` planted at each twin plan's call when not NULL). Returns
+ * whether the case plans twins. */
+static bool write_seed_case(const char *path, uint64_t s, const char *property, const cs_history *saved,
+                            const char *plant) {
+  cs_choices c = {0};
+  cs_arena a = {0};
+  cs_gen_case g;
+  cs_choices_record(&c, s);
+  cs_gen_history(&c, NULL, &a, &g);
+  cs_history h = saved ? *saved : g.h;
+  for (uint32_t i = 0; !saved && plant && i < g.ntwins; i++)
+    h = cs_transform_plant(&h, g.twins[i].to_call, cs_str_c(plant), &a);
+  if (!saved && property && (cs_property_find(property)->needs & CS_NEED_KIMI) && !plant) {
+    cs_history_index ix;
+    cs_history_index_build(&h, &a, &ix);
+    h = cs_transform_kimi_native(&h, &ix, &a);
+  }
+  cs_buf tok = {0}, hist = {0}, body = {0};
+  cs_choices_token(c.v, c.n, &tok);
+  cs_history_write(&hist, &h);
+  cs_buf_printf(&body, "{\"property\":\"%s\",\"target\":\"-\",\"token\":\"%s\",\"history\":%s}",
+                property ? property : "emit.unique", tok.data, hist.data);
+  write_file(path, body.data);
+  bool twins = g.ntwins > 0;
+  cs_buf_free(&tok);
+  cs_buf_free(&hist);
+  cs_buf_free(&body);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+  return twins;
+}
+
+/* The first seed from `from` whose history plans twins (or plans none). */
+static uint64_t seed_with_twins(uint64_t from, bool want) {
+  cs_choices c = {0};
+  cs_arena a = {0};
+  for (uint64_t s = from;; s++) {
+    cs_gen_case g;
+    cs_arena_reset(&a);
+    cs_choices_record(&c, s);
+    cs_gen_history(&c, NULL, &a, &g);
+    if ((g.ntwins > 0) == want) {
+      cs_arena_free(&a);
+      cs_choices_free(&c);
+      return s;
+    }
+  }
+}
+
+/* The saved history is the case: a token that makes it replays as a token case; one that makes
+ * another (the generator changed since the case was saved) loads as a literal case of the saved
+ * history, counted and named, and replay reads it the same way. IDs planted as implementation-aware
+ * twins are not compared, and a Kimi case may hold the history as Kimi produced it or as generated. */
+Test(corpus, a_token_that_makes_another_history_replays_the_saved_one) {
+  char sub[256], path[512];
+  snprintf(sub, sizeof sub, "%s/x", dir);
+  cr_assert_eq(mkdir(sub, 0777), 0);
+  uint64_t plain = seed_with_twins(1, false), twinned = seed_with_twins(1, true);
+  snprintf(path, sizeof path, "%s/a-same.json", sub);
+  write_seed_case(path, plain, NULL, NULL, NULL);
+  snprintf(path, sizeof path, "%s/b-twins.json", sub);
+  cr_assert(write_seed_case(path, twinned, NULL, NULL, "planted_by_the_impl"));
+  snprintf(path, sizeof path, "%s/c-kimi.json", sub);
+  write_seed_case(path, plain, "emit.kimi_roundtrip", NULL, NULL);
+  snprintf(path, sizeof path, "%s/d-kimi-generated.json", sub);
+  write_seed_case(path, plain, "emit.kimi_roundtrip", NULL, "unused");
+  /* The history another seed makes, saved with this seed's token. */
+  cs_history other;
+  cs_arena oa = {0};
+  cs_err err = {{0}};
+  cr_assert_eq(cs_history_parse(cs_str_c(pair_json), NULL, &oa, &other, &err), 0, "%s", err.msg);
+  char stale[512];
+  snprintf(stale, sizeof stale, "%s/e-stale.json", sub);
+  write_seed_case(stale, plain, NULL, &other, NULL);
+
+  cs_corpus c;
+  cr_assert_eq(cs_corpus_load(dir, "x", &c, &err), 0, "%s", err.msg);
+  cr_assert_eq(c.n, 4, "token cases: %zu", c.n);
+  cr_assert_eq(c.nlit, 1);
+  cr_assert_eq(c.nstale, 1);
+  cr_assert_not(c.lit_twin[0].set);
+  cr_assert_str_eq(c.lit_path[0], stale);
+  cs_buf b = {0};
+  cs_history_write(&b, c.lit[0]);
+  cs_buf o = {0};
+  cs_history_write(&o, &other);
+  cr_assert_str_eq(b.data, o.data, "the saved history is the literal case");
+  cs_buf_free(&b);
+  cs_buf_free(&o);
+  cr_assert_eq(cs_corpus_stale(&c, &err), -1);
+  cr_assert(strstr(err.msg, "1 corpus case no longer makes the saved history from the token") && strstr(err.msg, stale),
+            "%s", err.msg);
+  cs_corpus_free(&c);
+
+  case_read r;
+  read_case(stale, &r);
+  cr_assert_eq(r.kind, 2, "%s", r.err.msg);
+  cr_assert_null(r.v);
+  cr_assert_eq(r.h.nturns, other.nturns);
+  cr_assert_not(r.twin.set);
+  case_read_free(&r);
+  snprintf(path, sizeof path, "%s/b-twins.json", sub);
+  read_case(path, &r);
+  cr_assert_eq(r.kind, 0, "%s", r.err.msg);
+  case_read_free(&r);
+  cs_arena_free(&oa);
 }
