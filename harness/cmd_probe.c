@@ -118,9 +118,14 @@ static cs_str make_id(probe_ctx *c, uint32_t len, uint32_t index, uint32_t salt)
   return cs_probe_make_id(c->spec, len, index, salt, &c->a);
 }
 
-/* The control ID with its middle character replaced by `ch` (same length in code points). */
+/* The control ID with its middle character replaced by `ch` (same length in code points). A Kimi
+ * ID (functions.get_x:0) takes it in the middle of its tool's name, the one part whose characters
+ * the rule leaves open: anywhere else it would break the fixed prefix or the index. */
 static cs_str with_char(probe_ctx *c, cs_str base, const char *ch, size_t chlen) {
   size_t mid = base.len / 2;
+  size_t plen = c->spec->id_prefix ? strlen(c->spec->id_prefix) : 0, nlen = strlen(CS_PROBE_TOOL);
+  if (c->spec->id_index_suffix && plen >= nlen && cs_str_starts(base, c->spec->id_prefix))
+    mid = plen - nlen + nlen / 2;
   char *s = cs_arena_alloc(&c->a, base.len + chlen + 1);
   memcpy(s, base.ptr, mid);
   memcpy(s + mid, ch, chlen);
@@ -611,10 +616,11 @@ static void print_discovery(probe_ctx *c, const discovery *d, cs_buf *b) {
 
 /* ---- reports ---- */
 
-/* The rows --quiet keeps: the failures (STRICTER, transport) and the provider accepting what
- * callsign rejects, so that the summary's counts of them come with the cases named. */
+/* The rows --quiet keeps: the failures (STRICTER, transport), the provider accepting what
+ * callsign rejects and the two rejecting for different reasons, so that the summary's counts of
+ * them come with the cases named. */
 static const bool quiet_rows[AGREE_NOT_SENT + 1] = {
-    [AGREE_LOOSER] = true, [AGREE_STRICTER] = true, [AGREE_TRANSPORT] = true};
+    [AGREE_LOOSER] = true, [AGREE_STRICTER] = true, [AGREE_REASON] = true, [AGREE_TRANSPORT] = true};
 
 static void print_table(probe_ctx *c, cs_buf *b) {
   bool quiet = c->o.quiet;

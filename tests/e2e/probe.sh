@@ -318,6 +318,25 @@ with_keys "$CS" probe --provider openai_chat --base-url "http://127.0.0.1:$PORT_
 check "--quiet: the STRICTER and looser rows are printed, the agreeing ones are not" \
   "[ \$? -eq 1 ] && grep -q '^  len.41  *accepted  *rejected-rule  *STRICTER ' '$T/quiet' && grep -q '^  char.nul .* looser ' '$T/quiet' &&
    ! grep -q '^  native ' '$T/quiet' && grep -q '3 stricter' '$T/quiet'"
+# ...and the rows where both reject for different reasons, as many as the summary counts.
+with_keys "$CS" probe --provider bedrock --base-url "http://127.0.0.1:$PORT_main/bedrock" "${RUN[@]}" \
+  --rule 'bedrock.pattern=^tooluse_[a-z]+$' --quiet >"$T/quiet2" 2>&1
+n_reason=$(sed -n 's/.* \([0-9][0-9]*\) other reason.*/\1/p' "$T/quiet2")
+check "--quiet: the 'other reason' rows are printed too, as many as counted ($n_reason)" \
+  "[ \"$n_reason\" -gt 0 ] && [ \$(grep -c ' other reason ' '$T/quiet2') -eq $n_reason ]"
+# Kimi's character cases put the character into the tool's name, the part of functions.NAME:N
+# whose characters the rule leaves open: '-', '_' and '.' pass callsign's rule, the others do not.
+"$CS" probe --provider kimi --dry-run --cases 1 --json "$T/kimichars.json" >/dev/null 2>&1
+check "kimi's character cases vary the name, not the prefix or the index" "python3 - '$T/kimichars.json' <<'P'
+import json, sys
+c = {c['name']: c for c in json.load(open(sys.argv[1]))['cases'] if c['name'].startswith('char.')}
+assert len(c) == 9, sorted(c)
+for name, case in c.items():
+    i = case['calls'][0]['id']
+    assert i.startswith('functions.') and i.endswith(':0'), i
+    want = 'accepted' if name in ('char.dash', 'char.underscore', 'char.dot') else 'rejected-rule'
+    assert case['callsign'] == want, (name, i, case['callsign'])
+P"
 before=$(stats "$PORT_main")
 with_keys "$CS" probe --provider anthropic --base-url "http://127.0.0.1:$PORT_main/anthropic" --dry-run >"$T/dry" 2>&1
 rc=$?
