@@ -442,17 +442,16 @@ Test(transforms, kimi_native_numbers_answered_calls_across_turns) {
   cs_history_index ix;
   cs_history_index_build(&h, &a, &ix);
   cs_history k = cs_transform_kimi_native(&h, &ix, &a);
-  cr_assert_str_eq(
-      json_of(&k, &a).ptr,
-      "{\"turns\":[{\"role\":\"user\",\"text\":\"go\"},"
-      "{\"role\":\"assistant\",\"provider\":\"kimi\",\"turn_key\":\"t0\",\"calls\":["
-      "{\"id\":\"functions.my_tool:0\",\"name\":\"my_tool\",\"args\":{}}]},"
-      "{\"role\":\"tool\",\"turn_key\":\"t1\",\"results\":["
-      "{\"call_id\":\"functions.my_tool:0\",\"name\":\"my_tool\",\"content\":\"x\"}]},"
-      "{\"role\":\"assistant\",\"provider\":\"kimi\",\"turn_key\":\"t2\",\"calls\":["
-      "{\"id\":\"functions.read_file:1\",\"name\":\"read_file\",\"args\":{}}]},"
-      "{\"role\":\"tool\",\"turn_key\":\"t3\",\"results\":["
-      "{\"call_id\":\"functions.read_file:1\",\"name\":\"read_file\",\"content\":\"z\"}]}]}");
+  cr_assert_str_eq(json_of(&k, &a).ptr,
+                   "{\"turns\":[{\"role\":\"user\",\"text\":\"go\"},"
+                   "{\"role\":\"assistant\",\"provider\":\"kimi\",\"turn_key\":\"t0\",\"calls\":["
+                   "{\"id\":\"functions.my_tool:0\",\"name\":\"my_tool\",\"args\":{}}]},"
+                   "{\"role\":\"tool\",\"turn_key\":\"t1\",\"results\":["
+                   "{\"call_id\":\"functions.my_tool:0\",\"name\":\"my_tool\",\"content\":\"x\"}]},"
+                   "{\"role\":\"assistant\",\"provider\":\"kimi\",\"turn_key\":\"t2\",\"calls\":["
+                   "{\"id\":\"functions.read_file:1\",\"name\":\"read_file\",\"args\":{}}]},"
+                   "{\"role\":\"tool\",\"turn_key\":\"t3\",\"results\":["
+                   "{\"call_id\":\"functions.read_file:1\",\"name\":\"read_file\",\"content\":\"z\"}]}]}");
   /* the input is left as it was */
   cr_assert_str_eq(h.turns[1].calls[1].id.ptr, "toolu_a");
   cr_assert_eq(h.turns[1].ncalls, 3);
