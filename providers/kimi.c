@@ -61,7 +61,8 @@ const cs_target cs_target_kimi = {
     /* The name class is DESIGN.md's; Kimi's raw-token parser reads [\w.]+ (PROVIDERS.md section 6),
      * so a tool name with '-' passes this rule but is one the model itself may not parse. */
     .evidence = "documented model-native format (the global index is inferred); the hosted API returns "
-                "{name}:{idx} itself and does not reject others; the model's own parser reads names as "
+                "{name}:{idx} itself, and no rejection of other formats was found (it may normalise them); "
+                "off-format IDs make the model stall without an error; the model's own parser reads names as "
                 "[\\w.]+, without the '-' this rule allows",
     .probe = &cs_probe_kimi,
 };

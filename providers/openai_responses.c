@@ -1,4 +1,5 @@
-/* providers/openai_responses.c: OpenAI Responses. Rule: call_id 1-64 characters (observed), unique;
+/* providers/openai_responses.c: OpenAI Responses. Rule: call_id 1-64 characters (observed), unique
+ * (what pairing by call_id needs; no error for a repeat was found);
  * the item id (fc_...) is separate and not mapped here. */
 #include "providers/probe.h"
 #include "providers/target.h"
@@ -14,7 +15,8 @@ const cs_target cs_target_openai_responses = {
     .mapper = openai_responses_map,
     .native_passthrough = true,
     .summary = "function_call.call_id 1-64 characters, unique (item id must start with fc)",
-    .evidence = "64 and empty-string errors observed",
+    .evidence = "64 and empty-string errors observed; no error for a repeated call_id found (the duplicate "
+                "error seen is the item id's), so unique is the pairing's need, not an enforced rule",
     .probe = &cs_probe_openai_responses,
 };
 

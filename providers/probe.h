@@ -74,9 +74,10 @@ typedef struct {
   /* A rejected-rule text that a pairing error gives too (OpenAI's duplicate tool_call_id: repeated
    * call IDs, or two results naming one call): the request decides which it was. */
   bool or_pairing;
-  /* The request never reached the provider's validation (HTTP 401, 403, 404, 405, 407, 501, 505, a redirect, or a
-   * success whose body is not JSON): the key, the model or the base URL is wrong, and every other
-   * request would be answered the same. The verdict is then CS_PROBE_TRANSPORT. */
+  /* The request never reached the provider's validation (HTTP 401, 402, 403, 404, 405, 406, 407, 411, 415,
+   * 426, 501, 505, a redirect, or a success whose body is not JSON): the key, the model or the base
+   * URL is wrong, and every other request would be answered the same. The verdict is then
+   * CS_PROBE_TRANSPORT. */
   bool setup;
   char message[600]; /* the provider's innermost error message (one line), or the transport error */
 } cs_probe_outcome;
