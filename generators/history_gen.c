@@ -212,17 +212,18 @@ static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix, const r
     if (call->server || plans[k].mode == RES_SKIP)
       continue; /* a server call: the provider executed it, no result */
     cs_result r = {call->id, call->name, TOOL_OUTPUT[name_ix[k]]};
-    if (plans[k].mode == RES_DEFER) {
+    /* A deferred result is found by its ID: a call without one is answered in its own turn (later,
+     * without an ID, it would be a late positional result, which late_positional_result makes). */
+    if (plans[k].mode == RES_DEFER && !cs_str_is_blank(call->id)) {
       g->deferred[g->ndeferred++] = r;
       deferred_here = true;
       continue;
     }
-    if (plans[k].mode != RES_ANSWER)
+    if (plans[k].mode != RES_ANSWER && plans[k].mode != RES_DEFER)
       r.call_id = plans[k].call_id;
     g->labels |= plans[k].labels;
     t->results[t->nresults++] = r;
   }
-  deliver_deferred(g, t, carried);
   if (cs_draw_bool(c, 1, 25)) {
     size_t ni = cs_draw_weighted(c, TOOL_WEIGHTS, N_TOOLS);
     t->results[t->nresults++] = (cs_result){orphan_id(g, TOOL_NAMES[ni]), TOOL_NAMES[ni], TOOL_OUTPUT[ni]};
@@ -236,6 +237,9 @@ static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix, const r
       t->results[j] = tmp;
     }
   }
+  /* Last, outside the shuffle: how many draws the shuffle makes depends on this round's own results
+   * alone, so deleting an earlier round that deferred one leaves the draws after it aligned. */
+  deliver_deferred(g, t, carried);
   if (!t->nresults && deferred_here)
     g->nturns--; /* its results come later; an empty tool turn would only stand in the way */
 }

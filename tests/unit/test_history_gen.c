@@ -370,6 +370,79 @@ Test(history_gen, deferred_results_outlive_the_name_map) {
   cs_choices_free(&c);
 }
 
+/* The names of the calls of every assistant turn from the `skip`-th on, one string. */
+static void call_names(const cs_history *h, uint32_t skip, cs_buf *out) {
+  cs_buf_clear(out);
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < h->nturns; t++) {
+    if (h->turns[t].role != CS_ROLE_ASSISTANT || n++ < skip)
+      continue;
+    for (uint32_t k = 0; k < h->turns[t].ncalls; k++)
+      cs_buf_printf(out, "%.*s,", (int)h->turns[t].calls[k].name.len, h->turns[t].calls[k].name.ptr);
+    cs_buf_puts(out, "|");
+  }
+}
+
+/* Deleting the first round, which deferred a result to the second, leaves the draws of the later
+ * rounds aligned: the second round's tool turn makes as many draws without the carried result as
+ * with it, so every later call keeps its tool. */
+Test(history_gen, deleting_a_round_that_deferred_a_result_keeps_later_draws) {
+  cs_arena a = {0};
+  cs_choices c = {0}, r = {0};
+  cs_buf before = {0}, after = {0};
+  unsigned tried = 0;
+  for (uint64_t s = 0; s < 20000 && tried < 40; s++) {
+    cs_gen_case g;
+    gen_seed(&c, s, NULL, &a, &g);
+    /* Classes that draw from earlier IDs make as many draws as the earlier IDs allow: deleting a
+     * round changes that count whatever deferral does, so cases with them are left out. */
+    const cs_labelset pool_drawn = CS_LABEL_BIT(CS_LABEL_TWIN_JOIN) | CS_LABEL_BIT(CS_LABEL_S_COMPRESSION_CUT) |
+                                   CS_LABEL_BIT(CS_LABEL_ID_DUP_TURN) | CS_LABEL_BIT(CS_LABEL_ID_DUP_ACROSS) |
+                                   CS_LABEL_BIT(CS_LABEL_LOOKALIKE) | CS_LABEL_BIT(CS_LABEL_TWIN_SANITIZE) |
+                                   CS_LABEL_BIT(CS_LABEL_TWIN_PREFIX) | CS_LABEL_BIT(CS_LABEL_TWIN_CASE) |
+                                   CS_LABEL_BIT(CS_LABEL_TWIN_TRUNCATE);
+    if (!(g.labels & CS_LABEL_BIT(CS_LABEL_S_DEFERRED)) || g.rounds < 3 || g.ntwins || (g.labels & pool_drawn))
+      continue;
+    /* The first round's span (counted by the rounds draw, value 0), and a result it deferred. */
+    const cs_choice_span *first = NULL;
+    for (size_t i = 0; i < c.nspans && !first; i++)
+      if (c.spans[i].count_at == 0)
+        first = &c.spans[i];
+    cr_assert_not_null(first);
+    uint32_t first_turn_calls = 0, t1 = 0;
+    while (g.h.turns[t1].role != CS_ROLE_ASSISTANT)
+      t1++;
+    first_turn_calls = g.h.turns[t1].ncalls;
+    bool deferred_from_first = false;
+    for (uint32_t k = 0; k < g.ix.nresults; k++)
+      if (g.ix.pair[k] >= 0 && (uint32_t)g.ix.pair[k] < first_turn_calls && g.ix.result_turn[k] > t1 + 1 &&
+          g.h.turns[t1 + 1].role == CS_ROLE_TOOL)
+        deferred_from_first = true;
+    if (!deferred_from_first)
+      continue;
+    tried++;
+    call_names(&g.h, 1, &before);
+    size_t n = 0;
+    uint64_t *v = malloc(c.n * sizeof *v);
+    for (size_t i = 0; i < c.n; i++)
+      if (i < first->start || i >= first->end)
+        v[n++] = c.v[i];
+    v[0]--; /* one round fewer */
+    cs_arena_reset(&a);
+    cs_choices_replay(&r, v, n);
+    cs_gen_history(&r, NULL, &a, &g);
+    call_names(&g.h, 0, &after);
+    cr_assert_str_eq(after.data, before.data, "seed %llu: the later rounds' tools changed", (unsigned long long)s);
+    free(v);
+  }
+  cr_assert_gt(tried, 10, "%u cases tried", tried);
+  cs_buf_free(&before);
+  cs_buf_free(&after);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+  cs_choices_free(&r);
+}
+
 /* Hostile IDs wear native prefixes, srvtoolu_ among them: a normalizer that trusts a prefix to mean
  * a valid server ID passes what follows it unchecked. */
 Test(history_gen, hostile_ids_wear_the_server_prefix) {
