@@ -647,21 +647,22 @@ int cs_cmd_replay(int argc, char **argv) {
       cs_arena_free(&c.literal_arena);
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     }
-    /* A case found under another ID bound is regenerated under that bound, or it is another case. */
-    if (bound && c.o.max_id_len && c.o.max_id_len != bound) {
+    /* A case found under another ID bound is regenerated under that bound, or it is another case
+     * (a saved history replayed as it is has no bound to keep). */
+    if (kind == 0 && bound && c.o.max_id_len && c.o.max_id_len != bound) {
       free(v);
       cs_arena_free(&c.literal_arena);
       return cs_fail(CS_EXIT_USAGE,
                      "replay: %s was found under --max-id-len %u; --max-id-len %u would replay another case", arg,
                      bound, c.o.max_id_len);
     }
-    if (bound)
+    if (kind == 0 && bound)
       c.o.max_id_len = bound;
     if (kind == 2)
       fprintf(stderr,
               "callsign: warning: %s: the token no longer makes the saved history (saved by a callsign whose "
               "generator differs): the saved history is replayed as it is\n",
-              arg);
+              strcmp(arg, "-") ? arg : "stdin");
     if (kind >= 1)
       c.literal = lit; /* a planted or saved history: run as it is */
     c.literal_path = strcmp(arg, "-") ? arg : NULL;

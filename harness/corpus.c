@@ -148,14 +148,43 @@ static int history_of(const cJSON *root, const char *path, cs_arena *a, cs_histo
   return 0;
 }
 
-/* A mark no generated ID holds: what both histories get in place of planted IDs. */
-#define PLANTED_MARK "\x01planted"
+/* Marks no generated ID holds, one per twin plan: what the calls an implementation's output was
+ * planted in are compared as. */
+static const char *const PLANTED_MARKS[2] = {"\x01planted0", "\x01planted1"};
 
-/* The history with the calls of the twin plans (and the results answering them by ID) marked. */
-static cs_history with_twins_marked(const cs_history *h, const cs_gen_case *g, cs_arena *a) {
-  cs_history out = *h;
-  for (uint32_t i = 0; i < g->ntwins; i++)
-    out = cs_transform_plant(&out, g->twins[i].to_call, cs_str_c(PLANTED_MARK), a);
+/* The generated history with each twin plan's call, and the results that answer it by ID, marked
+ * where the runner plants the implementation's output; `raw_from`: planted with the from-call's own
+ * raw ID instead, as an implementation that passes IDs through plants it. */
+static cs_history twins_marked(const cs_gen_case *g, bool raw_from, cs_arena *a) {
+  cs_history out = g->h;
+  for (uint32_t i = 0; i < g->ntwins && i < 2; i++) {
+    cs_str mark = cs_str_c(PLANTED_MARKS[i]);
+    if (raw_from)
+      mark = g->twins[i].from_call < g->ix.ncalls ? g->ix.calls[g->twins[i].from_call]->id : CS_NULL_STR;
+    if (mark.ptr) /* the runner plants nothing for a null output */
+      out = cs_transform_plant(&out, g->twins[i].to_call, mark, a);
+  }
+  return out;
+}
+
+/* `saved` with its IDs replaced by `marked`'s wherever `marked` differs from `made` (histories of one
+ * shape; another shape is returned as it is), by position: planting anew would pair the IDs an
+ * implementation planted in `saved` again, and they may pair otherwise than the marks. */
+static cs_history marked_like(const cs_history *saved, const cs_history *made, const cs_history *marked, cs_arena *a) {
+  if (saved->nturns != made->nturns)
+    return *saved;
+  for (uint32_t t = 0; t < made->nturns; t++)
+    if (saved->turns[t].ncalls != made->turns[t].ncalls || saved->turns[t].nresults != made->turns[t].nresults)
+      return *saved;
+  cs_history out = cs_history_clone(saved, a);
+  for (uint32_t t = 0; t < made->nturns; t++) {
+    for (uint32_t k = 0; k < made->turns[t].ncalls; k++)
+      if (!cs_str_eq(made->turns[t].calls[k].id, marked->turns[t].calls[k].id))
+        out.turns[t].calls[k].id = marked->turns[t].calls[k].id;
+    for (uint32_t k = 0; k < made->turns[t].nresults; k++)
+      if (!cs_str_eq(made->turns[t].results[k].call_id, marked->turns[t].results[k].call_id))
+        out.turns[t].results[k].call_id = marked->turns[t].results[k].call_id;
+  }
   return out;
 }
 
@@ -184,13 +213,15 @@ static bool token_makes(const uint64_t *v, size_t n, uint32_t max_id_len, const 
   cs_gen_config cfg = {.max_id_len = max_id_len};
   cs_choices_replay(&c, v, n);
   cs_gen_history(&c, &cfg, &a, &g);
-  cs_history made = with_twins_marked(&g.h, &g, &a), kept = with_twins_marked(saved, &g, &a);
-  bool same = same_json(&made, &kept);
-  if (!same && prop && (prop->needs & CS_NEED_KIMI)) {
-    /* Saved as Kimi produced it, as callsign saves it now (an earlier one saved the generated one). */
+  cs_history marked = twins_marked(&g, false, &a), kept = marked_like(saved, &g.h, &marked, &a);
+  bool same = same_json(&marked, &kept);
+  /* Saved as Kimi produced it, as callsign saves it now (an earlier one saved the generated one):
+   * which calls are answered there depends on the planted IDs, so both usual plantings are tried. */
+  for (int raw_from = 0; !same && raw_from < 2 && prop && (prop->needs & CS_NEED_KIMI); raw_from++) {
+    cs_history m = twins_marked(&g, raw_from, &a);
     cs_history_index ix;
-    cs_history_index_build(&made, &a, &ix);
-    cs_history kimi = cs_transform_kimi_native(&made, &ix, &a);
+    cs_history_index_build(&m, &a, &ix);
+    cs_history kimi = cs_transform_kimi_native(&m, &ix, &a);
     same = same_json(&kimi, saved);
   }
   cs_arena_free(&a);
@@ -226,13 +257,15 @@ int cs_literal_twin_parse(const cJSON *m, uint32_t calls, cs_literal_twin *out) 
   return 0;
 }
 
-/* A case file's planted twin; without the member, a history of exactly two calls is a pair collide
- * planted before the member existed. */
+/* A case file's planted twin; without the member, a literal history of exactly two calls is a pair
+ * collide planted before the member existed. A token case's is its first implementation-aware
+ * twin, read only when its token no longer makes its history. */
 static int twin_of(const cJSON *root, const cs_history *h, const char *path, cs_literal_twin *out, cs_err *err) {
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "planted_twin");
   uint32_t calls = count_calls(h);
-  if (!m) {
-    *out = calls == 2 ? (cs_literal_twin){true, 0, 1} : (cs_literal_twin){0};
+  bool token = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "token"));
+  if (!m) { /* a token case without one had none planted, or was saved before the member */
+    *out = calls == 2 && !token ? (cs_literal_twin){true, 0, 1} : (cs_literal_twin){0};
     return 0;
   }
   if (cs_literal_twin_parse(m, calls, out))
@@ -264,9 +297,7 @@ int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, cs_liter
     free(*v);
     *v = NULL;
     *n = 0;
-    if (twin)
-      *twin = (cs_literal_twin){0};
-    kind = 2;
+    kind = twin_of(root, lit, label, twin ? twin : &ignored, err) ? -1 : 2;
   }
   cJSON_Delete(root);
   return kind;
@@ -399,11 +430,13 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
             !token_makes(out->v[out->n], out->len[out->n], 0, pname, h)) {
           free(out->v[out->n]);
           out->v[out->n] = NULL;
-          out->lit_twin[out->nlit] = (cs_literal_twin){0};
-          out->lit_path[out->nlit] = cs_arena_strc(&out->arena, file.data).ptr;
-          out->lit[out->nlit++] = h;
-          if (out->nstale++ == 0)
-            out->first_stale = out->lit_path[out->nlit - 1];
+          ok = twin_of(root, h, file.data, &out->lit_twin[out->nlit], &bad) == 0;
+          if (ok) {
+            out->lit_path[out->nlit] = cs_arena_strc(&out->arena, file.data).ptr;
+            out->lit[out->nlit++] = h;
+            if (out->nstale++ == 0)
+              out->first_stale = out->lit_path[out->nlit - 1];
+          }
         } else {
           out->n++;
         }
@@ -566,8 +599,10 @@ int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, co
    * keeps its file when it is found again. */
   cs_choices_token_v1(cell->choices, cell->nchoices, &key);
   cs_str t = cs_buf_view(&tok);
+  char tj[CS_TWIN_JSON];
+  cs_literal_twin_json(&cell->planted, tj);
   int rc = write_case(dir, impl, cell->prop->name, target_name, cs_buf_view(&key), &t, max_id_len, cell->message,
-                      cell->history_json, NULL, NULL, err);
+                      cell->history_json, cell->planted.set ? tj : NULL, NULL, err);
   cs_buf_free(&tok);
   cs_buf_free(&key);
   return rc;

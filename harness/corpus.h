@@ -39,23 +39,26 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
 void cs_corpus_free(cs_corpus *c);
 /* A token case whose token no longer makes the history saved with it (a generator changed since
  * it was saved; IDs planted as implementation-aware twins are not compared) is loaded as a literal
- * case of its saved history, without a planted twin, so it still tests what it saved. -1 with err
- * counting them and naming the first, for the caller to print as a warning; 0 when there is none. */
+ * case of its saved history, with the planted twin its file records (none in files saved before
+ * the member), so it still tests what it saved. -1 with err counting them and naming the first,
+ * for the caller to print as a warning; 0 when there is none. */
 int cs_corpus_stale(const cs_corpus *c, cs_err *err);
 /* Points rc's replay and literal cases at the corpus (which must outlive the run). */
 void cs_corpus_replay_first(const cs_corpus *c, cs_run_config *rc);
 /* Saves one failure; the file name is derived from property, target and token, so saving the same
  * case twice writes one file, and a file that already holds the case is left untouched (its message
- * as first found). max_id_len: the ID bound the case was generated under (0 or the default: not
- * written; another is, as "max_id_len", since its token makes another case under the default).
- * Returns 0, or -1 with err. */
+ * as first found). The case's first planted twin (cs_outcome.planted), if any, is written as
+ * "planted_twin", which only a token that no longer makes the history needs. max_id_len: the ID bound the case was
+ * generated under (0 or the default: not written; another is, as "max_id_len", since its token makes another case under
+ * the default). Returns 0, or -1 with err. */
 int cs_corpus_save(const char *dir, const char *impl, const cs_outcome *cell, const char *target_name,
                    uint32_t max_id_len, cs_err *err);
 /* Reads one saved case file ("-": stdin), reading it once, so a pipe or FIFO works. A token case
  * gives its choices (*v, heap) and the ID bound it was found under (*max_id_len; 0: the default) and
  * returns 0; a literal history case gives its history (memory in
  * `a`) and its planted twin (into *twin when not NULL) and returns 1; a token case whose token no
- * longer makes its saved history (see cs_corpus_stale) gives that history, no twin, and returns 2. Either gives its
+ * longer makes its saved history (see cs_corpus_stale) gives that history and its recorded twin,
+ * and returns 2. Either gives its
  * property/target names ("" and
  * "-" when the file gives none). -1 with err naming the file (stdin as "stdin"): it does not read, is not a JSON
  * object, lacks both "token" and "history", has a member of the wrong type, or names an unknown property or target

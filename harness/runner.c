@@ -51,6 +51,7 @@ typedef struct {
   char *history_json, *answer_json; /* heap: the case as it failed, before shrinking */
   uint32_t turns, calls;
   cs_literal_twin literal_twin; /* a literal case's */
+  cs_literal_twin planted;      /* as cs_outcome's */
   const char *found_shrinking;  /* as cs_outcome's */
 } pending_failure;
 
@@ -662,11 +663,14 @@ static int try_case(runner *r, const cs_outcome *cell, const uint64_t *v, size_t
 }
 
 /* A failing case as the report shows it: its history (after twins were planted), what the
- * implementation answered, its size. Strings on the heap; the old ones are freed. */
+ * implementation answered, its size, and its first planted twin when the history shown is the one
+ * it was planted in. Strings on the heap; the old ones are freed. */
 static void record_case(const cs_outcome *cell, const cs_caserun *run, char **hist, char **ans, uint32_t *turns,
-                        uint32_t *calls) {
+                        uint32_t *calls, cs_literal_twin *planted) {
   /* emit.kimi_roundtrip is judged on the history as Kimi produced it: that is the one its answer is to. */
   const cs_indexed *shown = (cell->prop->needs & CS_NEED_KIMI) && run->kimi.h ? &run->kimi : &run->main;
+  *planted = shown == &run->main && run->nplanted ? (cs_literal_twin){true, run->planted_from[0], run->planted_to[0]}
+                                                  : (cs_literal_twin){0};
   cs_buf hb = {0}, ab = {0};
   cs_history_write(&hb, shown->h);
   answer_json(cell, run, &ab);
@@ -749,7 +753,7 @@ static int spend_try(shrinking *s, const uint64_t *v, size_t n) {
  * no final re-run, which a flaky implementation or the end of --time could deny. */
 static void keep_case(shrinking *s) {
   cs_outcome *c = s->cell;
-  record_case(c, &s->r->runs[0], &c->history_json, &c->answer_json, &c->shrunk_turns, &c->shrunk_calls);
+  record_case(c, &s->r->runs[0], &c->history_json, &c->answer_json, &c->shrunk_turns, &c->shrunk_calls, &c->planted);
   snprintf(c->message, sizeof c->message, "%s", s->why);
 }
 
@@ -1224,7 +1228,8 @@ static void fail_cell(runner *r, cs_outcome *cell, size_t i, const char *why) {
   cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
   cell->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
   cell->literal_path = r->batch_literal && r->literal_path ? cs_xstrdup(r->literal_path) : NULL;
-  record_case(cell, &r->runs[i], &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls);
+  record_case(cell, &r->runs[i], &cell->history_json, &cell->answer_json, &cell->shrunk_turns, &cell->shrunk_calls,
+              &cell->planted);
 }
 
 /* A failure a campaign takes, on case i of the batch, to be shrunk and reported after the batch. */
@@ -1240,7 +1245,7 @@ static pending_failure *take_failure(runner *r, size_t c, size_t i, const char *
   snprintf(p->message, sizeof p->message, "%s", why);
   p->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &p->nchoices);
   p->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
-  record_case(&r->cells[c], &r->runs[i], &p->history_json, &p->answer_json, &p->turns, &p->calls);
+  record_case(&r->cells[c], &r->runs[i], &p->history_json, &p->answer_json, &p->turns, &p->calls, &p->planted);
   return p;
 }
 
@@ -1257,6 +1262,7 @@ static void report_taken(runner *r) {
     tmp.choices = p->choices;
     tmp.nchoices = p->nchoices;
     tmp.literal_twin = p->literal_twin;
+    tmp.planted = p->planted;
     tmp.case_index = p->case_index;
     snprintf(tmp.message, sizeof tmp.message, "%s", p->message);
     tmp.history_json = p->history_json;

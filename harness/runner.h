@@ -95,8 +95,11 @@ typedef struct cs_outcome {
   uint64_t *choices; /* heap */
   size_t nchoices;
   cs_literal_twin literal_twin; /* a literal case's (choices NULL): its planted twin */
-  char *literal_path;           /* and its file when it came from one (cs_run_config.literal_paths; heap) */
-  uint64_t case_index;          /* UINT64_MAX: from the corpus */
+  /* The first implementation-aware twin planted in the history shown (calls counted in it), or
+   * none: the corpus keeps it beside the token, for the day the token makes another history. */
+  cs_literal_twin planted;
+  char *literal_path;  /* and its file when it came from one (cs_run_config.literal_paths; heap) */
+  uint64_t case_index; /* UINT64_MAX: from the corpus */
   char message[600];
   char *history_json; /* heap */
   char *answer_json;  /* heap, or NULL */

@@ -856,6 +856,9 @@ check "a corpus case whose token makes another history: one warning, its saved h
 "$CS" replay --impl anthropic-sanitize "$T/stalecorpus/anthropic-sanitize/emit.pair@anthropic-3ffb7c61.json" >"$T/o" 2>"$T/e"
 check "replay of that file: a warning, and the saved history fails" \
   "[ $? -eq 1 ] && grep -q 'the token no longer makes the saved history' '$T/e' && grep -q 'FAIL emit.pair on anthropic' '$T/o'"
+"$CS" replay --impl anthropic-sanitize - <"$T/stalecorpus/anthropic-sanitize/emit.pair@anthropic-3ffb7c61.json" >"$T/o" 2>"$T/e"
+check "replay of that file from stdin: the warning names stdin" \
+  "[ $? -eq 1 ] && grep -q '^callsign: warning: stdin: the token no longer makes the saved history' '$T/e'"
 # A corpus directory that is there but cannot be read is said, not taken for an empty one.
 mkdir -p "$T/filecorpus" && echo x >"$T/filecorpus/prefix-swap"
 "$CS" run --impl prefix-swap --cases 20 --quiet --corpus "$T/filecorpus" >"$T/o" 2>"$T/e"

@@ -477,16 +477,19 @@ Test(corpus, an_unreadable_directory_is_said_and_a_fifo_skipped) {
  * history the token makes, with `plant` planted at each twin plan's call when not NULL). Returns
  * whether the case plans twins. */
 static bool write_seed_case(const char *path, uint64_t s, const char *property, const cs_history *saved,
-                            const char *plant) {
+                            const char *plant, const char *extra) {
   cs_choices c = {0};
   cs_arena a = {0};
   cs_gen_case g;
   cs_choices_record(&c, s);
   cs_gen_history(&c, NULL, &a, &g);
   cs_history h = saved ? *saved : g.h;
+  /* "=from": each twin planted with its from-call's raw ID, as an implementation passing IDs
+   * through plants it; then the calls the plantings pair may differ from those of other IDs. */
   for (uint32_t i = 0; !saved && plant && i < g.ntwins; i++)
-    h = cs_transform_plant(&h, g.twins[i].to_call, cs_str_c(plant), &a);
-  if (!saved && property && (cs_property_find(property)->needs & CS_NEED_KIMI) && !plant) {
+    h = cs_transform_plant(&h, g.twins[i].to_call,
+                           strcmp(plant, "=from") ? cs_str_c(plant) : g.ix.calls[g.twins[i].from_call]->id, &a);
+  if (!saved && property && (cs_property_find(property)->needs & CS_NEED_KIMI) && (!plant || !strcmp(plant, "=from"))) {
     cs_history_index ix;
     cs_history_index_build(&h, &a, &ix);
     h = cs_transform_kimi_native(&h, &ix, &a);
@@ -494,8 +497,8 @@ static bool write_seed_case(const char *path, uint64_t s, const char *property, 
   cs_buf tok = {0}, hist = {0}, body = {0};
   cs_choices_token(c.v, c.n, &tok);
   cs_history_write(&hist, &h);
-  cs_buf_printf(&body, "{\"property\":\"%s\",\"target\":\"-\",\"token\":\"%s\",\"history\":%s}",
-                property ? property : "emit.unique", tok.data, hist.data);
+  cs_buf_printf(&body, "{\"property\":\"%s\",\"target\":\"-\",\"token\":\"%s\",%s\"history\":%s}",
+                property ? property : "emit.unique", tok.data, extra ? extra : "", hist.data);
   write_file(path, body.data);
   bool twins = g.ntwins > 0;
   cs_buf_free(&tok);
@@ -533,13 +536,13 @@ Test(corpus, a_token_that_makes_another_history_replays_the_saved_one) {
   cr_assert_eq(mkdir(sub, 0777), 0);
   uint64_t plain = seed_with_twins(1, false), twinned = seed_with_twins(1, true);
   snprintf(path, sizeof path, "%s/a-same.json", sub);
-  write_seed_case(path, plain, NULL, NULL, NULL);
+  write_seed_case(path, plain, NULL, NULL, NULL, NULL);
   snprintf(path, sizeof path, "%s/b-twins.json", sub);
-  cr_assert(write_seed_case(path, twinned, NULL, NULL, "planted_by_the_impl"));
+  cr_assert(write_seed_case(path, twinned, NULL, NULL, "planted_by_the_impl", NULL));
   snprintf(path, sizeof path, "%s/c-kimi.json", sub);
-  write_seed_case(path, plain, "emit.kimi_roundtrip", NULL, NULL);
+  write_seed_case(path, plain, "emit.kimi_roundtrip", NULL, NULL, NULL);
   snprintf(path, sizeof path, "%s/d-kimi-generated.json", sub);
-  write_seed_case(path, plain, "emit.kimi_roundtrip", NULL, "unused");
+  write_seed_case(path, plain, "emit.kimi_roundtrip", NULL, "unused", NULL);
   /* The history another seed makes, saved with this seed's token. */
   cs_history other;
   cs_arena oa = {0};
@@ -547,7 +550,7 @@ Test(corpus, a_token_that_makes_another_history_replays_the_saved_one) {
   cr_assert_eq(cs_history_parse(cs_str_c(pair_json), NULL, &oa, &other, &err), 0, "%s", err.msg);
   char stale[512];
   snprintf(stale, sizeof stale, "%s/e-stale.json", sub);
-  write_seed_case(stale, plain, NULL, &other, NULL);
+  write_seed_case(stale, plain, NULL, &other, NULL, NULL);
 
   cs_corpus c;
   cr_assert_eq(cs_corpus_load(dir, "x", &c, &err), 0, "%s", err.msg);
@@ -580,4 +583,90 @@ Test(corpus, a_token_that_makes_another_history_replays_the_saved_one) {
   cr_assert_eq(r.kind, 0, "%s", r.err.msg);
   case_read_free(&r);
   cs_arena_free(&oa);
+}
+
+/* Twins planted with the from-call's own raw ID (an implementation that passes IDs through) pair
+ * their results otherwise than other IDs would: still the case its token makes, in either form, and
+ * with two twins too. A stale case takes the planted twin its file records; a token file without
+ * one has none, however many calls its history has. */
+Test(corpus, planted_ids_that_pair_otherwise_are_still_the_case) {
+  char sub[256], path[512];
+  snprintf(sub, sizeof sub, "%s/x", dir);
+  cr_assert_eq(mkdir(sub, 0777), 0);
+  unsigned written = 0, two = 0;
+  cs_choices c = {0};
+  cs_arena a = {0};
+  for (uint64_t s = 1; s < 4000 && written < 300; s++) {
+    cs_gen_case g;
+    cs_arena_reset(&a);
+    cs_choices_record(&c, s);
+    cs_gen_history(&c, NULL, &a, &g);
+    bool from_ids = g.ntwins > 0;
+    for (uint32_t i = 0; i < g.ntwins; i++)
+      from_ids = from_ids && g.ix.calls[g.twins[i].from_call]->id.ptr;
+    if (!from_ids)
+      continue;
+    two += g.ntwins == 2;
+    snprintf(path, sizeof path, "%s/m%04llu.json", sub, (unsigned long long)s);
+    write_seed_case(path, s, NULL, NULL, "=from", NULL);
+    snprintf(path, sizeof path, "%s/k%04llu.json", sub, (unsigned long long)s);
+    write_seed_case(path, s, "emit.kimi_roundtrip", NULL, "=from", NULL);
+    written += 2;
+  }
+  cr_assert_gt(two, 3, "%u cases with two twins", two);
+  cs_err err = {{0}};
+  cs_corpus co;
+  cr_assert_eq(cs_corpus_load(dir, "x", &co, &err), 0, "%s", err.msg);
+  cr_assert_eq(co.nstale, 0, "%zu of %u judged stale, the first: %s", co.nstale, written,
+               co.first_stale ? co.first_stale : "");
+  cr_assert_eq(co.n, written);
+  cs_corpus_free(&co);
+
+  /* stale, with and without a recorded twin */
+  cs_history other;
+  cs_arena oa = {0};
+  cr_assert_eq(cs_history_parse(cs_str_c(pair_json), NULL, &oa, &other, &err), 0, "%s", err.msg);
+  char sub2[256];
+  snprintf(sub2, sizeof sub2, "%s/y", dir);
+  cr_assert_eq(mkdir(sub2, 0777), 0);
+  snprintf(path, sizeof path, "%s/a.json", sub2);
+  write_seed_case(path, 1, NULL, &other, NULL, "\"planted_twin\":[0,1],");
+  snprintf(path, sizeof path, "%s/b.json", sub2);
+  write_seed_case(path, 1, NULL, &other, NULL, NULL);
+  snprintf(path, sizeof path, "%s/c.json", sub2);
+  write_seed_case(path, 1, NULL, &other, NULL, "\"planted_twin\":[1,5],");
+  cr_assert_eq(cs_corpus_load(dir, "y", &co, &err), -1);
+  cr_assert(strstr(err.msg, "c.json: \"planted_twin\" is not null or [from, to]") != NULL, "%s", err.msg);
+  cr_assert_eq(co.nlit, 2);
+  cr_assert_eq(co.nstale, 2);
+  cr_assert(co.lit_twin[0].set && co.lit_twin[0].from == 0 && co.lit_twin[0].to == 1);
+  cr_assert_not(co.lit_twin[1].set, "a token file without the member has no planted twin");
+  cs_corpus_free(&co);
+  case_read r;
+  snprintf(path, sizeof path, "%s/a.json", sub2);
+  read_case(path, &r);
+  cr_assert_eq(r.kind, 2, "%s", r.err.msg);
+  cr_assert(r.twin.set && r.twin.to == 1);
+  case_read_free(&r);
+  cs_arena_free(&oa);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+}
+
+/* A failure whose history has a planted twin is saved with it, and one without none. */
+Test(corpus, a_token_case_is_saved_with_its_planted_twin) {
+  cs_err err = {{0}};
+  uint64_t choices[] = {1, 0, 1};
+  cs_outcome oc = {.prop = cs_property_find("emit.unique"), .choices = choices, .nchoices = 3};
+  oc.planted = (cs_literal_twin){true, 0, 1};
+  cr_assert_eq(cs_corpus_save(dir, "tw", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "grep -q '\"planted_twin\": \\[0, 1\\]' %s/tw/*.json", dir);
+  cr_assert_eq(system(cmd), 0, "no planted_twin written");
+  oc.planted = (cs_literal_twin){0};
+  uint64_t other[] = {2, 0, 1};
+  oc.choices = other;
+  cr_assert_eq(cs_corpus_save(dir, "none", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  snprintf(cmd, sizeof cmd, "! grep -q planted_twin %s/none/*.json", dir);
+  cr_assert_eq(system(cmd), 0, "a planted_twin written for a case without one");
 }
