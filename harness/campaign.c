@@ -418,6 +418,7 @@ int cs_campaign_run(cs_impl *impl, cs_ruleset *rs, const cs_campaign_config *cfg
   out->given_up |= res.given_up;
   out->interrupted |= res.interrupted;
   out->seconds = res.seconds;
+  out->shrink_seconds = res.shrink_seconds;
   for (size_t i = 0; i < res.ncells && !out->undecided[0]; i++)
     if (res.cells[i].undecided)
       cs_outcome_undecided_message(&res.cells[i], out->undecided, sizeof out->undecided);
@@ -597,6 +598,8 @@ int cs_findings_merge(cs_findings *into, const cs_findings *from, cs_err *err) {
     memcpy(into->undecided, from->undecided, sizeof into->undecided);
   if (from->seconds > into->seconds)
     into->seconds = from->seconds;
+  if (from->shrink_seconds > into->shrink_seconds)
+    into->shrink_seconds = from->shrink_seconds;
   /* Parts grow with every shard merged: a list cut short would lose the shards that let the next
    * merge see a shard given twice, and would not read back. */
   if (from->parts && *from->parts) {
@@ -651,7 +654,7 @@ void cs_findings_free(cs_findings *f) {
  *  read), "interrupted": true when SIGINT or SIGTERM stopped it early (optional when read),
  *  "checks_nothing": true when no selected property had an operation to check (optional when
  *  read), "not_judged": why a rule gave no verdict, so a property went unjudged, or null (optional
- *  when read), "seconds": S,
+ *  when read), "seconds": S, "shrink_seconds": S (of them, shrinking; optional when read),
  *  the settings (cs_findings_settings): "max_id_len": N, "targets": [names], "properties": [names],
  *  "strict": B, "rules": {TARGET: {"pattern": P or null, "min_len": N, "max_len": N,
  *  "server_pattern": P or null}, one per target}, "impl_cmd": [argv] or null (a built-in),
@@ -750,6 +753,8 @@ int cs_findings_write(const char *dir, const cs_findings *f, bool with_cases, cs
   char secs[48]; /* three decimals, as the reports write durations */
   snprintf(secs, sizeof secs, "%.3f", f->seconds >= 0 && f->seconds < 1e15 ? f->seconds : 0);
   cJSON_AddRawToObject(root, "seconds", secs);
+  snprintf(secs, sizeof secs, "%.3f", f->shrink_seconds >= 0 && f->shrink_seconds < 1e15 ? f->shrink_seconds : 0);
+  cJSON_AddRawToObject(root, "shrink_seconds", secs);
   cJSON_AddBoolToObject(root, "interrupted", f->interrupted);
   cJSON_AddBoolToObject(root, "checks_nothing", f->checks_nothing);
   if (f->undecided[0])
@@ -1178,6 +1183,13 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     goto cleanup;
   }
   out->seconds = secs ? secs->valuedouble : 0;
+  /* Written since it exists (optional when read). */
+  const cJSON *shrunk = cJSON_GetObjectItemCaseSensitive(root, "shrink_seconds");
+  if (shrunk && (!cJSON_IsNumber(shrunk) || !(shrunk->valuedouble >= 0 && shrunk->valuedouble < 1e15))) {
+    cs_err_set(err, "%s: shrink_seconds is not a duration (a number of seconds, 0 or more)", path);
+    goto cleanup;
+  }
+  out->shrink_seconds = shrunk ? shrunk->valuedouble : 0;
   /* Written since they exist; a summary without them records neither (optional when read). */
   const cJSON *nothing = cJSON_GetObjectItemCaseSensitive(root, "checks_nothing");
   const cJSON *judged = cJSON_GetObjectItemCaseSensitive(root, "not_judged");

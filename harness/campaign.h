@@ -68,12 +68,13 @@ typedef struct {
   uint64_t seed;
   cs_findings_settings settings; /* cs_findings_set_settings */
   uint64_t cases;
-  uint64_t cases_cut; /* cut off by --time before their last answer: not judged */
-  uint32_t given_up;  /* request kinds no longer sent (cs_run_result.given_up; parts: any of them) */
-  bool interrupted;   /* cs_run_result.interrupted: stopped early by a signal (parts: any of them) */
-  double seconds;     /* wall time (the longest part, once merged) */
-  char *parts;        /* heap: which parts of the case space: "all", or shards "0/4 1/4 ..."; NULL: none */
-  cs_finding *f;      /* heap */
+  uint64_t cases_cut;    /* cut off by --time before their last answer: not judged */
+  uint32_t given_up;     /* request kinds no longer sent (cs_run_result.given_up; parts: any of them) */
+  bool interrupted;      /* cs_run_result.interrupted: stopped early by a signal (parts: any of them) */
+  double seconds;        /* wall time (the longest part, once merged) */
+  double shrink_seconds; /* of it, spent shrinking findings (the longest part's share, once merged) */
+  char *parts;           /* heap: which parts of the case space: "all", or shards "0/4 1/4 ..."; NULL: none */
+  cs_finding *f;         /* heap */
   size_t n, cap;
   /* Why a rule gave no verdict on an ID (cs_outcome.undecided: the first such cell, that property
    * not judged from then on), or "": an input error the command reports. summary.json's

@@ -373,8 +373,12 @@ static size_t print_summary(const cs_options *o, const cs_findings *f, cs_expect
   put_plain(&b, f->impl);
   cs_buf_printf(&b, ", seed %llu, ", (unsigned long long)f->seed);
   put_plain(&b, f->parts);
-  cs_buf_printf(&b, ": %llu cases in %.1f s (%.0f/s), %zu distinct failure%s\n", (unsigned long long)f->cases,
-                f->seconds, rate, nd, nd == 1 ? "" : "s");
+  cs_buf_printf(&b, ": %llu case%s in %.1f s (%.0f/s), %zu distinct failure%s\n", (unsigned long long)f->cases,
+                f->cases == 1 ? "" : "s", f->seconds, rate, nd, nd == 1 ? "" : "s");
+  /* A slow implementation spends much of --time on shrinking tries: the case count alone would
+   * hide where the time went. */
+  if (f->shrink_seconds >= 1 && f->shrink_seconds >= 0.2 * f->seconds)
+    cs_buf_printf(&b, "  %.1f s of it went to shrinking the failures, not to new cases\n", f->shrink_seconds);
   if (f->cases_cut) {
     cs_buf line = {0};
     cs_cut_line(&line, f->cases_cut, "--time", f->interrupted);

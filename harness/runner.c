@@ -1391,6 +1391,7 @@ static void runner_finish(runner *r, double t0) {
   r->res->cells = r->cells;
   r->res->ncells = r->ncells;
   r->res->seconds = cs_now_s() - t0;
+  r->res->shrink_seconds = r->shrink_spent;
   for (size_t i = 0; i < MAX_BATCH; i++)
     cs_choices_free(&r->ch[i]);
   free(r->runs);

@@ -118,6 +118,7 @@ typedef struct {
   uint64_t cases;     /* cases run and judged */
   uint64_t cases_cut; /* cases cut off by time_s before their last answer: neither run nor judged */
   double seconds;
+  double shrink_seconds; /* of `seconds`, spent shrinking failures */
   uint64_t label_counts[CS_LABEL_COUNT];
   uint64_t stat_cases;
   uint64_t faults[5];

@@ -176,6 +176,15 @@ for v in -5 "'abc'" 1e300; do
   "$CS" fuzz --merge "$T/secm" "$T/cs0" "$T/sec1" >"$T/o" 2>"$T/e"
   check "merge of a summary with seconds $v: exit 2, one line" "one_line_2 $? 'seconds is not a duration'"
 done
+for v in -1 "'abc'"; do
+  edit "$T/cs1" "$T/shr1" "d['shrink_seconds'] = $v"
+  "$CS" fuzz --merge "$T/shrm" "$T/cs0" "$T/shr1" >"$T/o" 2>"$T/e"
+  check "merge of a summary with shrink_seconds $v: exit 2, one line" "one_line_2 $? 'shrink_seconds is not a duration'"
+done
+edit "$T/cs1" "$T/shr2" "d['shrink_seconds'] = 7.5"
+"$CS" fuzz --merge "$T/shrm2" "$T/cs0" "$T/shr2" >"$T/o" 2>"$T/e"
+check "a merge keeps the longest part's shrinking time" \
+  "[ \$? -le 1 ] && python3 -c \"import json; assert json.load(open('$T/shrm2/summary.json'))['shrink_seconds'] == 7.5\""
 
 # Parts are never cut short: 128 shards merged in halves, then the halves, still name every shard, so
 # one given again is refused by name, and what a merge writes another merge reads.
@@ -602,6 +611,14 @@ rc=$?
 check "fuzz --impl-cmd, SIGINT to its process group: exit 0, no fault found, the adapter ended" \
   "[ $adapters -ge 1 ] && [ $rc -eq 0 ] && grep -q ' 0 distinct failures' '$T/int3.txt' && interrupted '$T/int3/summary.json' &&
    ! pgrep -f -- '$ROOT/build/adapter-c' >/dev/null"
+
+# A slow implementation spends most of --time on shrinking tries: the summary says so, and
+# summary.json records it.
+"$CS" fuzz --time 3s --no-corpus --out "$T/slowshrink" --impl-cmd -- python3 "$FIX/proto_echo.py" --slow 0.02 \
+  >"$T/slowshrink.txt" 2>"$T/slowshrink.err"
+check "fuzz of a slow implementation: the summary says how much of the time went to shrinking" \
+  "grep -Eq '^  [0-9.]+ s of it went to shrinking the failures, not to new cases$' '$T/slowshrink.txt' &&
+   python3 -c \"import json; d=json.load(open('$T/slowshrink/summary.json')); assert 0 < d['shrink_seconds'] <= d['seconds'], d\""
 
 # A stop signal does not wait out a hanging request's --deadline: the request is cut off, its case
 # not judged, and the campaign ends at once with what it judged before.
