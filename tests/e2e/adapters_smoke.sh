@@ -263,10 +263,38 @@ assert [x["seq"] for x in a] == [1, 2] and "error" not in a[0] and len(a[0]["cal
   fi
 }
 
+# run_drain NAME ARGV...: a 330 kB answer (10000 IDs) is written out whole before the adapter exits,
+# at `stop` and at the end of input, even when the reader is slow to drain the pipe (a pipe holds
+# 64 kB; the rest of a large write waits in the process).
+run_drain() {
+  local name=$1 how rc
+  shift
+  for how in stop eof; do
+    python3 -c '
+import json, sys
+print(json.dumps({"seq": 0, "op": "hello", "protocol": 1}))
+print(json.dumps({"seq": 1, "op": "normalize", "target": "anthropic", "ids": ["id%d" % i for i in range(10000)]}))
+if sys.argv[1] == "stop":
+    print(json.dumps({"seq": 2, "op": "stop"}))' "$how" >"$work/drain.in"
+    { timeout 30 "$@" <"$work/drain.in" 2>"$work/drain.err" && echo 0 >"$work/drain.rc" || echo $? >"$work/drain.rc"; } |
+      { sleep 0.3; cat; } >"$work/drain.out"
+    rc=$(cat "$work/drain.rc")
+    if [ "$rc" = 0 ] && python3 -c '
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+assert [x["seq"] for x in a] == [0, 1] and len(a[1]["ids"]) == 10000' "$work/drain.out" 2>/dev/null; then
+      pass "$name: a 10000-ID answer reaches a slow reader whole at $how"
+    else
+      fail "$name: 10000-ID answer at $how: exit $rc, $(wc -c <"$work/drain.out") bytes out, stderr: $(head -c 200 "$work/drain.err")"
+    fi
+  done
+}
+
 # run_all NAME ARGV...
 run_all() {
   run_adapter "$@"
   run_deep "$@"
+  run_drain "$@"
   run_bugs "$@"
 }
 

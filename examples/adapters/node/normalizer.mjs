@@ -181,11 +181,21 @@ function main(argv) {
       process.exit(2);
     }
   }
-  // stdout is a pipe or a file here, and Node writes those synchronously on POSIX: every
-  // answer is on its way before the next line is read, and nothing is lost on exit.
+  // A write to a pipe is synchronous only while the pipe has room: once it is full (64 kB on
+  // Linux), the rest of the answer waits in this process until the reader drains the pipe, and
+  // process.exit() would drop it. So at `stop` and at the end of input the adapter ends stdout and
+  // exits only once everything written has been flushed.
+  let stopped = false;
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  const finish = () => {
+    if (stopped) return;
+    stopped = true;
+    rl.close();
+    process.stdout.end((err) => process.exit(err ? 1 : 0));
+  };
+  process.stdout.on('error', () => process.exit(1)); // the reader went away: nobody to answer
   rl.on('line', (line) => {
-    if (line.trim() === '') return;
+    if (stopped || line.trim() === '') return;
     let req, resp;
     try {
       req = JSON.parse(line);
@@ -194,7 +204,10 @@ function main(argv) {
       resp = { seq: null, error: `bad request line: ${e.message}` };
     }
     if (!resp) {
-      if (req.op === 'stop') process.exit(0);
+      if (req.op === 'stop') {
+        finish();
+        return;
+      }
       try {
         resp = handle(req, bug);
       } catch (e) {
@@ -205,7 +218,7 @@ function main(argv) {
     const out = JSON.stringify(resp).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
     process.stdout.write(out + '\n');
   });
-  rl.on('close', () => process.exit(0));
+  rl.on('close', finish);
 }
 
 main(process.argv.slice(2));
