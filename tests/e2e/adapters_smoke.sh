@@ -290,11 +290,32 @@ assert [x["seq"] for x in a] == [0, 1] and len(a[1]["ids"]) == 10000' "$work/dra
   done
 }
 
+# run_cr NAME ARGV...: a line ends at '\n' alone (PROTOCOL.md); a '\r' inside a line, or before its
+# '\n', is JSON whitespace and splits nothing.
+run_cr() {
+  local name=$1 rc=0
+  shift
+  printf '%s\r%s\n%s\r\n%s\r\r%s\n%s\r\n' '{"seq":1,' '"op":"hello","protocol":1}' \
+    '{"seq":2,"op":"normalize","target":"anthropic","ids":["a"]}' \
+    '{"seq":3,' '"op":"normalize","target":"mistral","ids":["b","c"]}' '{"seq":4,"op":"stop"}' >"$work/cr.in"
+  timeout 30 "$@" <"$work/cr.in" >"$work/cr.out" 2>"$work/cr.err" || rc=$?
+  if [ "$rc" = 0 ] && python3 -c '
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1], newline="\n")]
+assert [x["seq"] for x in a] == [1, 2, 3] and not any("error" in x for x in a), a
+assert a[0]["protocol"] == 1 and len(a[1]["ids"]) == 1 and len(a[2]["ids"]) == 2, a' "$work/cr.out" 2>/dev/null; then
+    pass "$name: a carriage return in a line or before its newline splits nothing"
+  else
+    fail "$name: carriage returns: exit $rc, answers: $(head -c 300 "$work/cr.out" | tr '\n' '|')"
+  fi
+}
+
 # run_all NAME ARGV...
 run_all() {
   run_adapter "$@"
   run_deep "$@"
   run_drain "$@"
+  run_cr "$@"
   run_bugs "$@"
 }
 

@@ -17,7 +17,6 @@
 //
 // `--bug NAME` switches in one known defect (see README.md) so that a CI gate can be shown failing.
 import { createHash, randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
 
 const TARGETS = {
   // name: [prefix, max length in characters or null]
@@ -186,16 +185,15 @@ function main(argv) {
   // process.exit() would drop it. So at `stop` and at the end of input the adapter ends stdout and
   // exits only once everything written has been flushed.
   let stopped = false;
-  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
   const finish = () => {
     if (stopped) return;
     stopped = true;
-    rl.close();
+    process.stdin.pause();
     process.stdout.end((err) => process.exit(err ? 1 : 0));
   };
   process.stdout.on('error', () => process.exit(1)); // the reader went away: nobody to answer
-  rl.on('line', (line) => {
-    if (stopped || line.trim() === '') return;
+  const answer = (line) => {
+    if (line.trim() === '') return;
     let req, resp;
     try {
       req = JSON.parse(line);
@@ -217,8 +215,25 @@ function main(argv) {
     // U+2028/U+2029 are valid in JSON but split lines in some readers: escape them.
     const out = JSON.stringify(resp).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
     process.stdout.write(out + '\n');
+  };
+  // Lines end at '\n' alone, as PROTOCOL.md says (readline would also end one at a bare '\r', which
+  // is JSON whitespace). The bytes are split before they are decoded: a '\n' byte is never part of
+  // a multi-byte UTF-8 character, and a line that spans chunks is joined once.
+  let partial = []; // the chunks of the line read so far
+  process.stdin.on('data', (chunk) => {
+    let start = 0;
+    for (let nl; !stopped && (nl = chunk.indexOf(10, start)) !== -1; start = nl + 1) {
+      partial.push(chunk.subarray(start, nl));
+      const line = Buffer.concat(partial).toString('utf8');
+      partial = [];
+      answer(line);
+    }
+    if (!stopped && start < chunk.length) partial.push(chunk.subarray(start));
   });
-  rl.on('close', finish);
+  process.stdin.on('end', () => {
+    if (!stopped && partial.length) answer(Buffer.concat(partial).toString('utf8')); // no newline at the end
+    finish();
+  });
 }
 
 main(process.argv.slice(2));
