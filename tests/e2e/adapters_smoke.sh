@@ -310,6 +310,43 @@ assert a[0]["protocol"] == 1 and len(a[1]["ids"]) == 1 and len(a[2]["ids"]) == 2
   fi
 }
 
+# run_scale NAME ARGV...: pairing takes time linear in the history. One turn of 100000 calls and
+# its 100000 results is answered within the harness's default deadline (5 s), for each rule of
+# PROTOCOL.md's pairing: distinct IDs answered in reverse order (rule 1), one ID shared by every
+# call (rule 1, the earliest unanswered call each time), and null IDs of one name (rule 2). A scan
+# of the earlier calls per result takes 5e9 steps here, and minutes.
+SCALE_N=100000
+run_scale() {
+  local name=$1 pattern rc
+  shift
+  for pattern in reverse shared null; do
+    if [ ! -s "$work/scale-$pattern.in" ]; then
+      python3 -c '
+import json, sys
+pattern, n = sys.argv[1], int(sys.argv[2])
+ids = {"reverse": ["c%d" % i for i in range(n)], "shared": ["c"] * n, "null": [None] * n}[pattern]
+order = reversed(range(n)) if pattern == "reverse" else range(n)
+h = {"turns": [{"role": "assistant", "turn_key": "k", "calls": [{"id": i, "name": "f"} for i in ids]},
+               {"role": "tool", "results": [{"call_id": ids[i], "name": "f"} for i in order]}]}
+print(json.dumps({"seq": 1, "op": "emit", "target": "anthropic", "history": h}, separators=(",", ":")))
+print(json.dumps({"seq": 2, "op": "stop"}))' "$pattern" "$SCALE_N" >"$work/scale-$pattern.in"
+    fi
+    rc=0
+    timeout 5 "$@" <"$work/scale-$pattern.in" >"$work/scale.out" 2>"$work/scale.err" || rc=$?
+    if [ "$rc" = 0 ] && python3 -c '
+import json, sys
+pattern, n = sys.argv[2], int(sys.argv[3])
+a = [json.loads(l) for l in open(sys.argv[1])]
+calls, results = a[0]["calls"], a[0]["results"]
+want = [calls[n - 1 - j] for j in range(n)] if pattern == "reverse" else calls
+assert len(a) == 1 and len(set(calls)) == n and results == want' "$work/scale.out" "$pattern" "$SCALE_N" 2>/dev/null; then
+      pass "$name: $SCALE_N calls and results ($pattern) paired within 5 s"
+    else
+      fail "$name: $SCALE_N calls and results ($pattern): exit $rc (124: over 5 s), stderr: $(head -c 200 "$work/scale.err")"
+    fi
+  done
+}
+
 # run_all NAME ARGV...
 run_all() {
   run_adapter "$@"
@@ -327,6 +364,7 @@ else
 fi
 if [ -x "$ADAPTER_C" ]; then
   run_all c "$ADAPTER_C"
+  run_scale c "$ADAPTER_C"
 else
   fail "c: $ADAPTER_C is not an executable (build it with: make build/adapter-c)"
 fi

@@ -231,11 +231,14 @@ typedef struct {
   size_t mask;
 } idset;
 
-static size_t find_slot(const idset *s, const char *k) { /* FNV-1a, linear probing */
+static size_t hash(const char *k) { /* FNV-1a */
   uint64_t h = 1469598103934665603u;
   for (const char *p = k; *p; p++)
     h = (h ^ (unsigned char)*p) * 1099511628211u;
-  size_t i = (size_t)h & s->mask;
+  return (size_t)h;
+}
+static size_t find_slot(const idset *s, const char *k) { /* linear probing */
+  size_t i = hash(k) & s->mask;
   while (s->slot[i] && strcmp(s->slot[i], k) != 0)
     i = (i + 1) & s->mask;
   return i;
@@ -366,10 +369,73 @@ static char *io_read_line(io *s, size_t *len) {
 }
 
 /* --- emit / canonicalize --- */
+enum { BY_ID, BY_NAME }; /* the pairing rule: 1, by raw ID over all calls; 2, by name in the last turn */
 typedef struct {
   const char *raw, *name, *wire;
   bool server, answered;
+  size_t next[2]; /* the next call in this call's queue of each rule (below) */
 } call;
+
+/* --- the unanswered calls by key, for the pairing rule ---
+ * A key (a raw ID for rule 1, a name for rule 2) leads to the queue of its calls in document order,
+ * chained through call.next[rule]. A call that the other rule answered stays queued until it reaches
+ * the head, where it is skipped. Every call joins a queue once and leaves it once, so pairing is
+ * linear in the history, where a scan of the earlier calls per result would be quadratic. */
+#define NONE SIZE_MAX
+typedef struct {
+  size_t head, tail; /* head: NONE when empty; otherwise tail is the last call pushed */
+} queue;
+typedef struct {
+  const char *key; /* NULL: a free slot */
+  queue q;
+} qslot;
+typedef struct {
+  qslot *slot; /* open addressing, never more than half full */
+  size_t mask;
+  queue no_key; /* the calls whose key is NULL (rule 2: no name) */
+} qtable;
+
+static qtable qtable_new(size_t n) { /* an empty table for at most n keys, from the arena (one per turn) */
+  qtable t = {NULL, 1, {NONE, NONE}};
+  while (t.mask < 2 * n)
+    t.mask = t.mask * 2 + 1;
+  t.slot = arena_alloc((t.mask + 1) * sizeof *t.slot);
+  for (size_t i = 0; i <= t.mask; i++)
+    t.slot[i] = (qslot){NULL, {NONE, NONE}};
+  return t;
+}
+static qslot *qtable_slot(const qtable *t, const char *k) { /* k's slot, or the free one where it would go */
+  size_t i = hash(k) & t->mask;
+  while (t->slot[i].key && strcmp(t->slot[i].key, k) != 0)
+    i = (i + 1) & t->mask;
+  return &t->slot[i];
+}
+static void qtable_push(qtable *t, const char *k, call *calls, size_t i, int rule) { /* calls[i] joins k's queue */
+  queue *q = &t->no_key;
+  if (k) {
+    qslot *sl = qtable_slot(t, k);
+    sl->key = k;
+    q = &sl->q;
+  }
+  calls[i].next[rule] = NONE;
+  if (q->head == NONE)
+    q->head = i;
+  else
+    calls[q->tail].next[rule] = i;
+  q->tail = i;
+}
+static call *qtable_first(qtable *t, const char *k, call *calls, int rule) { /* k's earliest unanswered call */
+  queue *q = &t->no_key;
+  if (k) {
+    qslot *sl = qtable_slot(t, k);
+    if (!sl->key)
+      return NULL;
+    q = &sl->q;
+  }
+  while (q->head != NONE && calls[q->head].answered)
+    q->head = calls[q->head].next[rule];
+  return q->head == NONE ? NULL : &calls[q->head];
+}
 
 /* The wire (or stored) ID of one call; `used` holds the IDs of the earlier calls. */
 static const char *call_id(int target, int bug, const char *tid, size_t pos, const call *c, const idset *used) {
@@ -425,7 +491,7 @@ static const char *const RESULT_FIELDS[] = {"call_id", "name"};
 /* Writes `,"calls":[...],"results":[...]` for `history`. */
 static void assign(const cJSON *history, int target, int bug, io *s) {
   const cJSON *turns = cJSON_GetObjectItemCaseSensitive(history, "turns"), *turn, *el, *f[NTURN_FIELDS];
-  size_t total = 0, nresults = 0, n = 0, r = 0, t = 0, last_first = 0, last_end = 0;
+  size_t total = 0, nresults = 0, n = 0, r = 0, t = 0;
   cJSON_ArrayForEach(turn, turns) { /* first pass: how many calls and results */
     get_fields(turn, NTURN_FIELDS, TURN_FIELDS, f);
     if (same(text(f[ROLE]), "assistant"))
@@ -438,6 +504,7 @@ static void assign(const cJSON *history, int target, int bug, io *s) {
   while (used.mask < 2 * total)
     used.mask = used.mask * 2 + 1;
   used.slot = memset(arena_alloc((used.mask + 1) * sizeof *used.slot), 0, (used.mask + 1) * sizeof *used.slot);
+  qtable by_id = qtable_new(total), by_name = qtable_new(0); /* by_name: the last assistant turn's */
 
   cJSON_ArrayForEach(turn, turns) {
     get_fields(turn, NTURN_FIELDS, TURN_FIELDS, f);
@@ -449,27 +516,29 @@ static void assign(const cJSON *history, int target, int bug, io *s) {
         strcpy(tid + 1, key);
       else
         *decimal(tid + 1, t) = 0;
-      last_first = n;
+      by_name = qtable_new((size_t)cJSON_GetArraySize(f[CALLS]));
       size_t pos = 0;
       cJSON_ArrayForEach(el, f[CALLS]) {
         const cJSON *cf[3];
         get_fields(el, 3, CALL_FIELDS, cf);
-        call *c = &calls[n++];
+        call *c = &calls[n];
         *c = (call){.raw = text(cf[0]), .name = text(cf[1]), .server = cJSON_IsTrue(cf[2])};
         c->wire = call_id(target, bug, tid, pos++, c, &used);
         set_add(&used, c->wire);
+        if (!c->server) {
+          if (c->raw && *c->raw) /* rule 1 never pairs by an empty ID */
+            qtable_push(&by_id, c->raw, calls, n, BY_ID);
+          qtable_push(&by_name, c->name, calls, n, BY_NAME);
+        }
+        n++;
       }
-      last_end = n;
     }
     cJSON_ArrayForEach(el, f[RESULTS]) {
       const cJSON *rf[2];
       get_fields(el, 2, RESULT_FIELDS, rf);
       const char *cid = text(rf[0]), *name = text(rf[1]);
-      call *match = NULL;
-      bool by_id = cid && *cid; /* rule 1: by raw id over all calls; rule 2: by name, last turn */
-      for (size_t i = by_id ? 0 : last_first; i < (by_id ? n : last_end) && !match; i++)
-        if (!calls[i].server && !calls[i].answered && (by_id ? same(calls[i].raw, cid) : same(calls[i].name, name)))
-          match = &calls[i];
+      call *match =
+          cid && *cid ? qtable_first(&by_id, cid, calls, BY_ID) : qtable_first(&by_name, name, calls, BY_NAME);
       if (match)
         match->answered = true;
       results[r++] = result_id(target, bug, cid, name, match, calls, n);
