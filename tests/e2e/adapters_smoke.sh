@@ -353,6 +353,7 @@ run_all() {
   run_deep "$@"
   run_drain "$@"
   run_cr "$@"
+  run_scale "$@"
   run_bugs "$@"
 }
 
@@ -364,7 +365,6 @@ else
 fi
 if [ -x "$ADAPTER_C" ]; then
   run_all c "$ADAPTER_C"
-  run_scale c "$ADAPTER_C"
 else
   fail "c: $ADAPTER_C is not an executable (build it with: make build/adapter-c)"
 fi

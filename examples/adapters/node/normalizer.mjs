@@ -107,17 +107,34 @@ function resultId(target, bug, cid, name, paired, byName) {
   return paired;
 }
 
+// Appends call index `i` to the queue of `key` in `map` (a queue: {items, head}).
+function enqueue(map, key, i) {
+  let q = map.get(key);
+  if (q === undefined) map.set(key, (q = { items: [], head: 0 }));
+  q.items.push(i);
+}
+
+// The earliest call of queue `q` not answered yet, or undefined. Answered calls leave the queue for
+// good, so every call is passed over at most once.
+function earliest(q, calls) {
+  if (q === undefined) return undefined;
+  while (q.head < q.items.length && calls[q.items[q.head]].answered) q.head++;
+  return q.items[q.head];
+}
+
 // Returns [call IDs, result IDs] for one history, in document order.
 function assign(history, target, bug = null) {
   const calls = []; // per call: {name, wire, answered}
   const outCalls = [], outResults = [];
   const used = new Set();
-  const byRaw = new Map(); // raw id -> indices of the non-server calls with that id, in order
+  // The unanswered non-server calls, in order: by raw id (rule 1: any turn), and by name for the
+  // most recent assistant turn (rule 2). A queue per key keeps pairing linear in the history.
+  const byRaw = new Map();
+  let lastTurn = new Map();
   const byName = new Map(); // only for the name-keyed defect: name -> wire ID of the last call
-  let lastTurn = []; // indices of the non-server calls of the most recent assistant turn
   (history.turns ?? []).forEach((turn, t) => {
     if (turn.role === 'assistant') {
-      lastTurn = [];
+      lastTurn = new Map();
       const key = text(turn.turn_key);
       const tid = key === null ? `i${t}` : 'k' + key;
       (turn.calls ?? []).forEach((c, pos) => {
@@ -126,9 +143,8 @@ function assign(history, target, bug = null) {
         used.add(wire);
         outCalls.push(wire);
         if (!server) {
-          if (!byRaw.has(raw)) byRaw.set(raw, []);
-          byRaw.get(raw).push(calls.length);
-          lastTurn.push(calls.length);
+          if (raw) enqueue(byRaw, raw, calls.length); // rule 1 pairs by a non-empty id only
+          enqueue(lastTurn, name, calls.length);
           byName.set(name, wire);
         }
         calls.push({ name, wire, answered: false });
@@ -136,9 +152,8 @@ function assign(history, target, bug = null) {
     }
     for (const r of turn.results ?? []) {
       const cid = text(r.call_id), name = text(r.name);
-      const match = cid
-        ? (byRaw.get(cid) ?? []).find((i) => !calls[i].answered) // rule 1
-        : lastTurn.find((i) => !calls[i].answered && calls[i].name === name); // rule 2
+      // rule 1: the earliest unanswered call with this raw id; rule 2: with this name, in the last turn
+      const match = cid ? earliest(byRaw.get(cid), calls) : earliest(lastTurn.get(name), calls);
       if (match !== undefined) calls[match].answered = true;
       outResults.push(resultId(target, bug, cid, name, match === undefined ? null : calls[match].wire, byName));
     }

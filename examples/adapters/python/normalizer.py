@@ -23,6 +23,7 @@ import json
 import re
 import sys
 import uuid
+from collections import deque
 
 TARGETS = {  # name: (prefix, max length in characters or None)
     "anthropic": ("toolu_", 64),
@@ -124,17 +125,26 @@ def call_id(target, bug, tid, pos, raw, name, server, used):
         k += 1
 
 
+def earliest(queue, calls):
+    """The earliest call of `queue` (call indices in document order) not answered yet, or None.
+    Answered calls leave the queue for good, so every call is passed over at most once."""
+    while queue and calls[queue[0]]["answered"]:
+        queue.popleft()
+    return queue[0] if queue else None
+
+
 def assign(history, target, bug=None):
     """Returns (call IDs, result IDs) for one history, in document order."""
     calls = []  # per call: {"name", "wire", "answered"}
     out_calls, out_results = [], []
     used = set()
-    by_raw = {}  # raw id -> indices of the non-server calls with that id, in order
+    # The unanswered non-server calls, in order: by raw id (rule 1: any turn), and by name for the
+    # most recent assistant turn (rule 2). A queue per key keeps pairing linear in the history.
+    by_raw, last_turn = {}, {}
     by_name = {}  # only for the name-keyed defect: name -> wire ID of the last call
-    last_turn = []  # indices of the non-server calls of the most recent assistant turn
     for t, turn in enumerate(history.get("turns") or []):
         if turn.get("role") == "assistant":
-            last_turn = []
+            last_turn = {}
             key = text(turn.get("turn_key"))
             tid = "i%d" % t if key is None else "k" + key
             for pos, c in enumerate(turn.get("calls") or []):
@@ -143,16 +153,17 @@ def assign(history, target, bug=None):
                 used.add(wire)
                 out_calls.append(wire)
                 if not server:
-                    by_raw.setdefault(raw, []).append(len(calls))
-                    last_turn.append(len(calls))
+                    if raw:  # rule 1 pairs by a non-empty id only
+                        by_raw.setdefault(raw, deque()).append(len(calls))
+                    last_turn.setdefault(name, deque()).append(len(calls))
                     by_name[name] = wire
                 calls.append({"name": name, "wire": wire, "answered": False})
         for r in turn.get("results") or []:
             cid, name = text(r.get("call_id")), text(r.get("name"))
             if cid:  # rule 1: earliest unanswered call with the same raw id
-                match = next((i for i in by_raw.get(cid, ()) if not calls[i]["answered"]), None)
+                match = earliest(by_raw.get(cid), calls)
             else:  # rule 2: earliest unanswered same-name call of the most recent assistant turn
-                match = next((i for i in last_turn if not calls[i]["answered"] and calls[i]["name"] == name), None)
+                match = earliest(last_turn.get(name), calls)
             paired = None
             if match is not None:
                 calls[match]["answered"] = True
