@@ -347,6 +347,43 @@ assert len(a) == 1 and len(set(calls)) == n and results == want' "$work/scale.ou
   done
 }
 
+# run_strict NAME ARGV...: every answer is strict JSON (RFC 8259 has no NaN or Infinity), even to a
+# request line that is not: NaN, Infinity and a number out of double range (1e400) make a bad request
+# line (or, read as infinite, a seq that is not echoed: null). An `ids` that is not an array is an
+# error, not a list of its characters or members.
+run_strict() {
+  local name=$1 rc=0
+  shift
+  cat >"$work/strict.in" <<'EOF'
+{"seq":NaN,"op":"normalize","target":"mistral","ids":[]}
+{"seq":1e400,"op":"hello","protocol":1}
+{"seq":-Infinity,"op":"frob"}
+{"seq":4,"op":"normalize","target":"anthropic","ids":["a"],"x":Infinity}
+{"seq":5,"op":"normalize","target":"anthropic","ids":"abc"}
+{"seq":6,"op":"normalize","target":"anthropic","ids":{"a":"b"}}
+{"seq":7,"op":"normalize","target":"anthropic","ids":null}
+{"seq":8,"op":"hello","protocol":1}
+{"seq":9,"op":"stop"}
+EOF
+  timeout 30 "$@" <"$work/strict.in" >"$work/strict.out" 2>"$work/strict.err" || rc=$?
+  if [ "$rc" = 0 ] && python3 -c '
+import json, math, sys
+def refuse(x):
+    raise ValueError("not JSON: %s" % x)
+def finite(s):
+    if not math.isfinite(float(s)):
+        refuse(s)
+    return float(s)
+a = [json.loads(l, parse_constant=refuse, parse_float=finite) for l in open(sys.argv[1])]
+assert [x["seq"] for x in a] == [None, None, None, None, 5, 6, 7, 8], a
+assert all("error" in a[i] for i in (0, 2, 3, 4, 5)), a
+assert a[6]["ids"] == [] and a[7]["protocol"] == 1, a' "$work/strict.out" 2>"$work/strict.why"; then
+    pass "$name: answers are strict JSON; NaN, Infinity, 1e400 and an ids that is no array are refused"
+  else
+    fail "$name: strict JSON: exit $rc, $(tail -n 1 "$work/strict.why"), answers: $(head -c 400 "$work/strict.out" | tr '\n' '|')"
+  fi
+}
+
 # run_all NAME ARGV...
 run_all() {
   run_adapter "$@"
@@ -354,6 +391,7 @@ run_all() {
   run_drain "$@"
   run_cr "$@"
   run_scale "$@"
+  run_strict "$@"
   run_bugs "$@"
 }
 

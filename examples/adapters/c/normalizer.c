@@ -588,6 +588,8 @@ static void handle(const cJSON *req, int bug, io *s) {
   } else if (same(op, "emit") || same(op, "canonicalize")) {
     bool emit = same(op, "emit");
     assign(f[HISTORY], emit ? target : CANON, emit ? bug : NO_BUG, s);
+  } else if (same(op, "normalize") && f[IDS] && !cJSON_IsArray(f[IDS]) && !cJSON_IsNull(f[IDS])) {
+    snprintf(err, sizeof err, "ids is not an array");
   } else if (same(op, "normalize")) {
     PUT(s, ",\"ids\":[");
     size_t i = 0;

@@ -176,7 +176,9 @@ function handle(req, bug) {
     return { seq, calls, results };
   }
   if (op === 'normalize') {
-    return { seq, ids: (req.ids ?? []).map((x) => fmt(req.target, digest('normalize', req.target, text(x)))) };
+    const ids = req.ids ?? [];
+    if (!Array.isArray(ids)) return { seq, error: 'ids is not an array' };
+    return { seq, ids: ids.map((x) => fmt(req.target, digest('normalize', req.target, text(x)))) };
   }
   return { seq, error: `unknown op: ${op}` };
 }

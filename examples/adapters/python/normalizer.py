@@ -20,6 +20,7 @@ Scheme (the Node and C adapters implement the same one and give byte-identical a
 import base64
 import hashlib
 import json
+import math
 import re
 import sys
 import uuid
@@ -203,8 +204,26 @@ def handle(req, bug):
         calls, results = assign(req.get("history") or {}, CANON)
         return {"seq": seq, "calls": calls, "results": results}
     if op == "normalize":
-        return {"seq": seq, "ids": normalize(req["target"], req.get("ids") or [])}
+        ids = req.get("ids")
+        if ids is not None and not isinstance(ids, list):
+            return {"seq": seq, "error": "ids is not an array"}
+        return {"seq": seq, "ids": normalize(req["target"], ids or [])}
     return {"seq": seq, "error": "unknown op: %s" % op}
+
+
+def refuse_constant(name):
+    """json.loads reads NaN, Infinity and -Infinity, which are not JSON (RFC 8259) and which
+    json.dumps would write back into the answer: a line holding them is a bad request line."""
+    raise ValueError("%s is not JSON" % name)
+
+
+def finite_float(s):
+    """A JSON number as a float; one beyond a double's range (1e400) would read as inf and be
+    written back as Infinity, so it is refused."""
+    f = float(s)
+    if math.isinf(f):
+        raise ValueError("number out of range: %.40s" % s)
+    return f
 
 
 def main(argv):
@@ -233,7 +252,7 @@ def main(argv):
         if not line.strip():
             continue
         try:
-            req = json.loads(line)
+            req = json.loads(line, parse_constant=refuse_constant, parse_float=finite_float)
             if not isinstance(req, dict):
                 raise ValueError("request is not an object")
         except (ValueError, RecursionError) as e:
