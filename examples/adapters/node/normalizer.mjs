@@ -209,10 +209,13 @@ function main(argv) {
     process.stdout.end((err) => process.exit(err ? 1 : 0));
   };
   process.stdout.on('error', () => process.exit(1)); // the reader went away: nobody to answer
-  const answer = (line) => {
-    if (line.trim() === '') return;
+  const answer = (parts) => {
     let req, resp;
     try {
+      // A line longer than V8's longest string (2^29 - 24 UTF-16 units, about 512 MiB) cannot be
+      // decoded: it is a bad request line, like one that is not JSON.
+      const line = Buffer.concat(parts).toString('utf8');
+      if (line.trim() === '') return;
       req = JSON.parse(line);
       if (req === null || typeof req !== 'object' || Array.isArray(req)) throw new Error('request is not an object');
     } catch (e) {
@@ -241,14 +244,14 @@ function main(argv) {
     let start = 0;
     for (let nl; !stopped && (nl = chunk.indexOf(10, start)) !== -1; start = nl + 1) {
       partial.push(chunk.subarray(start, nl));
-      const line = Buffer.concat(partial).toString('utf8');
+      const parts = partial;
       partial = [];
-      answer(line);
+      answer(parts);
     }
     if (!stopped && start < chunk.length) partial.push(chunk.subarray(start));
   });
   process.stdin.on('end', () => {
-    if (!stopped && partial.length) answer(Buffer.concat(partial).toString('utf8')); // no newline at the end
+    if (!stopped && partial.length) answer(partial); // the last line, without its newline
     finish();
   });
 }
