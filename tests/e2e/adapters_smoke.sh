@@ -263,6 +263,40 @@ assert [x["seq"] for x in a] == [1, 2] and "error" not in a[0] and len(a[0]["cal
   fi
 }
 
+# run_nesting NAME OK BAD ARGV...: the nesting limits README.md documents. A request nested OK levels
+# (the request object is level 1) is answered; one nested BAD levels (none when BAD is -) is a bad
+# request line (seq null), and the adapter goes on with the next request.
+run_nesting() {
+  local name=$1 ok=$2 bad=$3 rc=0
+  shift 3
+  python3 -c '
+import sys
+for d in sys.argv[1:]:
+    if d != "-":
+        inner = int(d) - 6  # request, history, turns, turn, calls, call
+        print("{\"seq\":%s,\"op\":\"emit\",\"target\":\"anthropic\",\"history\":{\"turns\":[{\"role\":\"assistant\","
+              "\"calls\":[{\"id\":\"a\",\"name\":\"f\",\"args\":%s%s}]}]}}" % (d, "[" * inner, "]" * inner))
+print("{\"seq\":1,\"op\":\"normalize\",\"target\":\"anthropic\",\"ids\":[\"x\"]}")' "$ok" "$bad" >"$work/nest.in"
+  timeout 30 "$@" <"$work/nest.in" >"$work/nest.out" 2>"$work/nest.err" || rc=$?
+  if [ "$rc" = 0 ] && python3 -c '
+import json, sys
+ok, bad = sys.argv[2], sys.argv[3]
+a = [json.loads(l) for l in open(sys.argv[1])]
+assert a[0]["seq"] == int(ok) and len(a[0]["calls"]) == 1, a[0]
+if bad != "-":
+    assert a[1]["seq"] is None and a[1]["error"].startswith("bad request line"), a[1]
+assert a[-1]["seq"] == 1 and len(a[-1]["ids"]) == 1 and len(a) == (3 if bad != "-" else 2), a' \
+    "$work/nest.out" "$ok" "$bad" 2>"$work/nest.why"; then
+    if [ "$bad" = - ]; then
+      pass "$name: a request nested $ok levels is answered"
+    else
+      pass "$name: a request nested $ok levels is answered, one nested $bad is a bad request line"
+    fi
+  else
+    fail "$name: nesting $ok/$bad: exit $rc, $(tail -n 1 "$work/nest.why" | head -c 200)"
+  fi
+}
+
 # run_drain NAME ARGV...: a 330 kB answer (10000 IDs) is written out whole before the adapter exits,
 # at `stop` and at the end of input, even when the reader is slow to drain the pipe (a pipe holds
 # 64 kB; the rest of a large write waits in the process).
@@ -396,16 +430,30 @@ run_all() {
 }
 
 run_all python python3 "$root/examples/adapters/python/normalizer.py"
+run_nesting python 4900 5100 python3 "$root/examples/adapters/python/normalizer.py"
 if command -v node >/dev/null; then
   run_all node node "$root/examples/adapters/node/normalizer.mjs"
+  run_nesting node 100000 - node "$root/examples/adapters/node/normalizer.mjs"
 else
   fail "node: not on PATH"
 fi
 if [ -x "$ADAPTER_C" ]; then
   run_all c "$ADAPTER_C"
+  run_nesting c 1000 1001 "$ADAPTER_C"
 else
   fail "c: $ADAPTER_C is not an executable (build it with: make build/adapter-c)"
 fi
+
+# The three implement one scheme: to the same requests they give the same answers, byte for byte,
+# but for the name in hello (seq 0).
+for name in node c; do
+  [ -s "$work/$name.out" ] || continue
+  if diff <(grep -v '^{"seq":0,' "$work/python.out") <(grep -v '^{"seq":0,' "$work/$name.out") >"$work/diff"; then
+    pass "$name: the same answers as python, byte for byte (hello aside)"
+  else
+    fail "$name: answers differ from python's: $(head -c 300 "$work/diff")"
+  fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

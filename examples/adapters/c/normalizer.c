@@ -4,7 +4,8 @@
  * version 1 (PROTOCOL.md): one JSON request per line on stdin, one JSON answer per line on
  * stdout. Ops: hello, emit, canonicalize, normalize, stop.
  *
- * Scheme (the Python and Node adapters implement the same one and give byte-identical answers):
+ * Scheme (the Python and Node adapters implement the same one and give byte-identical answers to the
+ * requests PROTOCOL.md defines; README.md lists where they differ on other lines):
  *  - every call's ID is derived from SHA-256 over length-prefixed fields (scope, turn_key or turn
  *    index, position in turn, raw id, name, counter); the counter starts at 0 and is raised until
  *    the ID is not used yet by an earlier call of the same request;

@@ -5,7 +5,8 @@ A small, correct tool-call ID normalizer that speaks callsign's implementation p
 version 1 (PROTOCOL.md): one JSON request per line on stdin, one JSON answer per line on
 stdout. Ops: hello, emit, canonicalize, normalize, stop.
 
-Scheme (the Node and C adapters implement the same one and give byte-identical answers):
+Scheme (the Node and C adapters implement the same one and give byte-identical answers to the
+requests PROTOCOL.md defines; README.md lists where they differ on other lines):
   - every call's ID is derived from SHA-256 over length-prefixed fields
     (scope, turn_key or turn index, position in turn, raw id, name, counter); the counter starts
     at 0 and is raised until the ID is not used yet by an earlier call of the same request;
