@@ -345,10 +345,11 @@ assert a[0]["protocol"] == 1 and len(a[1]["ids"]) == 1 and len(a[2]["ids"]) == 2
 }
 
 # run_scale NAME ARGV...: pairing takes time linear in the history. One turn of 100000 calls and
-# its 100000 results is answered within the harness's default deadline (5 s), for each rule of
-# PROTOCOL.md's pairing: distinct IDs answered in reverse order (rule 1), one ID shared by every
-# call (rule 1, the earliest unanswered call each time), and null IDs of one name (rule 2). A scan
-# of the earlier calls per result takes 5e9 steps here, and minutes.
+# its 100000 results is answered, for each rule of PROTOCOL.md's pairing: distinct IDs answered in
+# reverse order (rule 1), one ID shared by every call (rule 1, the earliest unanswered call each
+# time), and null IDs of one name (rule 2). Linear pairing answers in about a second; a scan of the
+# earlier calls per result takes 5e9 steps here, over a minute even in C. The bound of 30 s tells
+# the two apart on a loaded machine without timing anything finer (make bench measures speed).
 SCALE_N=100000
 run_scale() {
   local name=$1 pattern rc
@@ -366,7 +367,7 @@ print(json.dumps({"seq": 1, "op": "emit", "target": "anthropic", "history": h}, 
 print(json.dumps({"seq": 2, "op": "stop"}))' "$pattern" "$SCALE_N" >"$work/scale-$pattern.in"
     fi
     rc=0
-    timeout 5 "$@" <"$work/scale-$pattern.in" >"$work/scale.out" 2>"$work/scale.err" || rc=$?
+    timeout 30 "$@" <"$work/scale-$pattern.in" >"$work/scale.out" 2>"$work/scale.err" || rc=$?
     if [ "$rc" = 0 ] && python3 -c '
 import json, sys
 pattern, n = sys.argv[2], int(sys.argv[3])
@@ -374,9 +375,9 @@ a = [json.loads(l) for l in open(sys.argv[1])]
 calls, results = a[0]["calls"], a[0]["results"]
 want = [calls[n - 1 - j] for j in range(n)] if pattern == "reverse" else calls
 assert len(a) == 1 and len(set(calls)) == n and results == want' "$work/scale.out" "$pattern" "$SCALE_N" 2>/dev/null; then
-      pass "$name: $SCALE_N calls and results ($pattern) paired within 5 s"
+      pass "$name: $SCALE_N calls and results ($pattern) paired in linear time (within 30 s)"
     else
-      fail "$name: $SCALE_N calls and results ($pattern): exit $rc (124: over 5 s), stderr: $(head -c 200 "$work/scale.err")"
+      fail "$name: $SCALE_N calls and results ($pattern): exit $rc (124: over 30 s), stderr: $(head -c 200 "$work/scale.err")"
     fi
   done
 }
