@@ -9,7 +9,10 @@
  * increasing index order, so its first failure in a window is the smallest failing index of its
  * shard there; merging keeps, per (property, target, window), the finding with the smallest case
  * index: N shards (or N workers) together report exactly what one process running every case
- * would. Corpus cases are always taken.
+ * would. Not quite when a rule gives no verdict on an ID (the campaign then exits 2): one process
+ * stops judging that property at its first such case, while each shard stops at its own, so a
+ * merge may hold findings of that property from later cases, and its not_judged message is the
+ * first part's, not the earliest case's. Corpus cases are always taken.
  *
  * A finding's signature is the SHA-256 of its property, target and shrunk history: two findings
  * with the same signature are one distinct failure. */

@@ -435,14 +435,16 @@ static size_t print_summary(const cs_options *o, const cs_findings *f, cs_expect
   return counted;
 }
 
-/* Makes the results directory `dir` and checks that its summary.json and cases/ can be written
- * (something else named cases/ is found now, not after the work). The directories made go to
- * `made`, also on failure. 0, or -1 with err. */
-static int prepare_out(const char *dir, cs_made *made, cs_err *err) {
+/* Makes the results directory `dir` and checks that its summary.json and cases/ can be written,
+ * and cases/<impl>/ too when the implementation's name is known (NULL: not yet, a program's comes
+ * with its hello): something else in the way is found now, not after the work or halfway through
+ * writing. The directories made go to `made`, also on failure. 0, or -1 with err. */
+static int prepare_out(const char *dir, const char *impl, cs_made *made, cs_err *err) {
   char *summary = cs_findings_summary_path(dir);
   cs_buf cases = {0};
   cs_buf_printf(&cases, "%s/cases", dir);
-  int rc = cs_mkdir_p(dir, made, err) || cs_prepare_output(summary, made, err) || cs_dir_writable(cases.data, err);
+  int rc = cs_mkdir_p(dir, made, err) || cs_prepare_output(summary, made, err) || cs_dir_writable(cases.data, err) ||
+           (impl && cs_corpus_writable(cases.data, impl, err));
   free(summary);
   cs_buf_free(&cases);
   return rc ? -1 : 0;
@@ -541,7 +543,8 @@ static int merge_command(fuzz_ctx *c, int argc, char **argv) {
   }
   int status = CS_EXIT_OK;
   cs_made made = {0};
-  if (prepare_out(c->o.merge_out, &made, &err) || cs_findings_write(c->o.merge_out, &total, true, &err)) {
+  if (prepare_out(c->o.merge_out, total.n ? total.impl : NULL, &made, &err) ||
+      cs_findings_write(c->o.merge_out, &total, true, &err)) {
     cs_made_undo(&made);
     status = cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   } else {
@@ -618,15 +621,8 @@ int cs_cmd_fuzz(int argc, char **argv) {
   /* Made now: an --out that cannot be made is refused before the campaign, not after it. The
    * directories made here are removed again if the campaign cannot run at all. */
   cs_made made = {0};
-  bool out_ok = prepare_out(c.out_dir, &made, &err) == 0;
-  if (out_ok && c.o.nimpls) { /* a built-in's name is known now (a program's only from its hello) */
-    char sub[256];
-    cs_corpus_dirname(cs_builtin_find(c.o.impls[0])->name, sub, sizeof sub);
-    cs_buf cases = {0};
-    cs_buf_printf(&cases, "%s/cases/%s", c.out_dir, sub);
-    out_ok = cs_dir_writable(cases.data, &err) == 0;
-    cs_buf_free(&cases);
-  }
+  /* a built-in's name is known now (a program's only from its hello) */
+  bool out_ok = prepare_out(c.out_dir, c.o.nimpls ? cs_builtin_find(c.o.impls[0])->name : NULL, &made, &err) == 0;
   /* The workers' directories are made now: a file in the way would otherwise cost a worker's
    * findings after the campaign, and read as a worker that could not run. */
   if (out_ok)

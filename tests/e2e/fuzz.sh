@@ -181,6 +181,21 @@ for v in -1 "'abc'"; do
   "$CS" fuzz --merge "$T/shrm" "$T/cs0" "$T/shr1" >"$T/o" 2>"$T/e"
   check "merge of a summary with shrink_seconds $v: exit 2, one line" "one_line_2 $? 'shrink_seconds is not a duration'"
 done
+# A FIFO in place of a summary would block the merge on a writer: refused, not waited on.
+mkdir -p "$T/fifosum" && mkfifo "$T/fifosum/summary.json"
+timeout 20 "$CS" fuzz --merge "$T/fifom" "$T/cs0" "$T/fifosum" >"$T/o" 2>"$T/e"
+check "merge of a directory whose summary.json is a FIFO: exit 2, one line, no wait, nothing written" \
+  "one_line_2 $? 'fifosum/summary.json: not a regular file' && [ ! -e '$T/fifom' ]"
+# A file where the merge's cases/<implementation>/ goes: refused before anything is written.
+mkdir -p "$T/blockm/cases" && echo x >"$T/blockm/cases/prefix-swap"
+"$CS" fuzz --merge "$T/blockm" "$T/cs0" "$T/cs1" >"$T/o" 2>"$T/e"
+check "merge into an --out whose cases/prefix-swap is a file: exit 2, one line, no summary.json left" \
+  "one_line_2 $? 'blockm/cases/prefix-swap: not a directory' && [ ! -e '$T/blockm/summary.json' ]"
+# Parts are checked pair by pair for a shared case: a summary may list at most 16384 of them.
+edit "$T/cs1" "$T/manyparts" "d['parts'] = ' '.join('%d/20000' % i for i in range(20000))"
+timeout 60 "$CS" fuzz --merge "$T/manym" "$T/manyparts" >"$T/o" 2>"$T/e"
+check "a summary listing 20000 parts: exit 2 at once, one line" \
+  "one_line_2 $? 'parts lists 20000 shards, more than the 16384 a summary may hold'"
 edit "$T/cs1" "$T/shr2" "d['shrink_seconds'] = 7.5"
 "$CS" fuzz --merge "$T/shrm2" "$T/cs0" "$T/shr2" >"$T/o" 2>"$T/e"
 check "a merge keeps the longest part's shrinking time" \
