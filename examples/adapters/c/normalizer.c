@@ -383,6 +383,7 @@ typedef struct {
  * the head, where it is skipped. Every call joins a queue once and leaves it once, so pairing is
  * linear in the history, where a scan of the earlier calls per result would be quadratic. */
 #define NONE SIZE_MAX
+#define SCAN_MAX 64 /* histories of at most this many calls are paired by a scan */
 typedef struct {
   size_t head, tail; /* head: NONE when empty; otherwise tail is the last call pushed */
 } queue;
@@ -492,7 +493,7 @@ static const char *const RESULT_FIELDS[] = {"call_id", "name"};
 /* Writes `,"calls":[...],"results":[...]` for `history`. */
 static void assign(const cJSON *history, int target, int bug, io *s) {
   const cJSON *turns = cJSON_GetObjectItemCaseSensitive(history, "turns"), *turn, *el, *f[NTURN_FIELDS];
-  size_t total = 0, nresults = 0, n = 0, r = 0, t = 0;
+  size_t total = 0, nresults = 0, n = 0, r = 0, t = 0, last_first = 0, last_end = 0;
   cJSON_ArrayForEach(turn, turns) { /* first pass: how many calls and results */
     get_fields(turn, NTURN_FIELDS, TURN_FIELDS, f);
     if (same(text(f[ROLE]), "assistant"))
@@ -505,7 +506,10 @@ static void assign(const cJSON *history, int target, int bug, io *s) {
   while (used.mask < 2 * total)
     used.mask = used.mask * 2 + 1;
   used.slot = memset(arena_alloc((used.mask + 1) * sizeof *used.slot), 0, (used.mask + 1) * sizeof *used.slot);
-  qtable by_id = qtable_new(total), by_name = qtable_new(0); /* by_name: the last assistant turn's */
+  /* A small history is paired by scanning its calls, as the rule reads (and faster than tables at
+   * that size); a larger one through the tables, which keep pairing linear. */
+  bool scan = total <= SCAN_MAX;
+  qtable by_id = qtable_new(scan ? 0 : total), by_name = qtable_new(0); /* by_name: the last assistant turn's */
 
   cJSON_ArrayForEach(turn, turns) {
     get_fields(turn, NTURN_FIELDS, TURN_FIELDS, f);
@@ -517,7 +521,9 @@ static void assign(const cJSON *history, int target, int bug, io *s) {
         strcpy(tid + 1, key);
       else
         *decimal(tid + 1, t) = 0;
-      by_name = qtable_new((size_t)cJSON_GetArraySize(f[CALLS]));
+      if (!scan)
+        by_name = qtable_new((size_t)cJSON_GetArraySize(f[CALLS]));
+      last_first = n;
       size_t pos = 0;
       cJSON_ArrayForEach(el, f[CALLS]) {
         const cJSON *cf[3];
@@ -526,20 +532,27 @@ static void assign(const cJSON *history, int target, int bug, io *s) {
         *c = (call){.raw = text(cf[0]), .name = text(cf[1]), .server = cJSON_IsTrue(cf[2])};
         c->wire = call_id(target, bug, tid, pos++, c, &used);
         set_add(&used, c->wire);
-        if (!c->server) {
+        if (!c->server && !scan) {
           if (c->raw && *c->raw) /* rule 1 never pairs by an empty ID */
             qtable_push(&by_id, c->raw, calls, n, BY_ID);
           qtable_push(&by_name, c->name, calls, n, BY_NAME);
         }
         n++;
       }
+      last_end = n;
     }
     cJSON_ArrayForEach(el, f[RESULTS]) {
       const cJSON *rf[2];
       get_fields(el, 2, RESULT_FIELDS, rf);
       const char *cid = text(rf[0]), *name = text(rf[1]);
-      call *match =
-          cid && *cid ? qtable_first(&by_id, cid, calls, BY_ID) : qtable_first(&by_name, name, calls, BY_NAME);
+      bool by_id_rule = cid && *cid; /* rule 1: by raw id over all calls; rule 2: by name, last turn */
+      call *match = NULL;
+      if (!scan)
+        match = by_id_rule ? qtable_first(&by_id, cid, calls, BY_ID) : qtable_first(&by_name, name, calls, BY_NAME);
+      for (size_t i = by_id_rule ? 0 : last_first; scan && i < (by_id_rule ? n : last_end) && !match; i++)
+        if (!calls[i].server && !calls[i].answered &&
+            (by_id_rule ? same(calls[i].raw, cid) : same(calls[i].name, name)))
+          match = &calls[i];
       if (match)
         match->answered = true;
       results[r++] = result_id(target, bug, cid, name, match, calls, n);
