@@ -46,7 +46,8 @@ extern char **environ;
 #define SP_EXIT_CHECK_MS 50               /* how often a wait looks whether the process died */
 #define SP_DRAIN_LIMIT ((size_t)4 << 20)  /* stderr bytes read per wake-up, so deadlines stay checked */
 #define SP_STOP_GRACE_MS 200u
-#define SP_EXTRA_WAIT_MS 20    /* at stop, for lines written after the last answer */
+#define SP_CLOSED_GRACE_NS ((int64_t)200 * 1000000) /* after stdin closed, for a death to show on stdout */
+#define SP_EXTRA_WAIT_MS 20                         /* at stop, for lines written after the last answer */
 #define SP_CRASH_GRACE_MS 100u /* after EOF on stdout: time for the exit status to become visible */
 #define SP_PIPE_SIZE (1 << 20) /* bigger pipes: fewer wake-ups per batch (best effort) */
 #define SP_SCHEME_V1 "callsign-canonical-v1"
@@ -66,8 +67,9 @@ typedef struct {
   int live_slot;                       /* its entry in live_groups, or -1 */
   int to_child, from_child, err_child; /* parent's ends, -1 when closed */
   bool write_closed, out_eof;
-  uint64_t next_seq;  /* monotonic over the life of this cs_impl; hello is always 0 */
-  uint64_t first_seq; /* next_seq when this process started: the seq of its first request */
+  int64_t stdin_closed_ns; /* when a write found the process had closed its stdin; 0: it has not */
+  uint64_t next_seq;       /* monotonic over the life of this cs_impl; hello is always 0 */
+  uint64_t first_seq;      /* next_seq when this process started: the seq of its first request */
 
   cs_buf wbuf; /* queued request bytes; [wpos, len) not written yet */
   size_t wpos;
@@ -316,6 +318,7 @@ static void flush_writes(cs_subproc *s) {
     } else {
       /* EPIPE (SIGPIPE is ignored): the child closed stdin or died; stdout tells the rest. */
       s->write_closed = true;
+      s->stdin_closed_ns = cs_now_ns();
     }
   }
   if (s->wpos == b->len || s->write_closed) {
@@ -589,6 +592,7 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
   fcntl(s->from_child, F_SETPIPE_SZ, SP_PIPE_SIZE);
 #endif
   s->write_closed = s->out_eof = false;
+  s->stdin_closed_ns = 0;
   s->wqueued = s->wdone = 0;
   s->wpos = s->rpos = s->rscan = 0;
   cs_buf_clear(&s->wbuf);
@@ -1372,13 +1376,28 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
     if (s->b_stamped > recv && s->wtime[recv] > since)
       since = s->wtime[recv];
     int64_t deadline = since + (int64_t)s->deadline_ms * 1000000;
+    /* A request the process closed its stdin before it got can never be answered: waiting out the
+     * deadline for it would read as a hang. A short grace lets a process that died say so on
+     * stdout (a crash) first. */
+    uint64_t end = recv + 1 < s->b_sent ? s->start_off[recv + 1] : s->wqueued;
+    bool undelivered = s->stdin_closed_ns && s->wdone < end;
+    if (undelivered && s->stdin_closed_ns + SP_CLOSED_GRACE_NS < deadline)
+      deadline = s->stdin_closed_ns + SP_CLOSED_GRACE_NS;
     int left;
     wait_state w = wait_for(s, deadline, &left);
+    if (w == WAIT_DEADLINE_PASSED && undelivered) {
+      snprintf(detail, sizeof detail, "the process closed its stdin before seq %llu (%s) was sent to it",
+               (unsigned long long)s->seqs[recv], what);
+      fault(s, &replies[recv], CS_REPLY_PROTOCOL, detail, a);
+      note_outcome(s, rq, CS_REPLY_PROTOCOL);
+      recv++;
+      continue;
+    }
     if (w == WAIT_DEADLINE_PASSED) {
       char unended[64];
       unended_note(s, unended, sizeof unended);
-      snprintf(detail, sizeof detail, "no answer to seq %llu (%s) within %u ms%s", (unsigned long long)s->seqs[recv],
-               what, s->deadline_ms, unended);
+      snprintf(detail, sizeof detail, "no answer to seq %llu (%s) within %u ms%s%s", (unsigned long long)s->seqs[recv],
+               what, s->deadline_ms, unended, s->stdin_closed_ns ? " (the process had closed its stdin)" : "");
       fault(s, &replies[recv], CS_REPLY_TIMEOUT, detail, a);
       note_outcome(s, rq, CS_REPLY_TIMEOUT);
       recv++;

@@ -314,6 +314,20 @@ tok=$(python3 -c "import json; d=json.load(open('$T/hang.json')); print([c for c
 "$CS" replay --property protocol.answer --deadline 500 "$tok" --impl-cmd -- python3 "$T/hang_pipe.py" >"$T/hang_replay.out" 2>&1
 check "its replay fails with the timeout, not 'held when run again'" \
   "[ $? -eq 1 ] && grep -q 'timeout: no answer' '$T/hang_replay.out' && ! grep -q 'held when run again' '$T/hang_replay.out'"
+# A program that closes its stdin after the hello can answer nothing more: each request it never
+# got is a protocol fault saying so, not a timeout after the whole deadline.
+cat >"$T/closes_stdin.py" <<'PY'
+import json, os, sys, time
+json.loads(sys.stdin.readline())
+os.close(0)
+print(json.dumps({"seq": 0, "protocol": 1, "name": "closes-stdin", "version": "1", "ops": ["normalize"],
+                  "targets": ["mistral"]}), flush=True)
+time.sleep(30)
+PY
+"$CS" run --cases 3 --no-corpus --quiet --impl-cmd -- python3 "$T/closes_stdin.py" >"$T/closed.out" 2>&1
+check "a program that closed its stdin: protocol faults naming it, no timeout" \
+  "[ $? -eq 1 ] && grep -Eq 'protocol: the process closed its stdin before seq [0-9]+ \(normalize mistral\) was sent to it' '$T/closed.out' &&
+   ! grep -q 'timeout' '$T/closed.out'"
 # Provider keys stay with callsign: an ID normalizer needs none, and one it never sees it cannot
 # print or send. Any other variable is passed (the control: the fixture does see it).
 for var in OPENAI_API_KEY AWS_SECRET_ACCESS_KEY GEMINI_API_KEY; do
