@@ -1215,14 +1215,15 @@ static void skip_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, 
     kill_process(s);
 }
 
-/* Counts a start that failed at hello toward SP_MAX_FAILED_STARTS, or clears the count after a
- * good one; a start that was cut or could not spawn leaves it as it was. */
+/* Counts a start that failed at hello, or could not spawn at all (the program was removed or
+ * replaced, or the system is out of processes or memory), toward SP_MAX_FAILED_STARTS, or clears
+ * the count after a good one; a start that was cut leaves it as it was. */
 static void note_start(cs_subproc *s, start_outcome so, cs_reply_status fault, const cs_err *e) {
   if (so == START_OK) {
     s->failed_starts = 0;
-  } else if (so == START_HELLO_FAILED) {
+  } else if (so == START_HELLO_FAILED || so == START_SPAWN_FAILED) {
     s->failed_starts++;
-    s->start_fault = fault;
+    s->start_fault = so == START_SPAWN_FAILED ? CS_REPLY_CRASH : fault;
     cs_err_set(&s->gave_up, "not restarted: the last %u restarts failed (%s)", SP_MAX_FAILED_STARTS, e->msg);
   }
 }
@@ -1287,17 +1288,13 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
         replies[recv].message = cs_arena_printf(a, "%s (%s waited on that start)", e.msg, req);
         return 0;
       }
-      if (so == START_SPAWN_FAILED) {
-        for (size_t i = recv; i < n; i++) {
-          replies[i].status = CS_REPLY_CRASH;
-          replies[i].message = cs_arena_printf(a, "restart failed: %s", e.msg);
-        }
-        cs_err_set(err, "%s", e.msg);
-        return -1;
-      }
-      if (so == START_HELLO_FAILED) {
-        /* The batch's requests go unanswered the way the hello did. One fault is counted (the
-         * request the restart was for), as for a request that ends its process. */
+      if (so == START_HELLO_FAILED || so == START_SPAWN_FAILED) {
+        /* The batch's requests go unanswered the way the hello did, or as a crash when the program
+         * could not be started again: a fault of protocol.answer, which keeps what the run found.
+         * One fault is counted (the request the restart was for), as for a request that ends its
+         * process. */
+        if (so == START_SPAWN_FAILED)
+          fault = CS_REPLY_CRASH;
         for (size_t i = recv; i < n; i++) {
           replies[i].status = fault;
           replies[i].message = cs_arena_printf(a, "restart failed: %s", e.msg);

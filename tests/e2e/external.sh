@@ -328,6 +328,31 @@ PY
 check "a program that closed its stdin: protocol faults naming it, no timeout" \
   "[ $? -eq 1 ] && grep -Eq 'protocol: the process closed its stdin before seq [0-9]+ \(normalize mistral\) was sent to it' '$T/closed.out' &&
    ! grep -q 'timeout' '$T/closed.out'"
+# A program that can no longer be started (removed while the run restarts it) is a protocol.answer
+# failure like a failed hello, and the run keeps what it found: before, the run ended at once,
+# every finding lost, as if the program had never run.
+mkdir -p "$T/vanish"
+cat >"$T/vanish/impl.py" <<PY
+#!/usr/bin/env python3
+import json, os, sys
+sys.path.insert(0, "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/examples/adapters/python")
+import normalizer
+n = 0
+for line in sys.stdin:
+    req = json.loads(line)
+    if req.get("op") == "stop":
+        break
+    n += req.get("op") != "hello"
+    if n == 300:
+        os.remove(sys.argv[0])
+        sys.exit(1)
+    print(json.dumps(normalizer.handle(req, None)), flush=True)
+PY
+chmod +x "$T/vanish/impl.py"
+"$CS" run --cases 200 --no-corpus --strict --impl-cmd -- "$T/vanish/impl.py" >"$T/vanish.out" 2>&1
+check "a program removed while the run restarts it: exit 1, protocol.answer says it cannot start, the rest kept" \
+  "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/vanish.out' && grep -q 'cannot start' '$T/vanish.out' &&
+   grep -q 'FAIL emit.native_passthrough' '$T/vanish.out' && ! grep -q 'could not run' '$T/vanish.out'"
 # Provider keys stay with callsign: an ID normalizer needs none, and one it never sees it cannot
 # print or send. Any other variable is passed (the control: the fixture does see it).
 for var in OPENAI_API_KEY AWS_SECRET_ACCESS_KEY GEMINI_API_KEY; do
