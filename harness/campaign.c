@@ -570,10 +570,10 @@ static size_t count_parts(const char *s) {
 /* True when `s` is what a summary's "parts" holds: one or more parts, separated by single spaces,
  * no two sharing a case, at most MAX_PARTS; `why` says what is wrong otherwise. */
 static bool parts_valid(const char *s, char *why, size_t cap) {
-  size_t n;
+  size_t n = count_parts(s);
   bool ok;
-  if (count_parts(s) > MAX_PARTS) {
-    snprintf(why, cap, "parts lists %zu shards, more than the %d a summary may hold", count_parts(s), MAX_PARTS);
+  if (n > MAX_PARTS) {
+    snprintf(why, cap, "parts lists %zu shards, more than the %d a summary may hold", n, MAX_PARTS);
     return false;
   }
   free(parts_read(s, &n, &ok));

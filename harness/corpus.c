@@ -229,6 +229,15 @@ static bool token_makes(const uint64_t *v, size_t n, uint32_t max_id_len, const 
   return same;
 }
 
+/* Is this token case stale: its file saves a history (read into *saved) that its token, under
+ * bound `max_id_len` (0: the default), no longer makes? A file without a readable history is not. */
+static bool token_is_stale(const cJSON *root, const char *label, const uint64_t *v, size_t n, uint32_t max_id_len,
+                           const char *property, cs_arena *a, cs_history *saved) {
+  cs_err unread = {{0}};
+  return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "history")) &&
+         history_of(root, label, a, saved, &unread) == 0 && !token_makes(v, n, max_id_len, property, saved);
+}
+
 static uint32_t count_calls(const cs_history *h) {
   uint32_t n = 0;
   for (uint32_t t = 0; t < h->nturns; t++)
@@ -291,9 +300,7 @@ int cs_corpus_read_file(const char *path, cs_arena *a, cs_history *lit, cs_liter
   cs_literal_twin ignored;
   if (kind == 1 && (history_of(root, label, a, lit, err) || twin_of(root, lit, label, twin ? twin : &ignored, err)))
     kind = -1;
-  cs_err unread = {{0}};
-  if (kind == 0 && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "history")) &&
-      history_of(root, label, a, lit, &unread) == 0 && !token_makes(*v, *n, *max_id_len, property, lit)) {
+  if (kind == 0 && token_is_stale(root, label, *v, *n, *max_id_len, property, a, lit)) {
     free(*v);
     *v = NULL;
     *n = 0;
@@ -424,10 +431,7 @@ int cs_corpus_load(const char *dir, const char *impl, cs_corpus *out, cs_err *er
       if (ok && (ok = token_of(root, file.data, &out->v[out->n], &out->len[out->n], &bad) == 0)) {
         /* A token that now makes another history: the saved history is the case, replayed as it is. */
         cs_history *h = cs_arena_alloc(&out->arena, sizeof *h);
-        cs_err unread = {{0}};
-        if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "history")) &&
-            history_of(root, file.data, &out->arena, h, &unread) == 0 &&
-            !token_makes(out->v[out->n], out->len[out->n], 0, pname, h)) {
+        if (token_is_stale(root, file.data, out->v[out->n], out->len[out->n], 0, pname, &out->arena, h)) {
           free(out->v[out->n]);
           out->v[out->n] = NULL;
           ok = twin_of(root, h, file.data, &out->lit_twin[out->nlit], &bad) == 0;
