@@ -53,6 +53,7 @@ typedef struct {
   cs_literal_twin literal_twin; /* a literal case's */
   cs_literal_twin planted;      /* as cs_outcome's */
   const char *found_shrinking;  /* as cs_outcome's */
+  bool start_fault;             /* as cs_outcome's */
 } pending_failure;
 
 typedef struct {
@@ -85,6 +86,9 @@ typedef struct {
   /* While shrinking a protocol.answer failure: the replies among which its fault was (CS_NEED_*),
    * the only ones each try asks for; 0: every reply. */
   unsigned shrink_answer_needs;
+  /* While shrinking a protocol.answer failure a request caused: a try's fault of the program's
+   * start (cs_reply.at_start) is not that failure, only a program that could not start again. */
+  bool request_faults_only;
   uint32_t kinds_asked; /* bit per request kind the run asked for */
   double deadline;      /* cs_now_s() at which --time runs out; 0: no time limit */
   char first_cut[300];  /* the message of the first reply cut off by the time */
@@ -126,14 +130,21 @@ static bool unanswered(cs_reply_status st, bool cut) {
 }
 
 /* Which replies first_reply looks for. */
-static bool is_fault(cs_reply_status st) {
-  return unanswered(st, false);
+static bool is_fault(const cs_reply *rp) {
+  return unanswered(rp->status, false);
 }
-static bool is_cut(cs_reply_status st) {
-  return unanswered(st, true);
+static bool is_request_fault(const cs_reply *rp) {
+  return is_fault(rp) && !rp->at_start;
 }
-static bool is_skipped(cs_reply_status st) {
-  return st == CS_REPLY_SKIPPED;
+static bool is_cut(const cs_reply *rp) {
+  return unanswered(rp->status, true);
+}
+static bool is_skipped(const cs_reply *rp) {
+  return rp->status == CS_REPLY_SKIPPED;
+}
+/* Not sent: the program's restarts had failed too often to try one again. */
+static bool is_start_skipped(const cs_reply *rp) {
+  return rp->status == CS_REPLY_SKIPPED && rp->at_start;
 }
 
 static int flush(runner *r) {
@@ -402,9 +413,9 @@ static void queue_dependent(runner *r, cs_caserun *run, unsigned needs) {
   }
 }
 
-/* The first reply of the case whose status `match` picks (is_fault, is_cut, is_skipped), or NULL.
+/* The first reply of the case that `match` picks (is_fault, is_cut, is_skipped, ...), or NULL.
  * `needs` (may be NULL) gets the CS_NEED_* bits under which the runner asks for that reply. */
-static const cs_reply *first_reply(const cs_caserun *run, bool (*match)(cs_reply_status), unsigned *needs) {
+static const cs_reply *first_reply(const cs_caserun *run, bool (*match)(const cs_reply *), unsigned *needs) {
   const struct {
     const cs_reply *reply;
     unsigned needs;
@@ -414,7 +425,7 @@ static const cs_reply *first_reply(const cs_caserun *run, bool (*match)(cs_reply
              {&run->canon_reingest, CS_NEED_CANON | CS_NEED_REINGEST},
              {&run->emit_kimi, CS_NEED_KIMI}};
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-    if (match(all[i].reply->status)) {
+    if (match(all[i].reply)) {
       if (needs)
         *needs = all[i].needs;
       return all[i].reply;
@@ -433,13 +444,20 @@ static const cs_reply *first_reply(const cs_caserun *run, bool (*match)(cs_reply
                {&run->norm_twice[t], CS_NEED_NORM | CS_NEED_NORM_TWICE},
                {&run->norm_restart[t], CS_NEED_NORM | CS_NEED_NORM_RESTART}};
     for (size_t i = 0; i < sizeof per / sizeof *per; i++)
-      if (match(per[i].reply->status)) {
+      if (match(per[i].reply)) {
         if (needs)
           *needs = per[i].needs;
         return per[i].reply;
       }
   }
   return NULL;
+}
+
+/* The fault protocol.answer reports on a case: one a request caused before one of the program's
+ * start, which no history makes happen (and which shrinking a request's fault does not take). */
+static const cs_reply *first_fault(const runner *r, const cs_caserun *run, unsigned *needs) {
+  const cs_reply *f = first_reply(run, is_request_fault, needs);
+  return f || r->request_faults_only ? f : first_reply(run, is_fault, needs);
 }
 
 static int run_restart(runner *r, cs_caserun *run, unsigned needs) {
@@ -550,7 +568,7 @@ static int check_cell(runner *r, const cs_outcome *cell, const cs_caserun *run, 
   if (!p->check) {
     if (!cs_property_is_answer(p))
       return -1;
-    const cs_reply *f = r->batch_fault ? first_reply(run, is_fault, NULL) : NULL;
+    const cs_reply *f = r->batch_fault ? first_fault(r, run, NULL) : NULL;
     if (!f)
       return 1;
     snprintf(why, why_len, "%s: %.*s", cs_reply_status_name(f->status),
@@ -726,6 +744,7 @@ typedef struct {
   case_size bs;           /* size of the case `best` makes */
   double stop_at;         /* cs_now_s() after which no more tries start; 0: none */
   const char *stopped_by; /* why the tries ended before shrinking did: the report says so */
+  char stopped_why[300];  /* room for a stopped_by the implementation words */
   bool confirm_fresh;     /* a smaller case is taken once it fails again in a fresh process */
   char why[600];
 } shrinking;
@@ -746,7 +765,16 @@ static int spend_try(shrinking *s, const uint64_t *v, size_t n) {
   if (!s->budget)
     return 0;
   s->budget--;
-  return try_case(s->r, s->cell, v, n, &s->consumed, s->why, sizeof s->why);
+  int rc = try_case(s->r, s->cell, v, n, &s->consumed, s->why, sizeof s->why);
+  /* No try runs any more: every request would go unsent, and the case found stays as it is. */
+  const cs_reply *gone = rc >= 0 ? first_reply(&s->r->runs[0], is_start_skipped, NULL) : NULL;
+  if (gone) {
+    snprintf(s->stopped_why, sizeof s->stopped_why, "%.*s", (int)gone->message.len,
+             gone->message.ptr ? gone->message.ptr : "");
+    s->stopped_by = s->stopped_why;
+    s->budget = 0;
+  }
+  return rc;
 }
 
 /* The case just run became `best`: the cell reports it. Kept as it is found, so the report needs
@@ -1017,6 +1045,7 @@ static void shrink(runner *r, cs_outcome *cell) {
    * failure shows without one (two answers of the same process differ); if not, restart per try. */
   r->shrink_without_restart = (cell->prop->needs & CS_NEED_RESTART) != 0;
   r->shrink_answer_needs = 0;
+  r->request_faults_only = cs_property_is_answer(cell->prop) && !cell->start_fault;
   bool reproduced = false, held = false;
   while (progress && s.budget) {
     unsigned before = s.budget;
@@ -1036,7 +1065,7 @@ static void shrink(runner *r, cs_outcome *cell) {
       /* A fault is shrunk among the replies it was one of: an implementation that faults on every
        * request would otherwise cost a restart for each of about 30 requests per try. */
       if (cs_property_is_answer(cell->prop))
-        first_reply(&r->runs[0], is_fault, &r->shrink_answer_needs);
+        first_fault(r, &r->runs[0], &r->shrink_answer_needs);
     }
     if (rc == 1 || !r->shrink_without_restart)
       break;
@@ -1127,6 +1156,7 @@ done:
   r->impl->stop_at_ns = run_stop;
   r->shrink_without_restart = false;
   r->shrink_answer_needs = 0;
+  r->request_faults_only = false;
 }
 
 /* --- the run ------------------------------------------------------------------------------------ */
@@ -1221,8 +1251,25 @@ static uint64_t *copy_choices(const cs_choices *ch, size_t *n) {
 }
 
 /* The first failure of a run's cell, on case i of the batch: the cell reports it. */
+/* Frees what fail_cell kept of a failure, which another replaces. */
+static void forget_failure(cs_outcome *cell) {
+  free(cell->choices);
+  free(cell->history_json);
+  free(cell->answer_json);
+  free(cell->literal_path);
+  cell->choices = NULL;
+  cell->history_json = cell->answer_json = cell->literal_path = NULL;
+}
+
+/* Did protocol.answer fail on `run` for a fault of the program's start (cs_outcome.start_fault)? */
+static bool started_fault(const runner *r, const cs_outcome *cell, const cs_caserun *run) {
+  const cs_reply *f = cs_property_is_answer(cell->prop) ? first_fault(r, run, NULL) : NULL;
+  return f && f->at_start;
+}
+
 static void fail_cell(runner *r, cs_outcome *cell, size_t i, const char *why) {
   cell->failed = true;
+  cell->start_fault = started_fault(r, cell, &r->runs[i]);
   snprintf(cell->message, sizeof cell->message, "%s", why);
   cell->case_index = r->runs[i].case_index;
   cell->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &cell->nchoices);
@@ -1242,6 +1289,7 @@ static pending_failure *take_failure(runner *r, size_t c, size_t i, const char *
   memset(p, 0, sizeof *p);
   p->cell = c;
   p->case_index = r->runs[i].case_index;
+  p->start_fault = started_fault(r, &r->cells[c], &r->runs[i]);
   snprintf(p->message, sizeof p->message, "%s", why);
   p->choices = r->batch_literal ? NULL : copy_choices(&r->ch[i], &p->nchoices);
   p->literal_twin = r->batch_literal ? r->literal_twin : (cs_literal_twin){0};
@@ -1272,6 +1320,7 @@ static void report_taken(runner *r) {
     tmp.shrunk_turns = p->turns;
     tmp.shrunk_calls = p->calls;
     tmp.found_shrinking = p->found_shrinking;
+    tmp.start_fault = p->start_fault;
     /* p is not read after here: shrinking may take more failures (fault_while_shrinking), moving
      * r->pending; the loop reaches them. */
     if (tmp.choices && !r->fatal) /* a literal case has no choices: it is reported as it is */
@@ -1298,7 +1347,12 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
       continue;
     for (size_t c = 0; c < r->ncells; c++) {
       cs_outcome *cell = &r->cells[c];
-      if (!cell->applicable || cell->undecided || (cell->failed && !r->campaign))
+      /* A fault of the program's start found first (case 0's restart failed after a later case's
+       * request ended the process) gives way to a fault a request caused: that is the one whose
+       * case a replay shows again. */
+      bool start_gives_way = cell->failed && cell->start_fault && !cell->shrunk && r->batch_fault &&
+                             first_reply(run, is_request_fault, NULL);
+      if (!cell->applicable || cell->undecided || (cell->failed && !r->campaign && !start_gives_way))
         continue;
       char why[600];
       int rc = check_cell(r, cell, run, why, sizeof why);
@@ -1319,6 +1373,8 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
           take_failure(r, c, i, why);
         continue;
       }
+      if (start_gives_way)
+        forget_failure(cell);
       fail_cell(r, cell, i, why);
       any_new = true;
     }

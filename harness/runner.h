@@ -110,6 +110,9 @@ typedef struct cs_outcome {
   /* protocol.answer failed on a case that shrinking this property tried (static name), not on a
    * case of the run; case_index is that of the failure being shrunk. NULL otherwise. */
   const char *found_shrinking;
+  /* protocol.answer failed on a fault of the program's start (cs_reply.at_start: a restart failed
+   * at hello), not on one a request caused: shrinking takes such faults only then. */
+  bool start_fault;
 } cs_outcome;
 
 typedef struct {

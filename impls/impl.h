@@ -61,6 +61,10 @@ typedef struct {
   uint32_t nids;
   cs_str message; /* not ok: one line, without the status word (callers name the status), with the
                    * tail of stderr when there is one */
+  /* A fault or a skip the program's start caused, not this request: a restart failed at hello or
+   * could not spawn (a fault), or restarts had failed too often to try again (skipped). No history
+   * makes it happen, so a fault a request caused is not shrunk into one. */
+  bool at_start;
 } cs_reply;
 
 typedef struct {

@@ -95,9 +95,9 @@ typedef struct {
   uint64_t answered_total; /* requests answered (an error answer counts) */
 
   /* Restarts that failed at hello since the last good one; at SP_MAX_FAILED_STARTS none is tried
-   * again and requests get `start_fault` at once, with `gave_up` (which quotes the last failure). */
+   * again and requests are skipped at once (at_start), with `gave_up` (which quotes the last
+   * failure): they were never sent, so they count as no fault. */
   unsigned failed_starts;
-  cs_reply_status start_fault;
   cs_err gave_up;
 } cs_subproc;
 
@@ -1218,12 +1218,11 @@ static void skip_rest(cs_subproc *s, const cs_request *reqs, cs_reply *replies, 
 /* Counts a start that failed at hello, or could not spawn at all (the program was removed or
  * replaced, or the system is out of processes or memory), toward SP_MAX_FAILED_STARTS, or clears
  * the count after a good one; a start that was cut leaves it as it was. */
-static void note_start(cs_subproc *s, start_outcome so, cs_reply_status fault, const cs_err *e) {
+static void note_start(cs_subproc *s, start_outcome so, const cs_err *e) {
   if (so == START_OK) {
     s->failed_starts = 0;
   } else if (so == START_HELLO_FAILED || so == START_SPAWN_FAILED) {
     s->failed_starts++;
-    s->start_fault = so == START_SPAWN_FAILED ? CS_REPLY_CRASH : fault;
     cs_err_set(&s->gave_up, "not restarted: the last %u restarts failed (%s)", SP_MAX_FAILED_STARTS, e->msg);
   }
 }
@@ -1269,7 +1268,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       if (s->base.give_up_after)
         s->base.given_up = CS_KINDS_ALL;
       for (size_t i = recv; i < n; i++) {
-        replies[i].status = s->start_fault;
+        replies[i] = (cs_reply){.status = CS_REPLY_SKIPPED, .at_start = true};
         replies[i].message = cs_arena_strc(a, s->gave_up.msg);
       }
       return 0;
@@ -1278,7 +1277,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
       cs_err e;
       cs_reply_status fault;
       start_outcome so = start_process(s, &fault, &e);
-      note_start(s, so, fault, &e);
+      note_start(s, so, &e);
       if (so == START_CUT) {
         cut_rest(s, reqs, replies, recv, n, head_since, a);
         /* The request waited on the program's start: say so, or a hello that never comes reads as
@@ -1298,6 +1297,7 @@ static int sp_exec(cs_impl *self, const cs_request *reqs, cs_reply *replies, siz
         for (size_t i = recv; i < n; i++) {
           replies[i].status = fault;
           replies[i].message = cs_arena_printf(a, "restart failed: %s", e.msg);
+          replies[i].at_start = true;
         }
         note_outcome(s, &reqs[recv], fault);
         return 0;
@@ -1419,7 +1419,7 @@ static int sp_restart(cs_impl *self, cs_err *err) {
   }
   cs_reply_status fault;
   start_outcome so = start_process(s, &fault, err);
-  note_start(s, so, fault, err);
+  note_start(s, so, err);
   return so == START_OK ? 0 : -1;
 }
 

@@ -223,6 +223,51 @@ rm -f "$T/once.flag"
   python3 "$FIX/proto_echo.py" --once "$T/once.flag" >"$T/once.out" 2>&1
 check "...and in a replay of emit.deterministic: protocol.answer fails, exit 1" \
   "[ $? -eq 1 ] && grep -q 'FAIL protocol.answer' '$T/once.out' && grep -q 'restart failed\\|restarts failed' '$T/once.out'"
+# The first instance crashes on a call ID with ':' in it; every restart fails at hello. The
+# restarts' faults are not the case's: protocol.answer reports the crash on its own case (not
+# case 0's failed restart check), shrinking takes no try that only failed to start (it once shrank
+# the case to one call with no ':', whose replay passes), and stops once no restart is tried,
+# saying so. A replay with a program that starts again shows the crash.
+cat >"$T/crash_once.py" <<'P'
+import sys, json, os
+mark = sys.argv[1]
+if os.path.exists(mark):
+    sys.exit(7)
+open(mark, "a").close()
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "crash-once", "version": "1", "ops": ["emit"],
+                          "targets": ["anthropic"]}), flush=True)
+        continue
+    if req["op"] == "stop":
+        sys.exit(0)
+    turns = req["history"]["turns"]
+    calls = [c.get("id") for t in turns for c in t.get("calls", [])]
+    if any(i and ":" in i for i in calls):
+        sys.exit(3)
+    print(json.dumps({"seq": req["seq"], "calls": calls,
+                      "results": [r.get("call_id") for t in turns for r in t.get("results", [])]}), flush=True)
+P
+rm -f "$T/crash_once.mark"
+"$CS" run --no-corpus --cases 300 --json "$T/co.json" --impl-cmd -- python3 "$T/crash_once.py" "$T/crash_once.mark" \
+  >"$T/co.out" 2>&1
+co_rc=$?
+read -r co_ok co_replay < <(python3 -c "
+import json
+c = [c for c in json.load(open('$T/co.json'))['implementations'][0]['cells'] if c['property'] == 'protocol.answer'][0]
+f = c['failure']
+calls = [k['id'] for t in json.loads(f['history_json'])['turns'] for k in t.get('calls', [])]
+ok = (c['verdict'] == 'fail' and any(':' in i for i in calls) and f['message'].startswith('crash: the process exited with status 3')
+      and 'not shrunk: not restarted: the last 3 restarts failed' in f['message'])
+print(int(ok), f['replay'])")
+check "a crash, then restarts that fail: protocol.answer reports the crash on its own case, unshrunk by restart faults" \
+  "[ $co_rc -eq 1 ] && [ '$co_ok' = 1 ]"
+rm -f "$T/crash_once.mark"
+eval "\"$CS\"${co_replay#callsign}" >"$T/co_replay.out" 2>&1
+check "...and its replay, with a program that starts again, shows the crash" \
+  "[ $? -eq 1 ] && grep -q 'exited with status 3' '$T/co_replay.out'"
+
 # A fault that needs earlier requests of the same process (a crash after the 20th) is not shrunk
 # into a case that never faults alone: the case reported either fails again in its replay or says
 # it held when run again alone.

@@ -396,7 +396,7 @@ Test(subprocess, nothing_answered_gives_up_every_kind_and_starts_no_process) {
   cs_impl_destroy(im);
 }
 
-Test(subprocess, failed_restart_gives_crash_replies) {
+Test(subprocess, failed_restart_gives_crash_replies_then_skips) {
   char path[] = "/tmp/callsign_once_XXXXXX";
   int fd = mkstemp(path);
   cr_assert_geq(fd, 0);
@@ -411,11 +411,20 @@ Test(subprocess, failed_restart_gives_crash_replies) {
   assert_fault(&rep[1], CS_REPLY_CRASH, "crash-on triggered");
   assert_fault(&rep[2], CS_REPLY_CRASH, "restart failed");
   assert_fault(&rep[2], CS_REPLY_CRASH, "already started once");
+  /* The crash is the request's; the restart's fault is the program's start, not request c's. */
+  cr_assert(!rep[1].at_start);
+  cr_assert(rep[2].at_start);
   /* The next batch tries once more, and fails the same way. */
   cr_assert_eq(cs_impl_exec(im, &rq[0], rep, 1, &A, &err), 0, "%s", err.msg);
   assert_fault(&rep[0], CS_REPLY_CRASH, "restart failed");
+  cr_assert(rep[0].at_start);
   cr_assert_eq(restart_impl(im, &err), -1);
   cr_assert_not_null(strstr(err.msg, "exited with status 2"), "%s", err.msg);
+  /* Three failed in a row: no more is tried, and a request is not sent, which is no fault. */
+  cr_assert_eq(cs_impl_exec(im, &rq[0], rep, 1, &A, &err), 0, "%s", err.msg);
+  cr_assert_eq(rep[0].status, CS_REPLY_SKIPPED, "%s", cs_reply_status_name(rep[0].status));
+  cr_assert(rep[0].at_start);
+  cr_assert_not_null(strstr(rep[0].message.ptr, "not restarted: the last 3 restarts failed"), "%s", rep[0].message.ptr);
   cs_impl_destroy(im);
   unlink(path);
   cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "a child was left behind");
