@@ -11,6 +11,7 @@
 #include "core/fs.h"
 #include "harness/property.h"
 #include "providers/target.h"
+#include "reports/escape.h"
 
 /* Cuts line into its whitespace-separated fields, in place: how many (4 meaning four or more). */
 static int split_fields(char *line, char *field[4]) {
@@ -66,6 +67,17 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
                       limits[too_long].max);
       break;
     }
+    /* As --failures writes them: a name it could not write raw (a control or hidden character, not
+     * UTF-8) is in a comment, and a line holding one would carry it to a terminal. */
+    int not_word = -1;
+    for (int j = 0; j < k && not_word < 0; j++)
+      if (!cs_esc_is_word(field[j]))
+        not_word = j;
+    if (not_word >= 0) {
+      rc = cs_err_set(err, "%s:%d: the %s name holds a control or invisible character, or is not UTF-8", path, lineno,
+                      limits[not_word].name);
+      break;
+    }
     const char *p = field[0], *t = field[1], *i = k == 3 ? field[2] : "";
     const cs_property *prop = cs_property_find(p);
     if (!prop) {
@@ -75,6 +87,12 @@ int cs_expect_load(const char *path, cs_expect *out, cs_err *err) {
     if (prop->per_target ? cs_target_parse(t) < 0 : strcmp(t, "-") != 0) {
       rc = cs_err_set(err, "%s:%d: '%s' is not a target of %s (use %s)", path, lineno, t, p,
                       prop->per_target ? "a target name" : "-");
+      break;
+    }
+    if (prop->only_target >= 0 && cs_target_parse(t) != prop->only_target) {
+      /* It could never be judged: kept by every --failures for ever, and warned about on every run. */
+      rc = cs_err_set(err, "%s:%d: '%s' is not a target of %s (use %s)", path, lineno, t, p,
+                      cs_target_get((cs_target_id)prop->only_target)->name);
       break;
     }
     for (size_t j = 0; j < out->n; j++) {

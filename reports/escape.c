@@ -72,6 +72,20 @@ bool cs_esc_is_hidden(uint32_t cp) {
   return false;
 }
 
+bool cs_esc_is_word(const char *s) {
+  size_t n = strlen(s);
+  if (!n)
+    return false;
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t k = cs_esc_decode(s + i, n - i, &cp);
+    if (!k || cp <= ' ' || cp == '#' || cs_esc_is_hidden(cp))
+      return false;
+    i += k;
+  }
+  return true;
+}
+
 /* Writes the visible escape of cp into out (at least 12 bytes); returns its length. */
 static size_t visible(uint32_t cp, char *out) {
   if (cp == '\n' || cp == '\t' || cp == '\r') {

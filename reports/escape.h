@@ -19,6 +19,9 @@
 size_t cs_esc_decode(const char *s, size_t n, uint32_t *cp);
 /* True for the characters no report shows raw (see the top of this file); \t and \n included. */
 bool cs_esc_is_hidden(uint32_t cp);
+/* Is s (NUL-ended) one word of a plain-text list, written raw and read back as it is: nonempty,
+ * UTF-8, no space, '#' or hidden character (which would reach a terminal through cat)? */
+bool cs_esc_is_word(const char *s);
 /* The longest prefix of s, at most max bytes, that does not split a UTF-8 sequence. */
 size_t cs_esc_cut(const char *s, size_t n, size_t max);
 /* Bytes of a history, an answer or a message that the terminal, HTML and JUnit reports show: an

@@ -3,7 +3,8 @@
  * given its own list passes when it fails exactly as before, so the list is how a project pins
  * the failures it knows of (and how `make run` checks the built-ins fail as designed).
  * Written: FAIL and EXPECTED_FAIL cells, both tiers (a recommended one is marked in a comment).
- * Left out: FIXED cells (the list shrinks) and implementations that could not run. Kept: the
+ * Left out: FIXED cells (the list shrinks) and implementations that could not run; a list of
+ * nothing says whether a case ran ("no failures") or none did. Kept: the
  * lines of --expect no judged cell answered (written as they were read). A name that
  * --expect could not read back as one word (whitespace, '#', control bytes, over 95 bytes) is
  * left out of the line, which then matches any implementation, and shown escaped in a comment; such
@@ -16,22 +17,11 @@
 #include "reports/output.h"
 #include "reports/result.h"
 
-#define EXPECT_WORD_MAX 95 /* harness/expect.c reads each field with %95s */
+#define EXPECT_WORD_MAX 95 /* the implementation field of harness/expect.h's cs_expect_entry */
 
+/* A name --expect reads back as it was written (harness/expect.c refuses the others). */
 static bool one_word(const char *s) {
-  size_t n = strlen(s);
-  if (!n || n > EXPECT_WORD_MAX)
-    return false;
-  for (size_t i = 0; i < n;) {
-    uint32_t cp;
-    size_t k = cs_esc_decode(s + i, n - i, &cp);
-    /* Not UTF-8, or a character no report shows raw (C1 controls, bidi overrides): written raw it
-     * would reach a terminal through cat or a later --expect message. */
-    if (!k || cp <= ' ' || cp == '#' || cs_esc_is_hidden(cp))
-      return false;
-    i += k;
-  }
-  return true;
+  return strlen(s) <= EXPECT_WORD_MAX && cs_esc_is_word(s);
 }
 
 static const char *impl_name(const cs_impl_result *ir) {
@@ -120,8 +110,12 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
     cs_buf_printf(&b, "%s %s%s%s\n", x->property, x->target, x->impl[0] ? " " : "", x->impl);
     listed++;
   }
+  bool checked = false; /* a case ran: "no failures" says something only then */
+  for (size_t k = 0; k < r->nimpls; k++)
+    checked = checked || (!r->impls[k].could_not_run && r->impls[k].cases > 0);
   if (!listed)
-    cs_buf_puts(&b, "\n# no failures\n");
+    cs_buf_puts(&b, checked ? "\n# no failures\n"
+                            : "\n# nothing was checked (no implementation ran a case): no failure is known\n");
   int rc = cs_report_output(&b, out, "failures", err);
   cs_buf_free(&b);
   return rc;

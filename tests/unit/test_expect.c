@@ -69,3 +69,34 @@ Test(expect, byte_order_mark_is_dropped) {
   cs_expect_free(&x);
   remove(path);
 }
+
+/* A line no run could ever judge, or one holding a name --failures would not write raw, is refused:
+ * the first was kept by every --failures and warned about on every run. */
+Test(expect, lines_that_cannot_match_or_hide_characters_are_refused) {
+  const struct {
+    const char *text, *why;
+  } bad[] = {
+      {"emit.kimi_roundtrip anthropic\n", ":1: 'anthropic' is not a target of emit.kimi_roundtrip (use kimi)"},
+      {"emit.server_passthrough gemini\n", "'gemini' is not a target of emit.server_passthrough (use anthropic)"},
+      {"normalize.idempotent anthropic \x1b[31mred\n", ":1: the implementation name holds a control"},
+      {"normalize.idempotent anthropic red\xff\n", "the implementation name holds a control"},
+      {"emit.pair mistral a\xe2\x80\xaez\n", "the implementation name holds"}, /* a right-to-left override */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char path[32];
+    write_list(path, bad[i].text);
+    cs_expect x;
+    cs_err err = {{0}};
+    cr_assert_eq(cs_expect_load(path, &x, &err), -1, "%s was taken", bad[i].text);
+    cr_assert_not_null(strstr(err.msg, bad[i].why), "%s", err.msg);
+    remove(path);
+  }
+  char path[32];
+  write_list(path, "emit.kimi_roundtrip kimi\nemit.server_passthrough anthropic caf\xc3\xa9\n");
+  cs_expect x;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
+  cr_assert_eq(x.n, 2);
+  cs_expect_free(&x);
+  remove(path);
+}

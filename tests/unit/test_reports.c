@@ -878,14 +878,23 @@ Test(failures, the_list_reads_back_as_exactly_the_failing_cells) {
   free(doc);
   unlink(path);
 
-  cs_report empty = {0};
-  doc = write_tmp(&empty, cs_report_failures, path, ".txt");
-  cr_assert_not_null(strstr(doc, "# no failures\n"), "%s", doc);
-  cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
-  cr_assert_eq(x.n, 0u);
-  cs_expect_free(&x);
-  free(doc);
-  unlink(path);
+  /* An empty list says whether anything was checked: a program that could not start fails nothing. */
+  cs_impl_result ran = {.name = "ok", .cases = 5}, dead = {.name = "dead", .could_not_run = true};
+  const struct {
+    cs_impl_result *impl;
+    const char *says;
+  } empties[] = {{NULL, "# nothing was checked"}, {&dead, "# nothing was checked"}, {&ran, "# no failures\n"}};
+  for (size_t k = 0; k < sizeof empties / sizeof *empties; k++) {
+    cs_report empty = {.impls = empties[k].impl, .nimpls = empties[k].impl ? 1 : 0};
+    doc = write_tmp(&empty, cs_report_failures, path, ".txt");
+    cr_assert_not_null(strstr(doc, empties[k].says), "%s", doc);
+    cr_assert(!strstr(empties[k].says, "nothing") || !strstr(doc, "no failures\n"), "%s", doc);
+    cr_assert_eq(cs_expect_load(path, &x, &err), 0, "%s", err.msg);
+    cr_assert_eq(x.n, 0u);
+    cs_expect_free(&x);
+    free(doc);
+    unlink(path);
+  }
 }
 
 /* Lines of --expect the run did not check stay in the list, as read; one a written line without an
