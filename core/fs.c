@@ -429,8 +429,15 @@ int cs_read_line(FILE *f, char *line, size_t n, const char *path, int *lineno, c
   for (; c != EOF && c != '\n'; c = getc(f)) {
     if (c == 0)
       return cs_err_set(err, "%s:%d: line holds a NUL byte", path, *lineno);
-    if (len == n - 1) /* the line does not end within the buffer */
+    if (len == n - 1) { /* the line does not end within the buffer */
+      /* unless this is the CR of its CRLF end: a file saved on Windows holds the same lines */
+      int d = c == '\r' ? getc(f) : 0;
+      if (d == '\n' || d == EOF) {
+        c = d;
+        break;
+      }
       return cs_err_set(err, "%s:%d: line longer than %zu bytes", path, *lineno, n - 1);
+    }
     line[len++] = (char)c;
   }
   line[len] = 0;

@@ -189,15 +189,18 @@ int cs_parse_duration(const char *s, double *out) {
   if (end == s || errno || !isfinite(v) || v < 0)
     return -1;
   if (*end == 0 || strcmp(end, "s") == 0)
-    *out = v;
+    ;
   else if (strcmp(end, "ms") == 0)
-    *out = v / 1000;
+    v /= 1000;
   else if (strcmp(end, "m") == 0)
-    *out = v * 60;
+    v *= 60;
   else if (strcmp(end, "h") == 0)
-    *out = v * 3600;
+    v *= 3600;
   else
     return -1;
+  if (!isfinite(v)) /* 1e308h */
+    return -1;
+  *out = v;
   return 0;
 }
 
@@ -330,6 +333,9 @@ static int apply(cs_options *o, const option_row *row, const char *v, cs_err *er
     int t = cs_target_parse(v);
     if (t < 0)
       return cs_err_set(err, "--target: unknown target '%s' (see callsign list)", cs_err_excerpt(v).s);
+    /* A set of targets: a repeat would pass emit's and collide's "exactly one" unseen. */
+    if (o->targets >> t & 1u)
+      return cs_err_set(err, "--target %s given twice", v);
     o->targets |= 1u << t;
   } else if (!strcmp(n, "property")) {
     /* A prefix naming no property would check nothing and pass: a typo must not turn a gate green. */
@@ -542,6 +548,8 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
       return cs_err_set(err, "option '--%s' does not apply to this command", name);
     }
     if (!strcmp(name, "impl-cmd")) {
+      if (eq)
+        return cs_err_set(err, "--impl-cmd takes no value: write --impl-cmd -- PROGRAM ARGS...");
       if (i + 1 >= argc || strcmp(argv[i + 1], "--") != 0 || i + 2 >= argc)
         return cs_err_set(err, "--impl-cmd must be followed by -- and the program's argv");
       if (!argv[i + 2][0])
@@ -584,7 +592,10 @@ int cs_options_parse(cs_options *o, int argc, char **argv, int first, cs_cmd_bit
                       "--property: %s is checked on the requests of other properties and sends none of its "
                       "own; name one that sends requests too (it is always checked)",
                       CS_PROPERTY_ANSWER);
-  /* --corpus DIR would be silently unused. */
+  /* --corpus DIR would be silently unused, and so would a deadline with nothing to wait for (probe
+   * refuses it itself). */
+  if (o->deadline_ms && !o->impl_cmd && cmd != CS_CMD_PROBE)
+    return cs_err_set(err, "--deadline applies to --impl-cmd: built-in implementations answer at once");
   if (o->no_corpus && o->corpus_dir)
     return cs_err_set(err, "--no-corpus and --corpus: give one of them");
   /* A token regenerates its case under the run's ID bound: the corpus's cases, saved under the

@@ -23,7 +23,9 @@ Test(cli, durations_in_every_unit) {
 }
 
 Test(cli, durations_refused) {
-  const char *bad[] = {"", "s", "-1", "-1s", "10x", "10 s", "10sec", "1d", "abc", "nan", "inf", "infinity", "1e999"};
+  const char *bad[] = {
+      "",    "s",   "-1",  "-1s",      "10x",   "10 s",   "10sec", "1d",
+      "abc", "nan", "inf", "infinity", "1e999", "1e308h", "1e307m"}; /* finite numbers whose unit makes them infinite */
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     double v = 42;
     cr_assert_eq(cs_parse_duration(bad[i], &v), -1, "%s was taken", bad[i]);
@@ -95,10 +97,11 @@ Test(cli, vectors_takes_no_target_rule_or_profile) {
 }
 
 /* Parses one option with its value for `cmd`: 0, or -1 with the reason in `err`. */
+/* --deadline applies to an external program only: it gets one. */
 static int parse_one(cs_cmd_bit cmd, const char *opt, const char *value, cs_options *o, cs_err *err) {
-  char *argv[] = {"callsign", (char *)opt, (char *)value, NULL};
+  char *argv[] = {"callsign", (char *)opt, (char *)value, "--impl-cmd", "--", "prog", NULL};
   memset(err, 0, sizeof *err);
-  return cs_options_parse(o, 3, argv, 1, cmd, err);
+  return cs_options_parse(o, strcmp(opt, "--deadline") ? 3 : 6, argv, 1, cmd, err);
 }
 
 /* replay runs the one case its token or file gives: `replay --cases 5000 --time 1h cs1.AA` ran one
@@ -119,10 +122,13 @@ Test(cli, replay_refuses_what_it_ignores) {
                            {"--profile", "p.txt"}, {"--property", "emit.regex"}, {"--target", "mistral"},
                            {"--quiet", NULL},      {"--strict", NULL},           {"--json", "r.json"}};
   for (size_t i = 0; i < sizeof used / sizeof *used; i++) {
-    char *argv[] = {"callsign", (char *)used[i][0], (char *)used[i][1], NULL};
+    if (used[i][1]) {
+      cr_assert_eq(parse_one(CS_CMD_REPLAY, used[i][0], used[i][1], &o, &err), 0, "%s: %s", used[i][0], err.msg);
+      continue;
+    }
+    char *argv[] = {"callsign", (char *)used[i][0], NULL};
     memset(&err, 0, sizeof err);
-    cr_assert_eq(cs_options_parse(&o, used[i][1] ? 3 : 2, argv, 1, CS_CMD_REPLAY, &err), 0, "%s: %s", used[i][0],
-                 err.msg);
+    cr_assert_eq(cs_options_parse(&o, 2, argv, 1, CS_CMD_REPLAY, &err), 0, "%s: %s", used[i][0], err.msg);
   }
 }
 
@@ -407,6 +413,25 @@ Test(cli, one_value_options_given_twice_are_refused) {
   cr_assert_eq(cs_options_parse(&o, 18, lists, 2, CS_CMD_RUN, &err), 0, "%s", err.msg);
   cr_assert_eq(o.nimpls, 2);
   cr_assert_eq(o.nrules, 2);
+  /* A list is a set: a repeated target would pass emit's and collide's "exactly one" unseen. */
+  char *target_twice[] = {"callsign", "emit", "--target", "mistral", "--target", "mistral", "h.json"};
+  cr_assert_eq(cs_options_parse(&o, 7, target_twice, 2, CS_CMD_EMIT, &err), -1);
+  cr_assert_str_eq(err.msg, "--target mistral given twice");
+}
+
+/* Values an option would silently drop or never use are refused. */
+Test(cli, values_that_would_be_unused_are_refused) {
+  cs_options o;
+  cs_err err;
+  char *cmd_value[] = {"callsign", "run", "--impl-cmd=garbage", "--", "prog"};
+  cr_assert_eq(cs_options_parse(&o, 5, cmd_value, 2, CS_CMD_RUN, &err), -1, "--impl-cmd=VALUE was taken");
+  cr_assert_not_null(strstr(err.msg, "--impl-cmd takes no value"), "%s", err.msg);
+  char *builtin_deadline[] = {"callsign", "run", "--impl", "reference", "--deadline", "1"};
+  cr_assert_eq(cs_options_parse(&o, 6, builtin_deadline, 2, CS_CMD_RUN, &err), -1);
+  cr_assert_not_null(strstr(err.msg, "--deadline applies to --impl-cmd"), "%s", err.msg);
+  char *ext_deadline[] = {"callsign", "run", "--deadline", "1", "--impl-cmd", "--", "prog"};
+  cr_assert_eq(cs_options_parse(&o, 7, ext_deadline, 2, CS_CMD_RUN, &err), 0, "%s", err.msg);
+  cr_assert_eq(o.deadline_ms, 1);
 }
 
 /* JSON files callsign writes (fuzz's summary.json, the vectors) escape U+2028 and U+2029 as the

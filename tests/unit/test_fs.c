@@ -378,6 +378,19 @@ Test(fs, read_line_limit_is_the_buffer) {
   cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), -1);
   cr_assert_str_eq(err.msg, "t.txt:2: line longer than 7 bytes");
   fclose(f);
+  /* The same lines with CRLF ends are as long: the CR of a full line is its line end. */
+  lineno = 0;
+  f = text_file("1234567\r\n1234567\r\n1234567\r");
+  for (int k = 0; k < 3; k++) {
+    cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 1, "%s", err.msg);
+    cr_assert_str_eq(line, "1234567");
+  }
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), 0);
+  fclose(f);
+  lineno = 0;
+  f = text_file("1234567\rx\n");
+  cr_assert_eq(cs_read_line(f, line, sizeof line, "t.txt", &lineno, &err), -1, "a CR inside a line is a byte");
+  fclose(f);
 }
 
 /* A NUL byte would end the line for every string function after the read: refused, not cut. */
