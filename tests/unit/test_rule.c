@@ -437,8 +437,8 @@ Test(rule, profile_file_with_comments) {
                           "\n"
                           "   # indented comment\n"
                           "openai_chat.max_len=64\r\n"
-                          "  \tmistral.max_len=12   \n"
-                          "anthropic.pattern=^[a-z_]+$\t\n"
+                          "  \tmistral.max_len=12\n"
+                          "anthropic.pattern=^[a-z_]+$\n"
                           "gemini.min_len=2"); /* no final newline */
   cr_assert_eq(cs_ruleset_load_profile(RS, path, &err), 0, "%s", err.msg);
   cr_assert_eq(cs_ruleset_rule(RS, CS_PROV_OPENAI_CHAT)->max_len, 64);
@@ -467,6 +467,52 @@ Test(rule, profile_errors_name_file_and_line) {
 
   cr_assert_eq(cs_ruleset_load_profile(RS, "/nonexistent/callsign.profile", &err), -1);
   cr_assert_not_null(strstr(err.msg, "/nonexistent/callsign.profile"), "%s", err.msg);
+}
+
+/* A value ending in a space or tab: stripped, a pattern would differ from the same --rule; kept, an
+ * invisible character would change it. Refused, naming the line; a CRLF end is no such space. */
+Test(rule, profile_line_ending_in_a_space_is_refused) {
+  const char *texts[] = {"anthropic.pattern=^x[0-9] \n", "mistral.max_len=12\t\r\n", "# ok\nopenai_chat.max_len=9 "};
+  const int lines[] = {1, 1, 2};
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    cs_err err = {{0}};
+    char *path = write_temp(texts[i]);
+    cr_assert_eq(cs_ruleset_load_profile(RS, path, &err), -1, "%s was taken", texts[i]);
+    char want[128];
+    snprintf(want, sizeof want, "%s:%d: the line ends in a space or tab", path, lines[i]);
+    cr_assert_str_eq(strstr(err.msg, path), err.msg, "%s", err.msg);
+    cr_assert(!strncmp(err.msg, want, strlen(want)), "%s", err.msg);
+    unlink(path);
+  }
+  cr_assert_str_eq(cs_ruleset_rule(RS, CS_PROV_ANTHROPIC)->pattern, "^[a-zA-Z0-9_-]+$");
+}
+
+/* Numbers are digits: strtoul also took " 5", "+5" and " -0", which lifted the cap silently. */
+Test(rule, numbers_are_digits_only) {
+  refused("anthropic.max_len= -0", "max_len must be a whole number");
+  refused("anthropic.max_len= 5", "max_len must be a whole number");
+  refused("anthropic.max_len=+5", "max_len must be a whole number");
+  refused("anthropic.min_len=-0", "min_len");
+  cr_assert_eq(cs_ruleset_rule(RS, CS_PROV_ANTHROPIC)->max_len, 64);
+}
+
+/* JIT code recurses on a 32 KiB stack a repeated group fills on a long ID; the match is then run
+ * by the interpreter, and gets its verdict, instead of "backtracks too much". */
+Test(rule, a_long_id_past_the_jit_stack_gets_a_verdict) {
+  cs_err err = {{0}};
+  cr_assert_eq(cs_ruleset_override(RS, "gemini.pattern=^([a-zA-Z0-9_-])+$", &err), 0, "%s", err.msg);
+  size_t n = 65536;
+  char *id = malloc(n + 2);
+  cr_assert_not_null(id);
+  memset(id, 'a', n);
+  id[n] = 0;
+  char why[CS_RULE_WHY_MAX] = "";
+  cr_assert_eq(cs_rule_check(RS, CS_PROV_GEMINI, (cs_str){id, n}, 0, false, why, sizeof why), CS_RULE_MET, "%s", why);
+  id[n] = '!';
+  id[n + 1] = 0;
+  cr_assert_eq(cs_rule_check(RS, CS_PROV_GEMINI, (cs_str){id, n + 1}, 0, false, why, sizeof why), CS_RULE_BROKEN, "%s",
+               why);
+  free(id);
 }
 
 Test(rule, profile_line_too_long_is_an_error) {
