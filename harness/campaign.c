@@ -284,27 +284,16 @@ bool cs_findings_differ(const cs_findings *a, const cs_findings *b, cs_findings_
   return rules_differ(&a->settings, &b->settings, d);
 }
 
-static void put_override(cs_buf *out, size_t *n, const char *target, const char *key, const char *value) {
-  cs_buf_printf(out, "%s.%s=%s", target, key, value ? value : "");
-  cs_buf_putc(out, 0);
-  (*n)++;
-}
-
 static size_t settings_overrides(const cs_findings_settings *s, cs_buf *out) {
   size_t n = 0;
   for (int t = 0; t < CS_TARGET_COUNT; t++) {
-    const cs_findings_rule *r = &s->rules[t];
-    const cs_rule *dflt = &cs_target_get((cs_target_id)t)->rule;
-    const char *name = cs_target_label(t);
-    char num[16];
-    if (!same_s(r->pattern, dflt->pattern))
-      put_override(out, &n, name, "pattern", r->pattern);
-    if (r->min_len != dflt->min_len && snprintf(num, sizeof num, "%u", r->min_len) > 0)
-      put_override(out, &n, name, "min_len", num);
-    if (r->max_len != dflt->max_len && snprintf(num, sizeof num, "%u", r->max_len) > 0)
-      put_override(out, &n, name, "max_len", num);
-    if (!same_s(r->server_pattern, dflt->server_pattern))
-      put_override(out, &n, name, "server_pattern", r->server_pattern);
+    const cs_findings_rule *fr = &s->rules[t];
+    cs_rule r = cs_target_get((cs_target_id)t)->rule; /* what a summary does not keep stays the default */
+    r.pattern = fr->pattern;
+    r.server_pattern = fr->server_pattern;
+    r.min_len = fr->min_len;
+    r.max_len = fr->max_len;
+    n += cs_rule_overrides((cs_target_id)t, &r, out);
   }
   return n;
 }

@@ -677,6 +677,20 @@ fail:
   return NULL;
 }
 
+void cs_options_inline_profile(cs_options *o, const cs_ruleset *rs, cs_arena *a) {
+  if (!o->profile)
+    return;
+  cs_buf text = {0};
+  size_t n = cs_ruleset_overrides(rs, &text);
+  const char *p = text.data;
+  /* At most four keys per target: well within CS_MAX_LIST. */
+  for (size_t i = 0; i < n && i < CS_MAX_LIST; i++, p += strlen(p) + 1)
+    o->rules[i] = cs_arena_strc(a, p).ptr;
+  o->nrules = n < CS_MAX_LIST ? n : CS_MAX_LIST;
+  o->profile = NULL;
+  cs_buf_free(&text);
+}
+
 int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
   bool std = !path || !strcmp(path, "-");
   if (!std && !*path) /* "cannot open" would name nothing */

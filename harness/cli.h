@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/arena.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "generators/history_gen.h"
@@ -94,6 +95,11 @@ size_t cs_options_usage(FILE *out, cs_cmd_bit cmd);
 
 /* Builds the ruleset from defaults, --profile and --rule. */
 cs_ruleset *cs_cli_ruleset(const cs_options *o, cs_err *err);
+/* Replaces o's --profile FILE (and its --rule options) by the --rule options that make `rs`, the
+ * ruleset built from them (cs_ruleset_overrides): a replay command naming the file would depend
+ * on the directory and machine it ran in, and on later edits of the file. The texts live in `a`.
+ * Nothing changes without --profile. */
+void cs_options_inline_profile(cs_options *o, const cs_ruleset *rs, cs_arena *a);
 /* Reads a whole file ("-" or NULL: stdin) into `b`. */
 int cs_read_input(const char *path, cs_buf *b, cs_err *err);
 /* Reads ("-" or NULL: stdin, named "stdin" in errors) and parses a JSON file whose top level is an object, strictly

@@ -61,6 +61,7 @@ typedef struct {
   /* --list-cases */
   cs_hasher *hasher;
   cs_buf scratch;
+  cs_arena rules; /* the --rule texts a --profile became (cs_options_inline_profile) */
 } fuzz_ctx;
 
 static void note_signature(fuzz_ctx *c, const char *sig) {
@@ -639,6 +640,7 @@ int cs_cmd_fuzz(int argc, char **argv) {
     cs_ruleset_free(c.rs);
     return cs_fail(CS_EXIT_USAGE, "--out: %s", err.msg);
   }
+  cs_options_inline_profile(&c.o, c.rs, &c.rules);
   cs_findings total = {0};
   int status = CS_EXIT_OK, rc;
   /* Before the workers fork: they inherit it. */
@@ -709,6 +711,7 @@ cleanup:
   cs_expect_free(&expect);
   cs_hasher_free(c.hasher);
   cs_buf_free(&c.scratch);
+  cs_arena_free(&c.rules);
   free(c.sigs);
   cs_ruleset_free(c.rs);
   return status;

@@ -575,6 +575,7 @@ int cs_cmd_run(int argc, char **argv) {
   }
 
   cs_made_free(&made);
+  cs_options_inline_profile(&c.o, c.rs, &c.a); /* after the reports were checked against the file */
   c.report.command = command_line(&c.a, argc, argv);
   c.report.tool_version = CS_VERSION;
   c.report.seed = c.o.seed;
@@ -681,6 +682,7 @@ int cs_cmd_replay(int argc, char **argv) {
     return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
   }
   cs_made_free(&made);
+  cs_options_inline_profile(&c.o, c.rs, &c.a);
   c.o.no_corpus = true;
   c.report.replay = true;
   c.report.tool_version = CS_VERSION;

@@ -204,6 +204,39 @@ const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t) {
   return &rs->r[t].rule;
 }
 
+static bool same_pattern(const char *a, const char *b) {
+  return a == b || (a && b && !strcmp(a, b));
+}
+
+static void put_override(cs_buf *out, size_t *n, const char *target, const char *key, const char *value) {
+  cs_buf_printf(out, "%s.%s=%s", target, key, value ? value : "");
+  cs_buf_putc(out, 0);
+  (*n)++;
+}
+
+size_t cs_rule_overrides(cs_target_id t, const cs_rule *r, cs_buf *out) {
+  const cs_rule *dflt = &cs_target_get(t)->rule;
+  const char *name = cs_target_get(t)->name;
+  size_t n = 0;
+  char num[16];
+  if (!same_pattern(r->pattern, dflt->pattern))
+    put_override(out, &n, name, "pattern", r->pattern);
+  if (r->min_len != dflt->min_len && snprintf(num, sizeof num, "%u", r->min_len) > 0)
+    put_override(out, &n, name, "min_len", num);
+  if (r->max_len != dflt->max_len && snprintf(num, sizeof num, "%u", r->max_len) > 0)
+    put_override(out, &n, name, "max_len", num);
+  if (!same_pattern(r->server_pattern, dflt->server_pattern))
+    put_override(out, &n, name, "server_pattern", r->server_pattern);
+  return n;
+}
+
+size_t cs_ruleset_overrides(const cs_ruleset *rs, cs_buf *out) {
+  size_t n = 0;
+  for (int t = 0; t < CS_TARGET_COUNT; t++)
+    n += cs_rule_overrides((cs_target_id)t, &rs->r[t].rule, out);
+  return n;
+}
+
 size_t cs_utf8_length(cs_str s) {
   size_t n = 0;
   for (size_t i = 0; i < s.len; i++)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "providers/target.h"
 
 typedef struct cs_ruleset cs_ruleset;
@@ -31,6 +32,14 @@ int cs_ruleset_load_profile(cs_ruleset *rs, const char *path, cs_err *err);
 int cs_ruleset_check(const cs_ruleset *rs, cs_err *err);
 
 const cs_rule *cs_ruleset_rule(const cs_ruleset *rs, cs_target_id t);
+
+/* Appends to `out`, each ended by a NUL, the overrides ("mistral.max_len=12") that make the default
+ * rules into rs, one per key that differs ("gemini.pattern=" for a pattern removed); returns how
+ * many. Given as --rule options, in order, they make rs again, wherever the profile file went. */
+size_t cs_ruleset_overrides(const cs_ruleset *rs, cs_buf *out);
+/* The same for one rule `r` of target t: the keys --rule and --profile set (pattern, min_len,
+ * max_len, server_pattern) where r differs from t's default. */
+size_t cs_rule_overrides(cs_target_id t, const cs_rule *r, cs_buf *out);
 
 /* Pass as global_index when the index is unknown (stateless normalize): the index is not checked. */
 #define CS_RULE_ANY_INDEX UINT32_MAX

@@ -936,6 +936,23 @@ for j in 1 2; do
      grep -q ' 0 distinct failures' '$T/o'"
 done
 
+# A --profile names a file relative to where the run was: its replay command (terminal and JSON)
+# gives the rules it made as --rule options, and reproduces the failure from another directory.
+mkdir -p "$T/prof"
+printf '# a stricter gateway\nanthropic.pattern=^toolu_[A-Za-z0-9]+$\nmistral.max_len=9\n' >"$T/prof/p.txt"
+CS_ABS=$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS")
+(cd "$T/prof" && "$CS_ABS" run --impl reference --target anthropic --property emit.regex --no-corpus --cases 50 \
+  --quiet --profile p.txt --json r.json >out.txt 2>&1)
+prof_replay=$(sed -n 's/^ *replay: *//p' "$T/prof/out.txt" | head -n 1)
+check "--profile: the replay command gives its rules as --rule, not the file" \
+  "echo \"\$prof_replay\" | grep -qF -- \"--rule 'anthropic.pattern=^toolu_[A-Za-z0-9]+\\$'\" &&
+   ! grep -q -- '--profile' '$T/prof/out.txt' && python3 -c \"import json
+c = [c for c in json.load(open('$T/prof/r.json'))['implementations'][0]['cells'] if c['verdict'] == 'fail'][0]
+assert '--profile' not in c['failure']['replay'] and '--rule' in c['failure']['replay'], c['failure']['replay']\""
+(cd / && eval "\"$CS_ABS\" ${prof_replay#callsign }" >"$T/prof/replay.txt" 2>&1)
+check "...and it reproduces the failure from another directory (exit 1)" \
+  "[ $? -eq 1 ] && grep -q 'FAIL emit.regex on anthropic' '$T/prof/replay.txt'"
+
 # A listed name holding control characters is refused as --failures would not write it, without
 # echoing them to a terminal; a line the run did not check is named on stderr as the file spells it.
 printf 'emit.regex anthropic evil\033]0;pwned\007x\n' >"$T/expect-esc"

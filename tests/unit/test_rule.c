@@ -538,3 +538,34 @@ Test(rule, profile_line_too_long_is_an_error) {
   free(pat);
   free(text);
 }
+
+/* The overrides that make a ruleset, given to a fresh one, make it again; defaults give none. */
+Test(rule, overrides_remake_the_ruleset) {
+  cs_buf text = {0};
+  cr_assert_eq(cs_ruleset_overrides(RS, &text), 0);
+  cs_err err = {{0}};
+  const char *set[] = {"anthropic.pattern=^x[0-9] ", "mistral.max_len=12", "gemini.min_len=3",
+                       "kimi.pattern=", "anthropic.server_pattern=^srv_[a-z]+$"};
+  for (size_t i = 0; i < sizeof set / sizeof *set; i++)
+    cr_assert_eq(cs_ruleset_override(RS, set[i], &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_ruleset_override(RS, "openai_chat.max_len=40", &err), 0, "%s", err.msg); /* the default */
+  size_t n = cs_ruleset_overrides(RS, &text);
+  cr_assert_eq(n, 5);
+  cs_ruleset *again = cs_ruleset_new(&err);
+  cr_assert_not_null(again, "%s", err.msg);
+  const char *p = text.data;
+  for (size_t i = 0; i < n; i++, p += strlen(p) + 1)
+    cr_assert_eq(cs_ruleset_override(again, p, &err), 0, "%s: %s", p, err.msg);
+  for (int t = 0; t < CS_TARGET_COUNT; t++) {
+    const cs_rule *a = cs_ruleset_rule(RS, (cs_target_id)t), *b = cs_ruleset_rule(again, (cs_target_id)t);
+    cr_assert_eq(a->min_len, b->min_len, "target %d", t);
+    cr_assert_eq(a->max_len, b->max_len, "target %d", t);
+    cr_assert((!a->pattern && !b->pattern) || (a->pattern && b->pattern && !strcmp(a->pattern, b->pattern)),
+              "target %d", t);
+    cr_assert((!a->server_pattern && !b->server_pattern) ||
+                  (a->server_pattern && b->server_pattern && !strcmp(a->server_pattern, b->server_pattern)),
+              "target %d", t);
+  }
+  cs_ruleset_free(again);
+  cs_buf_free(&text);
+}
