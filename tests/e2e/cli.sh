@@ -881,6 +881,12 @@ check "--min-coverage 1 (1% or 100%?): exit 2, one line saying how to write eith
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"write 1% or 100%\" '$T/e'"
 "$CS" run --impl reference --cases 500 --no-corpus --stats --min-coverage 0.5% >"$T/st" 2>"$T/e"
 check "--stats prints every label" "grep -q 'id.missing' '$T/st' && grep -q 'twin.impl' '$T/st'"
+check "--stats: twin.impl counted with a twin planted" "grep -qE '^  twin.impl +[1-9]' '$T/st'"
+# A twin is planted from an emit or normalize answer: a program with neither gets none, and
+# twin.impl does not count the generator's plans for it (it passed --min-coverage so).
+"$CS" run --no-corpus --cases 300 --quiet --property canon.deterministic --stats --impl-cmd -- \
+  python3 tests/fixtures/proto_echo.py --ops canonicalize --targets anthropic >"$T/st2" 2>"$T/e"
+check "--stats: no twin.impl for a program that cannot make one" "[ $? -eq 0 ] && grep -qE '^  twin.impl +0 ' '$T/st2'"
 check "--stats: the counts line up under the longest label" \
   "[ \$(grep -E '^  (id|native|twin|struct)\\.' '$T/st' | awk '{print index(\$0, \$2) + length(\$2)}' | sort -u | wc -l) -eq 1 ]"
 "$CS" run --impl reference --cases 200 --no-corpus --min-coverage 90% --json "$T/mc.json" --junit "$T/mc.xml" \
