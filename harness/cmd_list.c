@@ -10,9 +10,10 @@
 
 static void cell(bool md, const char *s, int width) {
   if (md) {
+    /* '|' would end the cell, and '<' open an HTML tag a renderer drops ("adk-<uuid>"). */
     fputs("| ", stdout);
     for (const char *p = s; *p; p++)
-      fputs(*p == '|' ? "\\|" : (char[2]){*p, 0}, stdout);
+      fputs(*p == '|' ? "\\|" : *p == '<' ? "&lt;" : (char[2]){*p, 0}, stdout);
     fputc(' ', stdout);
   } else {
     printf("%-*s ", width, s);
