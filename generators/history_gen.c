@@ -159,7 +159,11 @@ static void compression_cut_turn(gen *g) {
       r->call_id = cs_draw_bool(g->c, 1, 2) ? cs_str_n("", 0) : CS_NULL_STR;
     } else {
       cs_id_ctx x = id_ctx(g, g->npool, k, r->name);
-      r->call_id = cs_id_native(&x, g->prov);
+      cs_labelset l = 0;
+      x.labels = &l;
+      r->call_id = cs_id_native(&x, g->prov); /* Gemini's may be null */
+      /* id.missing and id.empty count call IDs: a result's blank call_id is positional pairing. */
+      g->labels |= l & ~(CS_LABEL_BIT(CS_LABEL_ID_MISSING) | CS_LABEL_BIT(CS_LABEL_ID_EMPTY));
     }
   }
 }
