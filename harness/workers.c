@@ -36,11 +36,9 @@ static int write_all(int fd, const void *p, size_t n) {
   return 0;
 }
 
-int cs_worker_send(int fd, char type, const void *data, size_t len) {
-  if (len > CS_WORKER_MESSAGE_MAX)
-    return -1;
-  unsigned char h[HEADER] = {(unsigned char)type, (unsigned char)len, (unsigned char)(len >> 8),
-                             (unsigned char)(len >> 16), (unsigned char)(len >> 24)};
+static int send_frame(int fd, unsigned char type, const char *data, size_t len) {
+  unsigned char h[HEADER] = {type, (unsigned char)len, (unsigned char)(len >> 8), (unsigned char)(len >> 16),
+                             (unsigned char)(len >> 24)};
   /* One write for a small message: frames of workers never interleave (one pipe each), but fewer
    * wake-ups of the parent. */
   if (len <= 4096 - HEADER) {
@@ -51,6 +49,17 @@ int cs_worker_send(int fd, char type, const void *data, size_t len) {
     return write_all(fd, one, HEADER + len);
   }
   return write_all(fd, h, HEADER) || write_all(fd, data, len) ? -1 : 0;
+}
+
+int cs_worker_send(int fd, char type, const void *data, size_t len) {
+  unsigned char t = (unsigned char)type;
+  if (t & CS_WORKER_MORE)
+    return -1;
+  const char *p = data;
+  for (; len > CS_WORKER_FRAME_MAX; p += CS_WORKER_FRAME_MAX, len -= CS_WORKER_FRAME_MAX)
+    if (send_frame(fd, t | CS_WORKER_MORE, p, CS_WORKER_FRAME_MAX))
+      return -1;
+  return send_frame(fd, t, p, len);
 }
 
 int cs_worker_progress(int fd, uint64_t cases, uint64_t failing) {
@@ -72,6 +81,8 @@ typedef struct {
   pid_t pid;
   int fd; /* -1 once closed */
   cs_buf in;
+  cs_buf part;   /* the parts so far of a message longer than a frame */
+  int part_type; /* their type, or -1 when none came */
   bool broken;
   uint64_t cases, failing; /* its latest progress */
 } worker;
@@ -89,19 +100,36 @@ static void take_frames(const cs_workers_config *cfg, unsigned j, worker *w) {
   while (w->in.len - at >= HEADER && !w->broken) {
     const unsigned char *h = (const unsigned char *)w->in.data + at;
     size_t len = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 | (size_t)h[4] << 24;
-    if (len > CS_WORKER_MESSAGE_MAX) {
+    if (len > CS_WORKER_FRAME_MAX) {
       w->broken = true;
       break;
     }
     if (w->in.len - at - HEADER < len)
       break;
-    if (h[0] == (unsigned char)CS_WORKER_PROGRESS && len == 16) {
-      w->cases = get_u64(h + HEADER);
-      w->failing = get_u64(h + HEADER + 8);
-    } else if (h[0] != (unsigned char)CS_WORKER_PROGRESS) {
-      cfg->on_message(cfg->user, j, (char)h[0], w->in.data + at + HEADER, len);
-    }
+    const char *data = w->in.data + at + HEADER;
+    int type = h[0] & ~CS_WORKER_MORE;
     at += HEADER + len;
+    if (w->part_type >= 0 && type != w->part_type) { /* a message's parts are sent together */
+      w->broken = true;
+      break;
+    }
+    if (h[0] & CS_WORKER_MORE) {
+      cs_buf_put(&w->part, data, len);
+      w->part_type = type;
+      continue;
+    }
+    if (w->part_type >= 0) {
+      cs_buf_put(&w->part, data, len);
+      if (type != (unsigned char)CS_WORKER_PROGRESS)
+        cfg->on_message(cfg->user, j, (char)type, w->part.data, w->part.len);
+      cs_buf_free(&w->part); /* a long message does not keep its memory past its delivery */
+      w->part_type = -1;
+    } else if (type == (unsigned char)CS_WORKER_PROGRESS && len == 16) {
+      w->cases = get_u64((const unsigned char *)data);
+      w->failing = get_u64((const unsigned char *)data + 8);
+    } else if (type != (unsigned char)CS_WORKER_PROGRESS) {
+      cfg->on_message(cfg->user, j, (char)type, data, len);
+    }
   }
   if (at) {
     memmove(w->in.data, w->in.data + at, w->in.len - at);
@@ -160,7 +188,7 @@ int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *er
       _exit(status);
     }
     close(fds[1]);
-    ws[started] = (worker){.pid = pid, .fd = fds[0]};
+    ws[started] = (worker){.pid = pid, .fd = fds[0], .part_type = -1};
   }
   unsigned open = started;
   bool forwarded = false;
@@ -209,8 +237,9 @@ int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *er
     while (waitpid(ws[k].pid, &st, 0) < 0 && errno == EINTR)
       ;
     end_of(st, &ends[k]);
-    ends[k].broken = ws[k].broken || ws[k].in.len > 0;
+    ends[k].broken = ws[k].broken || ws[k].in.len > 0 || ws[k].part_type >= 0;
     cs_buf_free(&ws[k].in);
+    cs_buf_free(&ws[k].part);
   }
   free(ws);
   free(pf);

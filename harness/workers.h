@@ -16,7 +16,16 @@
 #include "core/error.h"
 
 #define CS_WORKERS_MAX 256
-#define CS_WORKER_MESSAGE_MAX (256u << 20) /* a longer frame is a broken worker, not a message */
+
+/* Framing. A message travels as frames: a type byte, a 32-bit little-endian length, that many
+ * bytes. A message of at most CS_WORKER_FRAME_MAX bytes is one frame of its own type; a longer one
+ * (a result whose failing cases hold megabytes of IDs) is cut into frames of CS_WORKER_FRAME_MAX
+ * bytes whose type has CS_WORKER_MORE set, then a last frame (of at most that many bytes, maybe
+ * none) of the plain type. The parent joins the parts and hands on the whole message: a message
+ * has no length limit but memory. A frame longer than CS_WORKER_FRAME_MAX, or a part followed by a
+ * frame of another type, is a broken worker. Message types are below CS_WORKER_MORE. */
+#define CS_WORKER_FRAME_MAX (16u << 20)
+#define CS_WORKER_MORE 0x80
 
 typedef struct {
   unsigned n; /* workers, 1 to CS_WORKERS_MAX */
@@ -45,8 +54,8 @@ typedef struct {
  * later ones get exit_status -1). stdout and stderr are flushed before forking. */
 int cs_workers_run(const cs_workers_config *cfg, cs_worker_end *ends, cs_err *err);
 
-/* In a worker: sends one message. Returns 0, or -1 when the parent no longer reads. Type
- * CS_WORKER_PROGRESS is the pool's own. */
+/* In a worker: sends one message, of any length. Returns 0, or -1 when the parent no longer reads
+ * (or `type` is not below CS_WORKER_MORE). Type CS_WORKER_PROGRESS is the pool's own. */
 int cs_worker_send(int fd, char type, const void *data, size_t len);
 #define CS_WORKER_PROGRESS '\0'
 /* In a worker: reports how far it is (cases run, failing checks, as the runner counts them). */
