@@ -417,26 +417,40 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
   cs_workers_config wc = {
       .n = jobs, .work = worker_main, .on_message = on_message, .on_tick = cfg->progress ? on_tick : NULL, .user = &x};
   int rc = cs_workers_run(&wc, ends, err);
-  /* A worker that neither reported nor said why ended some other way: its end is the error. The
-   * error of the lowest worker is the run's. */
-  unsigned lost = 0; /* workers that died without their result */
+  /* A result comes whole at the end: a worker that gave none, whether it could not open the
+   * implementation or died on the way, took its part of the cases with it. One that neither
+   * reported nor said why ended some other way: its end is its error. The error of the lowest
+   * worker is the run's, with the part of the cases it lost. */
+  unsigned lost = 0;     /* workers that gave no result */
+  unsigned first = jobs; /* the lowest worker with an error */
+  char note[128] = "";   /* the cases that worker lost */
   for (unsigned j = 0; j < jobs; j++) {
-    if (!x.reported[j] && !x.error[j][0]) {
-      /* A result comes whole at the end: a worker that died took its part of the cases with it. */
-      cs_worker_end_describe(j, &ends[j], x.error[j], sizeof x.error[j]);
-      uint32_t si, sn;
-      cs_worker_shard(cfg->shard_i, cfg->shard_n, j, jobs, &si, &sn);
-      size_t used = strlen(x.error[j]);
-      snprintf(x.error[j] + used, sizeof x.error[j] - used, " (its cases, shard %u/%u, are not in the report)", si, sn);
-      lost++;
-    }
     if (x.only_cut[j] && x.total.cases > 0)
       x.error[j][0] = 0;
+    bool said = x.error[j][0] != 0;
+    if (!x.reported[j]) {
+      if (!said)
+        cs_worker_end_describe(j, &ends[j], x.error[j], sizeof x.error[j]);
+      lost++;
+    }
+    if (x.error[j][0] && first == jobs) {
+      first = j;
+      uint32_t si, sn;
+      cs_worker_shard(cfg->shard_i, cfg->shard_n, j, jobs, &si, &sn);
+      if (!x.reported[j] && said) /* the worker's own words do not name it */
+        snprintf(note, sizeof note, " (worker %u: its cases, shard %u/%u, are not in the report)", j, si, sn);
+      else if (!x.reported[j])
+        snprintf(note, sizeof note, " (its cases, shard %u/%u, are not in the report)", si, sn);
+    }
   }
-  for (unsigned j = 0; j < jobs && rc == 0; j++)
-    if (x.error[j][0])
-      rc = lost > 1 ? cs_err_set(err, "%s; %u workers died in all", x.error[j], lost)
-                    : cs_err_set(err, "%s", x.error[j]);
+  char more[64] = "";
+  if (lost > 1)
+    snprintf(more, sizeof more, "; %u workers died in all", lost);
+  if (rc == 0 && first < jobs) {
+    /* the note and the count whole, the worker's words cut to what room is left */
+    int room = (int)(sizeof err->msg - 1 - strlen(note) - strlen(more));
+    rc = cs_err_set(err, "%.*s%s%s", room > 0 ? room : 0, x.error[first], note, more);
+  }
   *out = x.total;
   out->seconds = cs_now_s() - x.t0;
   *stderr_tail = x.tail;
