@@ -422,6 +422,7 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
    * reported nor said why ended some other way: its end is its error. The error of the lowest
    * worker is the run's, with the part of the cases it lost. */
   unsigned lost = 0;     /* workers that gave no result */
+  cs_buf shards = {0};   /* their shards, "1/6, 3/6" */
   unsigned first = jobs; /* the lowest worker with an error */
   char note[128] = "";   /* the cases that worker lost */
   for (unsigned j = 0; j < jobs; j++) {
@@ -431,6 +432,9 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
     if (!x.reported[j]) {
       if (!said)
         cs_worker_end_describe(j, &ends[j], x.error[j], sizeof x.error[j]);
+      uint32_t si, sn;
+      cs_worker_shard(cfg->shard_i, cfg->shard_n, j, jobs, &si, &sn);
+      cs_buf_printf(&shards, "%s%u/%u", lost ? ", " : "", si, sn);
       lost++;
     }
     if (x.error[j][0] && first == jobs) {
@@ -443,14 +447,25 @@ int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset 
         snprintf(note, sizeof note, " (its cases, shard %u/%u, are not in the report)", si, sn);
     }
   }
-  char more[64] = "";
-  if (lost > 1)
-    snprintf(more, sizeof more, "; %u workers died in all", lost);
-  if (rc == 0 && first < jobs) {
-    /* the note and the count whole, the worker's words cut to what room is left */
-    int room = (int)(sizeof err->msg - 1 - strlen(note) - strlen(more));
-    rc = cs_err_set(err, "%.*s%s%s", room > 0 ? room : 0, x.error[first], note, more);
+  /* Every lost shard, so that --shard can run them again: after the first worker's note when it
+   * does not say them all. */
+  if (rc) /* the pool's own error comes first: it names no worker's shard */
+    note[0] = 0;
+  cs_buf more = {0};
+  if (lost > 1 || (lost == 1 && !note[0]))
+    cs_buf_printf(&more, "; %u worker%s gave no result: shard%s %s %s not in the report", lost, lost > 1 ? "s" : "",
+                  lost > 1 ? "s" : "", shards.data, lost > 1 ? "are" : "is");
+  if (first < jobs) {
+    /* the note and the shards whole, the worker's words (or the pool's) cut to what room is left */
+    const char *why = rc ? err->msg : x.error[first];
+    char why_copy[sizeof err->msg];
+    snprintf(why_copy, sizeof why_copy, "%s", why);
+    int room = (int)(sizeof err->msg - 1 - strlen(note) - more.len);
+    cs_err_set(err, "%.*s%s%s", room > 0 ? room : 0, why_copy, note, more.len ? more.data : "");
+    rc = -1;
   }
+  cs_buf_free(&shards);
+  cs_buf_free(&more);
   *out = x.total;
   out->seconds = cs_now_s() - x.t0;
   *stderr_tail = x.tail;

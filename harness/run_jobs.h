@@ -22,7 +22,9 @@ typedef cs_impl *(*cs_impl_opener)(void *user, cs_err *err);
  * want_failure or on_case); its progress callback gets the sums over the workers. *stderr_tail
  * receives the stderr tail of the first worker whose implementation wrote one (bytes on the heap,
  * NUL-terminated after them; the null string when none). Returns 0, or -1 with `err` when a worker could not run the
- * implementation or ended abnormally; `out` then holds what the other workers found. */
+ * implementation or ended abnormally; `out` then holds what the other workers found, and `err`
+ * gives the lowest such worker's error and the shard (as --shard takes it) of every worker that
+ * gave no result, whose cases are not in `out`. */
 int cs_run_jobs(unsigned jobs, cs_impl_opener open, void *open_user, cs_ruleset *rs, const cs_run_config *cfg,
                 cs_run_result *out, cs_str *stderr_tail, cs_err *err);
 

@@ -4,6 +4,7 @@
  * earlier failure, and a worker that cannot open the implementation is named with the cases the
  * report lacks. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,29 @@ Test(run_jobs, a_worker_that_cannot_open_is_named) {
   cr_assert_eq(r.ncells, 0);
   cr_assert_eq(cs_run_jobs(0, open_builtin, &o, o.rs, &cfg, &r, &tail, &err), -1);
   cs_ruleset_free(o.rs);
+}
+
+static cs_impl *open_and_die(void *user, cs_err *err) {
+  (void)user;
+  (void)err;
+  raise(SIGKILL);
+  return NULL;
+}
+
+Test(run_jobs, every_part_lost_with_its_worker_is_named) {
+  cs_ruleset *rs = rules();
+  cs_run_config cfg = {.seed = 1, .cases = 10, .shard_i = 1, .shard_n = 2};
+  cs_run_result r;
+  cs_str tail;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_run_jobs(3, open_and_die, NULL, rs, &cfg, &r, &tail, &err), -1);
+  /* shard 1/2 on 3 workers: shards 1/6, 3/6 and 5/6, each of which --shard can run again */
+  cr_assert(strstr(err.msg, "worker 0 was killed by signal 9") == err.msg, "%s", err.msg);
+  cr_assert_not_null(strstr(err.msg, "(its cases, shard 1/6, are not in the report)"), "%s", err.msg);
+  cr_assert_not_null(strstr(err.msg, "3 workers gave no result: shards 1/6, 3/6, 5/6 are not in the report"), "%s",
+                     err.msg);
+  cr_assert_eq(r.ncells, 0);
+  cs_ruleset_free(rs);
 }
 
 /* A small result by hand: two cells, one failed with choices and strings, a tail with a NUL. */
