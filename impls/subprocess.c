@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdatomic.h>
@@ -19,6 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -537,27 +542,126 @@ static const char *spawn_error(const char *path, int e) {
   return S_ISREG(st.st_mode) ? strerror(e) : "not an executable file";
 }
 
-/* Starts the program. Returns 0, or -1 with `err` when it cannot be started at all. */
-static int spawn_process(cs_subproc *s, cs_err *err) {
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
+#ifdef __linux__
+/* In the child, between fork and exec: the runner's generator thread may hold a lock of malloc's,
+ * so only async-signal-safe calls. Returns only when exec failed, with its errno. */
+static int child_exec(char *const argv[], char *const envp[], const int fds[3], const char *path, pid_t parent) {
+  /* The program ends with the process that started it, however that process ends (kill -9 of a
+   * worker or of callsign included): nobody else would stop it, and a program waiting for requests
+   * or hanging in an answer would run on under init. The signal comes when the starting thread
+   * ends, so only a program the main thread starts gets it (collide's search threads restart
+   * theirs, and end before their programs are done with). */
+  if (parent) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) /* the parent was gone before the call */
+      _exit(127);
+  }
+  setpgid(0, 0);
+  for (int i = 0; i < 3; i++)
+    if (dup2(fds[i], i) < 0)
+      return errno;
+  /* Default SIGPIPE, and default handling of what the harness catches, before the signals blocked
+   * around fork are let in: a handler of callsign's must not run in the program's child. */
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; sig++) {
+    struct sigaction cur;
+    if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &cur) == 0 &&
+        (sig == SIGPIPE || (cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL)))
+      sigaction(sig, &dfl, NULL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  if (!path) {
+    execve(argv[0], argv, envp);
+    return errno;
+  }
+  /* PATH lookup as posix_spawnp does it: the first entry that execs, EACCES kept if none does. */
+  size_t flen = strlen(argv[0]);
+  int e = ENOENT;
+  bool denied = false;
+  for (const char *d = path;; d++) {
+    const char *end = strchr(d, ':');
+    size_t dlen = end ? (size_t)(end - d) : strlen(d);
+    char file[4096];
+    if (dlen + 1 + flen < sizeof file) {
+      memcpy(file, dlen ? d : ".", dlen ? dlen : 1);
+      size_t at = dlen ? dlen : 1;
+      file[at] = '/';
+      memcpy(file + at + 1, argv[0], flen + 1);
+      execve(file, argv, envp);
+      e = errno;
+      denied = denied || e == EACCES;
+      if (e != ENOENT && e != ENOTDIR && e != EACCES && e != ENAMETOOLONG && e != ELOOP && e != ESTALE)
+        return e;
+    }
+    if (!end)
+      break;
+    d = end;
+  }
+  return denied ? EACCES : e;
+}
+
+/* Starts argv with fds[0..2] as its stdin, stdout and stderr, in a process group of its own, with a
+ * parent-death signal (which posix_spawn cannot set). Returns 0 and its pid, or the errno of why it
+ * could not start. */
+static int start_child(char *const argv[], char *const envp[], const int fds[3], pid_t *out) {
+  const char *path = NULL;
+  if (!strchr(argv[0], '/')) {
+    path = getenv("PATH");
+    if (!path)
+      path = "/bin:/usr/bin";
+  }
+  int ep[2]; /* exec's errno, or nothing when the exec closed it */
+  if (pipe2(ep, O_CLOEXEC))
+    return errno;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  pid_t parent = getpid();
+  if ((pid_t)syscall(SYS_gettid) != parent) /* not the main thread */
+    parent = 0;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int e = child_exec(argv, envp, fds, path, parent);
+    while (write(ep[1], &e, sizeof e) < 0 && errno == EINTR)
+      ;
+    _exit(127);
+  }
+  int fork_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  close(ep[1]);
+  if (pid < 0) {
+    close(ep[0]);
+    return fork_errno;
+  }
+  int e = 0;
+  ssize_t k;
+  while ((k = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR)
+    ;
+  close(ep[0]);
+  if (k == (ssize_t)sizeof e) {
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+    return e ? e : ENOEXEC;
+  }
+  *out = pid;
+  return 0;
+}
+#else
+static int start_child(char *const argv[], char *const envp[], const int fds[3], pid_t *out) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
-  bool fa_ok = false, at_ok = false;
-  char **child_env = NULL;
-  int rc = -1;
-  if (make_pipe(in) || make_pipe(out) || make_pipe(er) || lift_fd(&in[0]) || lift_fd(&out[1]) || lift_fd(&er[1])) {
-    cs_err_set(err, "cannot start '%s': pipe: %s", s->argv[0], strerror(errno));
-    goto cleanup;
+  if (posix_spawn_file_actions_init(&fa) != 0)
+    return ENOMEM;
+  if (posix_spawnattr_init(&at) != 0) {
+    posix_spawn_file_actions_destroy(&fa);
+    return ENOMEM;
   }
-  fa_ok = posix_spawn_file_actions_init(&fa) == 0;
-  at_ok = posix_spawnattr_init(&at) == 0;
-  if (!fa_ok || !at_ok) {
-    cs_err_set(err, "cannot start '%s': out of resources", s->argv[0]);
-    goto cleanup;
-  }
-  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, er[1], 2);
+  for (int i = 0; i < 3; i++)
+    posix_spawn_file_actions_adddup2(&fa, fds[i], i);
   /* The child gets default SIGPIPE handling and an empty signal mask, whatever the harness uses. */
   sigset_t def, mask;
   sigemptyset(&def);
@@ -565,17 +669,35 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
   sigemptyset(&mask);
   posix_spawnattr_setsigdefault(&at, &def);
   posix_spawnattr_setsigmask(&at, &mask);
-  /* Its own process group: a Ctrl-C at the terminal stops callsign (which then ends the process
-   * itself), and does not kill the implementation mid-answer, which would read as its fault. */
   posix_spawnattr_setpgroup(&at, 0);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-  pid_t pid;
+  int e = posix_spawnp(out, argv[0], &fa, &at, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  return e;
+}
+#endif
+
+/* Starts the program. Returns 0, or -1 with `err` when it cannot be started at all. */
+static int spawn_process(cs_subproc *s, cs_err *err) {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, er[2] = {-1, -1};
+  char **child_env = NULL;
+  int rc = -1;
+  if (make_pipe(in) || make_pipe(out) || make_pipe(er) || lift_fd(&in[0]) || lift_fd(&out[1]) || lift_fd(&er[1])) {
+    cs_err_set(err, "cannot start '%s': pipe: %s", s->argv[0], strerror(errno));
+    goto cleanup;
+  }
   child_env = child_environ();
   if (!child_env) {
     cs_err_set(err, "cannot start '%s': out of memory", s->argv[0]);
     goto cleanup;
   }
-  int e = posix_spawnp(&pid, s->argv[0], &fa, &at, s->argv, child_env);
+  /* Its own process group: a Ctrl-C at the terminal stops callsign (which then ends the process
+   * itself), and does not kill the implementation mid-answer, which would read as its fault. It
+   * gets default SIGPIPE handling and an empty signal mask, whatever the harness uses. */
+  pid_t pid = -1;
+  int child_fds[3] = {in[0], out[1], er[1]};
+  int e = start_child(s->argv, child_env, child_fds, &pid);
   if (e != 0) {
     cs_err_set(err, "cannot start '%s': %s", s->argv[0], spawn_error(s->argv[0], e));
     goto cleanup;
@@ -602,10 +724,6 @@ static int spawn_process(cs_subproc *s, cs_err *err) {
   rc = 0;
 cleanup:
   free(child_env);
-  if (fa_ok)
-    posix_spawn_file_actions_destroy(&fa);
-  if (at_ok)
-    posix_spawnattr_destroy(&at);
   int *fds[] = {&in[0], &in[1], &out[0], &out[1], &er[0], &er[1]};
   for (size_t i = 0; i < 6; i++)
     close_fd(fds[i]);

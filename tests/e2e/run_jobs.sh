@@ -157,6 +157,37 @@ j=$(sed -n 's/.*worker \([0-9]*\) was killed by signal 9.*/\1/p' "$T/kill.err" |
 check "a worker killed: exit 3, its part of the cases named as missing from the report" \
   "[ -n '$victim' ] && [ $rc -eq 3 ] && [ -n '$j' ] && grep -q \"worker $j was killed by signal 9.* (its cases, shard $j/3, are not in the report)\" '$T/kill.err'"
 
+# A worker killed while its program hangs takes the program with it, and so does callsign killed
+# under --jobs 1: no program is left to run on under init, waiting for an answer nobody reads.
+for j in 2 1; do
+  tag="$T/orphan$j"
+  "$CS" run --no-corpus --quiet --cases 10 --deadline 60000 --jobs $j --impl-cmd -- python3 "$FIX/proto_echo.py" \
+    --hang-after 0 --tag "$tag" >/dev/null 2>&1 &
+  parent=$!
+  progs=0
+  for _ in $(seq 50); do
+    sleep 0.2
+    progs=$(pgrep -f -- "^[^ ]*python3 [^ ]*proto_echo.py .*--tag $tag" | wc -l)
+    [ "$progs" -ge "$j" ] && break
+  done
+  sleep 0.5 # the programs got their first request
+  if [ $j -eq 1 ]; then
+    kill -KILL "$parent"
+  else
+    kill -KILL $(pgrep -P "$parent" -x "$(basename "$CS")")
+  fi
+  wait "$parent" 2>/dev/null
+  for _ in $(seq 15); do
+    left=$(pgrep -f -- "^[^ ]*python3 [^ ]*proto_echo.py .*--tag $tag" | wc -l)
+    [ "$left" -eq 0 ] && break
+    sleep 0.2
+  done
+  check "--jobs $j, killed while its programs hang: the programs end too ($progs before, $left left)" \
+    "[ $progs -eq $j ] && [ $left -eq 0 ]"
+  leftover=$(pgrep -f -- "^[^ ]*python3 [^ ]*proto_echo.py .*--tag $tag")
+  [ -n "$leftover" ] && kill -KILL $leftover
+done
+
 # A run whose every selected property fails stops short of --cases and says so, with one worker or
 # two; a run that reaches --cases says nothing of the kind.
 one="--no-corpus --impl prefix-swap --property emit.regex --target openai_chat"
