@@ -140,8 +140,8 @@ check "a program that cannot start, --jobs 2: exit 3, one line naming it" \
   "[ $? -eq 3 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'no-such-program' '$T/e'"
 
 # A worker killed mid-run: exit 3, and the line says which part of the cases the report lacks.
-"$CS" run --no-corpus --quiet --cases 100000 --jobs 3 --impl-cmd -- python3 tests/fixtures/proto_echo.py --tag "$T-kill" \
-  >"$T/kill.out" 2>"$T/kill.err" &
+"$CS" run --no-corpus --quiet --cases 100000 --jobs 3 --json "$T/kill.json" --impl-cmd -- python3 tests/fixtures/proto_echo.py \
+  --tag "$T-kill" >"$T/kill.out" 2>"$T/kill.err" &
 parent=$!
 victim=""
 for _ in $(seq 50); do
@@ -156,6 +156,11 @@ rc=$?
 j=$(sed -n 's/.*worker \([0-9]*\) was killed by signal 9.*/\1/p' "$T/kill.err" | head -n 1)
 check "a worker killed: exit 3, its part of the cases named as missing from the report" \
   "[ -n '$victim' ] && [ $rc -eq 3 ] && [ -n '$j' ] && grep -q \"worker $j was killed by signal 9.* (its cases, shard $j/3, are not in the report)\" '$T/kill.err'"
+# The report keeps what the other workers judged, and says the run was not whole (report-schema.md).
+check "a worker killed: the JSON report has could_not_run, the missing shard, and the other workers' cases" \
+  "python3 -c \"import json;i=json.load(open('$T/kill.json'))['implementations'][0]
+assert i['could_not_run'] is True and 'shard $j/3, are not in the report' in i['error'], i['error']
+assert i['cases'] > 0, i['cases']\""
 
 # A worker killed while its program hangs takes the program with it, and so does callsign killed
 # under --jobs 1: no program is left to run on under init, waiting for an answer nobody reads.
