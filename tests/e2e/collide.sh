@@ -7,6 +7,9 @@ set -u
 CS=${1:-build/san/callsign}
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
+# The implementations written below import fixture_protocol.py from there.
+PYTHONPATH="$(cd "$FIX" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 # Recomputes anthropic-sanitize on the two inputs printed as A: and B: (JSON strings).
 independent() {
   python3 - "$1" <<'P'
@@ -84,16 +87,10 @@ check "emit-only: across two turns it does not (call_0 restarts every turn)" "gr
 # the search met it (turn 0), so the collision reaches the one-turn case; a case that holds says only
 # what it shows, and when every one holds collide says the collision stays in single-call histories.
 cat >"$T/posemit.py" <<'PY'
-import hashlib, json, sys
+import hashlib, sys
+from fixture_protocol import serve
 mode = sys.argv[1]
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "posemit", "version": "1", "ops": ["emit"],
-                          "targets": ["anthropic"]}), flush=True)
-        continue
-    if r["op"] == "stop":
-        sys.exit(0)
+def answer(r):
     calls, results, by = [], [], {}
     for ti, t in enumerate(r["history"]["turns"]):
         for ci, c in enumerate(t.get("calls", [])):
@@ -102,7 +99,8 @@ for line in sys.stdin:
             calls.append(w)
             by.setdefault(c.get("id"), w)
         results += [by.get(x.get("call_id")) for x in t.get("results", [])]
-    print(json.dumps({"seq": r["seq"], "calls": calls, "results": results}), flush=True)
+    return {"calls": calls, "results": results}
+serve(answer, "posemit", ["emit"], ["anthropic"])
 PY
 "$CS" collide --target anthropic --corpus "$T/pe" --jobs 1 --time 60s --impl-cmd -- python3 "$T/posemit.py" turn \
   >"$T/pe.txt" 2>"$T/pe.err"
@@ -127,17 +125,10 @@ check "emit for kimi: exit 2, one line, says IDs there are positional; nothing p
 
 # A normalize-only adapter for one target whose output is a Python expression of the input i.
 cat >"$T/norm.py" <<'PY'
-import hashlib, json, sys
+import hashlib, sys
+from fixture_protocol import serve
 target, expr = sys.argv[1], sys.argv[2]
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "norm", "version": "1", "ops": ["normalize"],
-                          "targets": [target]}), flush=True)
-    elif r["op"] == "stop":
-        sys.exit(0)
-    else:
-        print(json.dumps({"seq": r["seq"], "ids": [eval(expr) for i in r["ids"]]}), flush=True)
+serve(lambda r: {"ids": [eval(expr) for i in r["ids"]]}, "norm", ["normalize"], [target])
 PY
 
 # A structural collision shrinks to its core even from the long family (a normalizer that keeps the
@@ -183,16 +174,9 @@ check "a slow implementation's rate shows in evaluations a second, not 0.00M/s" 
 # An implementation that never answers within --time: cut a second after it, as a run does, and
 # exit 3 naming the request that was waiting (not "no collision found", exit 0, after --deadline).
 cat >"$T/hang.py" <<'PY'
-import json, sys, time
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "hang", "version": "1", "ops": ["normalize"],
-                          "targets": ["anthropic"]}), flush=True)
-    elif r["op"] == "stop":
-        sys.exit(0)
-    else:
-        time.sleep(100)
+import time
+from fixture_protocol import serve
+serve(lambda r: time.sleep(100), "hang", ["normalize"], ["anthropic"])
 PY
 start=$(date +%s%N)
 "$CS" collide --no-corpus --target anthropic --jobs 1 --time 2s --deadline 8000 --impl-cmd -- python3 "$T/hang.py" >"$T/h.txt" 2>"$T/h.err"
@@ -248,22 +232,16 @@ check "no pair found: exit 0, no corpus directory made for it" "[ $? -eq 0 ] && 
 # A kimi pair is planted for normalize.injective: kimi's emitted IDs are positional, so emit.unique
 # holds on any pair and would plant a case that can never fail.
 cat >"$T/kimi.py" <<'PY'
-import json, sys
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "kimi-cut", "version": "1", "ops": ["normalize", "emit"],
-                          "targets": ["kimi"]}), flush=True)
-    elif r["op"] == "stop":
-        sys.exit(0)
-    elif r["op"] == "normalize":
-        print(json.dumps({"seq": r["seq"], "ids": ["functions.f:" + str(len(i) % 3) for i in r["ids"]]}), flush=True)
-    else:
-        calls = [c for t in r["history"]["turns"] if t["role"] == "assistant" for c in t["calls"]]
-        ids = ["functions.%s:%d" % (c["name"], k) for k, c in enumerate(calls)]
-        by = {c.get("id"): ids[k] for k, c in enumerate(calls)}
-        res = [by.get(x.get("call_id")) for t in r["history"]["turns"] if t["role"] == "tool" for x in t["results"]]
-        print(json.dumps({"seq": r["seq"], "calls": ids, "results": res}), flush=True)
+from fixture_protocol import serve
+def answer(r):
+    if r["op"] == "normalize":
+        return {"ids": ["functions.f:" + str(len(i) % 3) for i in r["ids"]]}
+    calls = [c for t in r["history"]["turns"] if t["role"] == "assistant" for c in t["calls"]]
+    ids = ["functions.%s:%d" % (c["name"], k) for k, c in enumerate(calls)]
+    by = {c.get("id"): ids[k] for k, c in enumerate(calls)}
+    res = [by.get(x.get("call_id")) for t in r["history"]["turns"] if t["role"] == "tool" for x in t["results"]]
+    return {"calls": ids, "results": res}
+serve(answer, "kimi-cut", ["normalize", "emit"], ["kimi"])
 PY
 "$CS" collide --target kimi --corpus "$T/kc" --jobs 1 --impl-cmd -- python3 "$T/kimi.py" >"$T/k.txt" 2>"$T/k.err"
 check "a kimi collision: planted for normalize.injective, which the pair fails" \
@@ -278,26 +256,21 @@ check "an unwritable corpus: exit 2 before any search, one line" \
 # The planted pair is judged only on an answer: a fault of emit on it is reported as the fault, never
 # as the property holding.
 cat >"$T/emitfault.py" <<'PY'
-import hashlib, json, os, sys, time
+import hashlib, os, sys, time
+from fixture_protocol import serve
 mode = sys.argv[1]
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "ef", "version": "1", "ops": ["normalize", "emit"],
-                          "targets": ["anthropic"]}), flush=True)
-    elif r["op"] == "stop":
-        sys.exit(0)
-    elif r["op"] == "normalize":
-        ids = ["toolu_%s" % hashlib.sha256(i.encode()).hexdigest()[:2] for i in r["ids"]]
-        print(json.dumps({"seq": r["seq"], "ids": ids}), flush=True)
-    elif mode == "crash":
+def answer(r):
+    if r["op"] == "normalize":
+        return {"ids": ["toolu_%s" % hashlib.sha256(i.encode()).hexdigest()[:2] for i in r["ids"]]}
+    if mode == "crash":
         os._exit(9)
     elif mode == "hang":
         time.sleep(100)
     elif mode == "garbage":
         print("{nope", flush=True)
     else:
-        print(json.dumps({"seq": r["seq"], "error": "no emit today"}), flush=True)
+        return {"error": "no emit today"}
+serve(answer, "ef", ["normalize", "emit"], ["anthropic"])
 PY
 for m in crash:crash hang:timeout garbage:protocol error:rejected; do
   "$CS" collide --target anthropic --corpus "$T/ef-${m%%:*}" --jobs 1 --deadline 500 --impl-cmd -- python3 "$T/emitfault.py" "${m%%:*}" >"$T/ef.txt" 2>"$T/ef.err"
@@ -307,17 +280,10 @@ done
 
 # The implementation's name (from its hello) and its stderr are its own text: escaped on the terminal.
 cat >"$T/badname.py" <<'PY'
-import hashlib, json, sys
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "bad\n\x1b[31mname", "version": "1", "ops": ["normalize"],
-                          "targets": ["anthropic"]}), flush=True)
-    elif r["op"] == "stop":
-        sys.exit(0)
-    else:
-        print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256(i.encode()).hexdigest()[:2] for i in r["ids"]]}),
-              flush=True)
+import hashlib
+from fixture_protocol import serve
+serve(lambda r: {"ids": ["toolu_" + hashlib.sha256(i.encode()).hexdigest()[:2] for i in r["ids"]]},
+      "bad\n\x1b[31mname", ["normalize"], ["anthropic"])
 PY
 "$CS" collide --target anthropic --corpus "$T/bn" --jobs 1 --impl-cmd -- python3 "$T/badname.py" >"$T/bn.txt" 2>"$T/bn.err"
 check "a hello name with a newline and ESC: escaped in every line that names it" \
@@ -346,21 +312,16 @@ check "a fault of emit is told as 'an emit request'" "[ $? -eq 0 ] && grep -q 'c
 # Faults do not end a search: the process is restarted and the faulted inputs skipped (said once);
 # an implementation that never answers is exit 3.
 cat >"$T/crash5.py" <<'PY'
-import hashlib, json, sys
+import hashlib, sys
+from fixture_protocol import serve
 n = 0
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "c5", "version": "1", "ops": ["normalize"],
-                          "targets": ["mistral"]}), flush=True)
-        continue
-    if r["op"] == "stop" or len(sys.argv) > 1:
-        sys.exit(7)
+def answer(r):
+    global n
     n += 1
-    if n == 5:
+    if len(sys.argv) > 1 or n == 5:
         sys.exit(7)
-    ids = ["".join("abcdefghij"[b % 10] for b in hashlib.sha256(i.encode()).digest()[:9]) for i in r["ids"]]
-    print(json.dumps({"seq": r["seq"], "ids": ids}), flush=True)
+    return {"ids": ["".join("abcdefghij"[b % 10] for b in hashlib.sha256(i.encode()).digest()[:9]) for i in r["ids"]]}
+serve(answer, "c5", ["normalize"], ["mistral"], stop=7)
 PY
 "$CS" collide --no-corpus --target mistral --budget 2000 --jobs 1 --impl-cmd -- python3 "$T/crash5.py" >"$T/c5.out" 2>"$T/c5.err"
 check "a crash during a search: restarted, skipped, said once, the search goes on" \
@@ -393,22 +354,17 @@ check "an implementation that never answers: exit 3" "[ $? -eq 3 ] && grep -q 'n
 # A fault on the request that confirms the pair found says nothing of the collision: asked again after
 # a restart; a program that faults on every try is reported with its fault, exit 3.
 cat >"$T/confirm.py" <<'PY'
-import hashlib, json, os, sys
+import hashlib, os, sys
+from fixture_protocol import serve
 mode, n = sys.argv[1], 0
 salt = os.urandom(8).hex() if mode == "salted" else ""  # salted: a salt drawn per process
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "cf", "version": "1", "ops": ["normalize"],
-                          "targets": ["anthropic"]}), flush=True)
-        continue
-    if r["op"] == "stop":
-        sys.exit(0)
+def answer(r):
+    global n
     n += 1
     if (mode == "every11" and n == 11) or (mode == "pairs" and len(r["ids"]) == 2):
         os._exit(7)
-    print(json.dumps({"seq": r["seq"], "ids": ["toolu_" + hashlib.sha256((salt + i).encode()).hexdigest()[:4]
-                                               for i in r["ids"]]}), flush=True)
+    return {"ids": ["toolu_" + hashlib.sha256((salt + i).encode()).hexdigest()[:4] for i in r["ids"]]}
+serve(answer, "cf", ["normalize"], ["anthropic"])
 PY
 "$CS" collide --no-corpus --target anthropic --jobs 1 --impl-cmd -- python3 "$T/confirm.py" every11 >"$T/cf.txt" 2>"$T/cf.err"
 check "a crash on the confirming request: asked again after a restart, the collision reported (exit 1)" \

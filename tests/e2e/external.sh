@@ -7,6 +7,10 @@ CS=${1:-build/san/callsign}
 ADAPTER_C=${ADAPTER_C:-build/adapter-c}
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 CASES=${EXTERNAL_CASES:-300}
+FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
+# The implementations written below import fixture_protocol.py from there.
+PYTHONPATH="$(cd "$FIX" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH
 
 run() { "$CS" run --no-corpus --quiet --cases "$CASES" --json "$T/r.json" --impl-cmd -- "$@" >"$T/out" 2>"$T/err"; }
 required_failures() {
@@ -79,18 +83,13 @@ rc=$?
 # vectors.canonical_v1 asks only an implementation that claims the scheme and announced canonicalize;
 # a NUL byte in the implementation's stderr hides nothing after it in the reports.
 cat >"$T/emitonly.py" <<'PY'
-import json, sys
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        sys.stderr.write("before\0after the nul\n")
-        sys.stderr.flush()
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "emit-only", "version": "1", "ops": ["emit"],
-                          "targets": ["anthropic"], "scheme": "callsign-canonical-v1"}), flush=True)
-    elif r["op"] == "stop":
-        break
-    else:
-        sys.exit(9)  # nothing but hello and stop may come with --property vectors
+import sys
+from fixture_protocol import serve
+def log(req):
+    sys.stderr.write("before\0after the nul\n")
+    sys.stderr.flush()
+# exit 9 on any other request: nothing but hello and stop may come with --property vectors
+serve(lambda r: sys.exit(9), "emit-only", ["emit"], ["anthropic"], on_hello=log, scheme="callsign-canonical-v1")
 PY
 "$CS" run --no-corpus --quiet --property vectors --json "$T/eo.json" --impl-cmd -- python3 "$T/emitonly.py" >"$T/eo.out" 2>&1
 # (Nothing else is selected, so the run checked nothing: exit 2, said so.)
@@ -114,13 +113,9 @@ check "a program that exits while its child holds stdout: exit 3 at once, its st
 # An implementation that hangs on every request: its failure is shrunk for 30 s at most (each try
 # waits out the deadline), not for minutes.
 cat >"$T/hang.py" <<'PY'
-import json, sys, time
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] != "hello":
-        time.sleep(3600)
-    print(json.dumps({"seq": r["seq"], "protocol": 1, "name": "hang", "version": "1", "ops": ["emit"],
-                      "targets": ["anthropic"]}), flush=True)
+import time
+from fixture_protocol import serve
+serve(lambda r: time.sleep(3600), "hang", ["emit"], ["anthropic"], stop=None)  # stop too
 PY
 t0=$(date +%s)
 "$CS" run --no-corpus --quiet --cases 1 --deadline 300 --impl-cmd -- python3 "$T/hang.py" >"$T/hang.out" 2>&1
@@ -132,7 +127,6 @@ check "a hanging implementation: exit 1, a timeout, shrinking bounded (under 60 
 # An implementation that crashes on every request: after 20 faults and no answer nothing more is
 # sent (each crash costs a restart, about 30 per case: 20 cases once took 140 s), the fault is shrunk
 # among the replies it was one of, and every report names what was given up.
-FIX="$(dirname "${BASH_SOURCE[0]}")/../fixtures"
 t0=$(date +%s)
 "$CS" run --no-corpus --cases 20 --json "$T/dead.json" --impl-cmd -- python3 "$FIX/proto_echo.py" --crash-after 0 \
   >"$T/dead.out" 2>&1
@@ -149,9 +143,9 @@ assert c['verdict']=='fail' and c['failure']['shrunk_calls']==1, c['failure']\""
 # unjudged: all 20 faults fell there, everything was given up, and the run passed with exit 0).
 cat >"$T/crash_all.py" <<'PY'
 import json, sys
-json.loads(sys.stdin.readline())
-print(json.dumps({"seq": 0, "protocol": 1, "name": "crash-all", "version": "1", "ops": ["emit", "canonicalize", "normalize"],
-                  "targets": ["anthropic", "openai_chat", "openai_responses", "mistral", "gemini", "bedrock"]}), flush=True)
+from fixture_protocol import hello, say
+say(hello(json.loads(sys.stdin.readline()), "crash-all", ["emit", "canonicalize", "normalize"],
+          ["anthropic", "openai_chat", "openai_responses", "mistral", "gemini", "bedrock"]))
 sys.stdin.readline()
 sys.exit(3)
 PY
@@ -164,9 +158,8 @@ assert c['verdict']=='fail', c\""
 # answer, not 20 (or never): one case's first fault already shows, and each fault waits a deadline.
 cat >"$T/hang_all.py" <<'PY'
 import json, sys, time
-json.loads(sys.stdin.readline())
-print(json.dumps({"seq": 0, "protocol": 1, "name": "hang-all", "version": "1", "ops": ["emit", "canonicalize"],
-                  "targets": ["anthropic", "openai_chat"]}), flush=True)
+from fixture_protocol import hello, say
+say(hello(json.loads(sys.stdin.readline()), "hang-all", ["emit", "canonicalize"], ["anthropic", "openai_chat"]))
 time.sleep(3600)
 PY
 "$CS" replay --deadline 200 cs1. --json "$T/hang_all.json" --impl-cmd -- python3 "$T/hang_all.py" >"$T/o" 2>&1
@@ -183,20 +176,17 @@ check "replay FILE of a history, same program: exit 1, given up after 3 faults" 
 # the hello failed (timeout, protocol), and after 3 failed restarts in a row none is tried again:
 # each had cost a hello deadline per batch (300 cases took 51 s).
 cat >"$T/restart.py" <<'P'
-import sys, json, os, time
+import sys, os, time
+from fixture_protocol import serve
 mark = sys.argv[2]
 first = not os.path.exists(mark)
 open(mark, "a").close()
-for line in sys.stdin:
-    req = json.loads(line)
-    if req["op"] != "hello":
-        sys.exit(1)
+def restarted(req):  # a restart answers its hello with garbage, or not at all
     if not first:
         if sys.argv[1] == "garbage":
             print("garbage", flush=True)
         time.sleep(3600)
-    print(json.dumps({"seq": 0, "protocol": 1, "name": "restart", "version": "1",
-                      "ops": ["normalize"], "targets": ["anthropic"]}), flush=True)
+serve(lambda req: sys.exit(1), "restart", ["normalize"], ["anthropic"], stop=None, on_hello=restarted)
 P
 for how in garbage:protocol hang:timeout; do
   t0=$(date +%s)
@@ -229,25 +219,18 @@ check "...and in a replay of emit.deterministic: protocol.answer fails, exit 1" 
 # the case to one call with no ':', whose replay passes), and stops once no restart is tried,
 # saying so. A replay with a program that starts again shows the crash.
 cat >"$T/crash_once.py" <<'P'
-import sys, json, os
+import sys, os
+from fixture_protocol import ids_of, serve
 mark = sys.argv[1]
 if os.path.exists(mark):
     sys.exit(7)
 open(mark, "a").close()
-for line in sys.stdin:
-    req = json.loads(line)
-    if req["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "crash-once", "version": "1", "ops": ["emit"],
-                          "targets": ["anthropic"]}), flush=True)
-        continue
-    if req["op"] == "stop":
-        sys.exit(0)
-    turns = req["history"]["turns"]
-    calls = [c.get("id") for t in turns for c in t.get("calls", [])]
+def answer(req):
+    calls, results = ids_of(req["history"])
     if any(i and ":" in i for i in calls):
         sys.exit(3)
-    print(json.dumps({"seq": req["seq"], "calls": calls,
-                      "results": [r.get("call_id") for t in turns for r in t.get("results", [])]}), flush=True)
+    return {"calls": calls, "results": results}
+serve(answer, "crash-once", ["emit"], ["anthropic"])
 P
 rm -f "$T/crash_once.mark"
 "$CS" run --no-corpus --cases 300 --json "$T/co.json" --impl-cmd -- python3 "$T/crash_once.py" "$T/crash_once.mark" \
@@ -310,20 +293,16 @@ check "...a replay of emit.regex's case: emit.regex fails, protocol.answer holds
 # A restart whose hello announces other targets than the first: the run planned its requests by the
 # first, so the restart fails at hello (a protocol fault) rather than be sent what it disowns.
 cat >"$T/fewer.py" <<'P'
-import sys, json, os
+import sys, os
+from fixture_protocol import serve
 mark = sys.argv[1]
 first = not os.path.exists(mark)
 open(mark, "a").close()
-targets = ["anthropic", "openai_chat"] if first else ["anthropic"]
-for line in sys.stdin:
-    req = json.loads(line)
-    if req["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "fewer", "version": "1", "ops": ["normalize"],
-                          "targets": targets}), flush=True)
-    elif first:
+def answer(req):  # the first instance ends at its first request after hello, stop too
+    if first:
         sys.exit(1)
-    else:
-        print(json.dumps({"seq": req["seq"], "ids": req["ids"]}), flush=True)
+    return {"ids": req["ids"]}
+serve(answer, "fewer", ["normalize"], ["anthropic", "openai_chat"] if first else ["anthropic"], stop=None)
 P
 "$CS" run --no-corpus --cases 3 --impl-cmd -- python3 "$T/fewer.py" "$T/fewer.flag" >"$T/fewer.out" 2>&1
 check "a restart's hello announces fewer targets: a protocol fault naming it, exit 1" \
@@ -363,10 +342,10 @@ check "its replay fails with the timeout, not 'held when run again'" \
 # got is a protocol fault saying so, not a timeout after the whole deadline.
 cat >"$T/closes_stdin.py" <<'PY'
 import json, os, sys, time
-json.loads(sys.stdin.readline())
+from fixture_protocol import hello, say
+req = json.loads(sys.stdin.readline())
 os.close(0)
-print(json.dumps({"seq": 0, "protocol": 1, "name": "closes-stdin", "version": "1", "ops": ["normalize"],
-                  "targets": ["mistral"]}), flush=True)
+say(hello(req, "closes-stdin", ["normalize"], ["mistral"]))
 time.sleep(30)
 PY
 "$CS" run --cases 3 --no-corpus --quiet --impl-cmd -- python3 "$T/closes_stdin.py" >"$T/closed.out" 2>&1
@@ -426,18 +405,10 @@ check "a program that answers its last request twice: a note at stop naming the 
 # normalize.injective feeds a normalizer its own outputs without their prefix too: one that passes
 # valid IDs through behind its prefix and hashes the rest gives "a|b" and the bare hash one ID.
 cat >"$T/reprefix.py" <<'P'
-import hashlib, json, re, sys
-for line in sys.stdin:
-    r = json.loads(line)
-    if r["op"] == "hello":
-        print(json.dumps({"seq": 0, "protocol": 1, "name": "reprefix", "version": "1", "ops": ["normalize"],
-                          "targets": ["anthropic"]}), flush=True)
-    elif r["op"] == "stop":
-        sys.exit(0)
-    else:
-        ids = ["toolu_" + (i if re.fullmatch(r"[A-Za-z0-9_-]{1,58}", i) else hashlib.sha256(i.encode()).hexdigest()[:24])
-               for i in r["ids"]]
-        print(json.dumps({"seq": r["seq"], "ids": ids}), flush=True)
+import hashlib, re
+from fixture_protocol import serve
+serve(lambda r: {"ids": ["toolu_" + (i if re.fullmatch(r"[A-Za-z0-9_-]{1,58}", i) else hashlib.sha256(i.encode()).hexdigest()[:24])
+                         for i in r["ids"]]}, "reprefix", ["normalize"], ["anthropic"])
 P
 "$CS" run --no-corpus --quiet --property normalize.injective --impl-cmd -- python3 "$T/reprefix.py" >"$T/reprefix.out" 2>&1
 check "a normalizer that prefixes what it passes through: normalize.injective fails on an output without its prefix" \
@@ -445,8 +416,8 @@ check "a normalizer that prefixes what it passes through: normalize.injective fa
 # A hello answered without its line end waits out the hello deadline, and the reason says why.
 cat >"$T/noeol.py" <<'P'
 import sys, json, time
-sys.stdin.readline()
-sys.stdout.write(json.dumps({"seq": 0, "protocol": 1, "name": "noeol", "version": "1", "ops": ["canonicalize"], "targets": []}))
+from fixture_protocol import hello
+sys.stdout.write(json.dumps(hello(json.loads(sys.stdin.readline()), "noeol", ["canonicalize"], [])))
 sys.stdout.flush()
 time.sleep(30)
 P
@@ -482,8 +453,8 @@ check "the protocol.answer replay line reproduces the crash: exit 1" \
 # end it too. A hung implementation, the usual reason for a Ctrl-C, does not see its stdin close.
 cat >"$T/hang_impl.py" <<'P'
 import json, sys, time
-sys.stdin.readline()
-print(json.dumps({"seq": 0, "protocol": 1, "name": "hang", "version": "1", "ops": ["normalize"], "targets": ["anthropic"]}), flush=True)
+from fixture_protocol import hello, say
+say(hello(json.loads(sys.stdin.readline()), "hang", ["normalize"], ["anthropic"]))
 sys.stdin.readline()
 time.sleep(1000)
 P
