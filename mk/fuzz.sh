@@ -7,7 +7,8 @@
 #                         runs a libFuzzer target for SECONDS on JOBS processes (one shared corpus
 #                         in build/fuzz-corpus/NAME, seeded from SEEDS), then prints the executions
 #                         per second summed over the processes and fails on any finding (the
-#                         reproducer stays in build/fuzz-run/NAME/).
+#                         reproducer stays in build/fuzz-run/NAME/). The input size cap
+#                         (-max_len) is the target's own: the Makefile passes it.
 set -u
 
 need_root_install() { # $1: packages, $2: what for
@@ -68,7 +69,7 @@ run)
     case "$a" in -dict=*) a="-dict=$(abs "${a#-dict=}")" ;; esac
     args="$args $a"
   done
-  set -- -max_total_time="$secs" -max_len=512 -print_final_stats=1 $args "$(abs "$corpus")" "$(abs "$seeds")"
+  set -- -max_total_time="$secs" -print_final_stats=1 $args "$(abs "$corpus")" "$(abs "$seeds")"
   # libFuzzer keeps every input it ever saved: minimize a corpus grown large over many runs, so
   # loading it stays quick (not counted in the run's time).
   if [ "$(ls "$corpus" | wc -l)" -gt 3000 ]; then
