@@ -234,6 +234,7 @@ cs_history cs_history_clone(const cs_history *h, cs_arena *a) {
       dst->results[k].call_id = cs_arena_str(a, src->results[k].call_id);
       dst->results[k].name = cs_arena_str(a, src->results[k].name);
       dst->results[k].content = cs_arena_str(a, src->results[k].content);
+      dst->results[k].content_json = src->results[k].content_json;
     }
   }
   return out;

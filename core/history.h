@@ -44,20 +44,22 @@ typedef struct {
 } cs_call;
 
 typedef struct {
-  cs_str call_id; /* may be null or empty: then paired by name (PROTOCOL.md rule 2) */
-  cs_str name;    /* tool name (non-null) */
-  cs_str content; /* payload, or null */
+  cs_str call_id;    /* may be null or empty: then paired by name (PROTOCOL.md rule 2) */
+  cs_str name;       /* tool name (non-null) */
+  cs_str content;    /* payload, or null: a string's text, or the compact JSON text of any other value */
+  bool content_json; /* content holds JSON text (the value was not a string): written as it is */
 } cs_result;
 
 typedef struct {
   cs_role role;
   cs_provider provider; /* assistant turns only; CS_PROV_UNKNOWN elsewhere */
   cs_str turn_key;      /* stable per-turn key; may be null */
-  cs_str text;          /* payload, or null */
+  cs_str text;          /* payload, or null: as `content` of a result */
   cs_call *calls;       /* assistant turns */
   uint32_t ncalls;
   cs_result *results; /* tool turns */
   uint32_t nresults;
+  bool text_json; /* text holds JSON text (the value was not a string): written as it is */
 } cs_turn;
 
 typedef struct {

@@ -428,6 +428,7 @@ static int read_result(reader *r, const cJSON *v, cs_result *res) {
   const cJSON *content = cJSON_GetObjectItemCaseSensitive(v, "content");
   if (content && cJSON_IsString(content))
     return get_str(r, v, "content", 1, 0, 0, &res->content);
+  res->content_json = content != NULL; /* any other value is the tool's JSON: kept as such, as args are */
   return get_payload(r, v, "content", &res->content);
 }
 
@@ -453,6 +454,7 @@ static int read_turn(reader *r, const cJSON *v, cs_turn *t) {
   if (get_str(r, v, "turn_key", 1, 0, lim_id(r), &t->turn_key) || get_payload(r, v, "text", &t->text))
     return -1;
   const cJSON *tx = cJSON_GetObjectItemCaseSensitive(v, "text");
+  t->text_json = tx && !cJSON_IsString(tx); /* as a result's content */
   if (tx && cJSON_IsString(tx) && get_str(r, v, "text", 1, 0, 0, &t->text))
     return -1;
 
@@ -654,7 +656,10 @@ static void write_result(cs_buf *b, const cs_result *r) {
   cs_buf_json_str(b, r->name);
   if (r->content.ptr) {
     cs_buf_puts(b, ",\"content\":");
-    cs_buf_json_str(b, r->content);
+    if (r->content_json)
+      cs_buf_put(b, r->content.ptr, r->content.len);
+    else
+      cs_buf_json_str(b, r->content);
   }
   cs_buf_putc(b, '}');
 }
@@ -679,7 +684,10 @@ void cs_history_write(cs_buf *b, const cs_history *h) {
     }
     if (turn->text.ptr) {
       cs_buf_puts(b, ",\"text\":");
-      cs_buf_json_str(b, turn->text);
+      if (turn->text_json)
+        cs_buf_put(b, turn->text.ptr, turn->text.len);
+      else
+        cs_buf_json_str(b, turn->text);
     }
     if (turn->role == CS_ROLE_ASSISTANT) {
       cs_buf_puts(b, ",\"calls\":[");

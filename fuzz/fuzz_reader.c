@@ -1,7 +1,10 @@
 /* fuzz/fuzz_reader.c: the coverage-guided target of callsign's readers of untrusted text: the JSON
  * history reader (core/history_json.h) and the protocol client's line parsers (hello and answer
  * lines, impls/subprocess_parse.h). Every input goes to all of them; none may crash, and a history
- * that reads must survive a write/read round trip unchanged (abort otherwise). */
+ * that reads must write a text that reads back and writes the same text again (abort otherwise):
+ * the written form is a fixpoint of write(read(.)). The input itself is not compared: the writer
+ * drops white space and unknown members and prints numbers in cJSON's way; payloads (`args`,
+ * `content`, `text`) are kept as the JSON value they were, a string as a string. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cs_err err;
   char why[600];
 
-  /* The history reader, and the round trip of what it accepts. */
+  /* The history reader, and the round trip of what it accepts: write(h) == write(read(write(h))). */
   cs_history h;
   if (cs_history_parse(line, NULL, &st->arena, &h, &err) == 0) {
     cs_history_index ix;

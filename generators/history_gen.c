@@ -174,7 +174,8 @@ static void stray_tool_turn(gen *g) {
   size_t ni = cs_draw_weighted(g->c, TOOL_WEIGHTS, N_TOOLS);
   t->results = CS_ARENA_NEW(g->a, cs_result, 1);
   t->nresults = 1;
-  t->results[0] = (cs_result){orphan_id(g, TOOL_NAMES[ni]), TOOL_NAMES[ni], TOOL_OUTPUT[ni]};
+  t->results[0] =
+      (cs_result){.call_id = orphan_id(g, TOOL_NAMES[ni]), .name = TOOL_NAMES[ni], .content = TOOL_OUTPUT[ni]};
 }
 
 /* How one call is answered, drawn with the call (inside its span): deleting a call then deletes
@@ -215,7 +216,7 @@ static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix, const r
     const cs_call *call = &at->calls[k];
     if (call->server || plans[k].mode == RES_SKIP)
       continue; /* a server call: the provider executed it, no result */
-    cs_result r = {call->id, call->name, TOOL_OUTPUT[name_ix[k]]};
+    cs_result r = {.call_id = call->id, .name = call->name, .content = TOOL_OUTPUT[name_ix[k]]};
     /* A deferred result is found by its ID: a call without one is answered in its own turn (later,
      * without an ID, it would be a late positional result, which late_positional_result makes). */
     if (plans[k].mode == RES_DEFER && !cs_str_is_blank(call->id)) {
@@ -230,7 +231,8 @@ static void tool_turn(gen *g, const cs_turn *at, const uint8_t *name_ix, const r
   }
   if (cs_draw_bool(c, 1, 25)) {
     size_t ni = cs_draw_weighted(c, TOOL_WEIGHTS, N_TOOLS);
-    t->results[t->nresults++] = (cs_result){orphan_id(g, TOOL_NAMES[ni]), TOOL_NAMES[ni], TOOL_OUTPUT[ni]};
+    t->results[t->nresults++] =
+        (cs_result){.call_id = orphan_id(g, TOOL_NAMES[ni]), .name = TOOL_NAMES[ni], .content = TOOL_OUTPUT[ni]};
   }
   if (t->nresults > 1 && cs_draw_bool(c, 1, 8)) {
     /* Fisher-Yates where a drawn 0 leaves the element in place. */
@@ -465,7 +467,8 @@ static void late_positional_result(gen *g, cs_gen_case *out) {
     bool empty = cs_draw_bool(c, 1, 2);
     cs_turn *t = new_turn(g, CS_ROLE_TOOL);
     t->results = CS_ARENA_NEW(g->a, cs_result, 1);
-    t->results[0] = (cs_result){empty ? cs_str_n("", 0) : CS_NULL_STR, call->name, cs_str_c("(late)")};
+    t->results[0] = (cs_result){
+        .call_id = empty ? cs_str_n("", 0) : CS_NULL_STR, .name = call->name, .content = cs_str_c("(late)")};
     t->nresults = 1;
     refinish(g, out); /* the result may answer a call of the last turn */
     out->labels |= CS_LABEL_BIT(CS_LABEL_S_LATE_POSITIONAL);
@@ -524,7 +527,7 @@ static void join_twins(gen *g, cs_gen_case *out) {
     g->ncalls++;
     cs_turn *res = new_turn(g, CS_ROLE_TOOL);
     res->results = CS_ARENA_NEW(g->a, cs_result, 1);
-    res->results[0] = (cs_result){raw, name, cs_str_c("(twin)")};
+    res->results[0] = (cs_result){.call_id = raw, .name = name, .content = cs_str_c("(twin)")};
     res->nresults = 1;
     /* A null or empty ID it replaced may have been the history's only one: when no call has one
      * left, its label goes (a positional result's null call_id is no null ID). R|x holds a '|'. */

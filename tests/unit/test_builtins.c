@@ -79,7 +79,7 @@ static void call(cs_turn *t, const char *id, const char *name) {
 
 static void result_s(cs_turn *t, cs_str call_id, const char *name) {
   cr_assert_lt(t->nresults, 16);
-  t->results[t->nresults++] = (cs_result){call_id, cs_str_c(name), CS_NULL_STR};
+  t->results[t->nresults++] = (cs_result){.call_id = call_id, .name = cs_str_c(name), .content = CS_NULL_STR};
 }
 static void result(cs_turn *t, const char *call_id, const char *name) {
   result_s(t, call_id ? cs_str_c(call_id) : CS_NULL_STR, name);

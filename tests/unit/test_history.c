@@ -17,13 +17,13 @@
 #define SERVER(id, name)                                                                                               \
   { S(id), S(name), CS_NULL_STR, true }
 #define RES(call_id, name)                                                                                             \
-  { S(call_id), S(name), CS_NULL_STR }
+  { S(call_id), S(name), CS_NULL_STR, false }
 #define ASSIST(calls)                                                                                                  \
-  { CS_ROLE_ASSISTANT, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, calls, N(calls), NULL, 0 }
+  { CS_ROLE_ASSISTANT, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, calls, N(calls), NULL, 0, false }
 #define TOOL(results)                                                                                                  \
-  { CS_ROLE_TOOL, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, NULL, 0, results, N(results) }
+  { CS_ROLE_TOOL, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, NULL, 0, results, N(results), false }
 #define USER                                                                                                           \
-  { CS_ROLE_USER, CS_PROV_UNKNOWN, CS_NULL_STR, S("hi"), NULL, 0, NULL, 0 }
+  { CS_ROLE_USER, CS_PROV_UNKNOWN, CS_NULL_STR, S("hi"), NULL, 0, NULL, 0, false }
 
 static cs_arena A;
 static void setup(void) {
@@ -203,7 +203,7 @@ Test(history, rule2_uses_the_most_recent_turn_only) {
 
 Test(history, rule2_most_recent_turn_without_calls_orphans) {
   cs_call c1[] = {CALL("a", "f")};
-  cs_turn empty = {CS_ROLE_ASSISTANT, CS_PROV_UNKNOWN, CS_NULL_STR, S("thinking"), NULL, 0, NULL, 0};
+  cs_turn empty = {CS_ROLE_ASSISTANT, CS_PROV_UNKNOWN, CS_NULL_STR, S("thinking"), NULL, 0, NULL, 0, false};
   cs_result r[] = {RES(NULL, "f")};
   cs_turn t[] = {ASSIST(c1), empty, TOOL(r)};
   cs_history_index ix = index_of(t, N(t));
@@ -270,7 +270,7 @@ Test(history, unanswered_and_orphans_mixed) {
  * indexed: the index never holds fewer calls than cs_history_ncalls counts. */
 Test(history, calls_on_other_roles_are_indexed) {
   cs_call c[] = {CALL("a", "f")};
-  cs_turn odd = {CS_ROLE_USER, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, c, 1, NULL, 0};
+  cs_turn odd = {CS_ROLE_USER, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, c, 1, NULL, 0, false};
   cs_result r[] = {RES("a", "f")};
   cs_turn t[] = {odd, TOOL(r)};
   cs_history_index ix = index_of(t, N(t));
@@ -283,8 +283,8 @@ Test(history, calls_on_other_roles_are_indexed) {
 Test(history, clone_is_deep_and_equal) {
   char id[] = "call_1", name[] = "read";
   cs_call c[] = {{cs_str_c(id), cs_str_c(name), S("{\"p\":1}"), true}, CALL(NULL, "g")};
-  cs_result r[] = {{S(""), S("g"), S("out")}};
-  cs_turn t[] = {{CS_ROLE_ASSISTANT, CS_PROV_KIMI, S("k1"), S("txt"), c, 2, NULL, 0}, TOOL(r)};
+  cs_result r[] = {{S(""), S("g"), S("out"), false}};
+  cs_turn t[] = {{CS_ROLE_ASSISTANT, CS_PROV_KIMI, S("k1"), S("txt"), c, 2, NULL, 0, false}, TOOL(r)};
   cs_history h = {t, N(t)};
   cs_arena other = {0};
   cs_history k = cs_history_clone(&h, &other);
@@ -460,16 +460,16 @@ Test(history, large_histories_pair_in_near_linear_time, .timeout = 20) {
   for (uint32_t i = 0; i < NC; i++) {
     snprintf(ids[i], sizeof ids[i], "c%u", i);
     calls[i] = (cs_call){S(ids[i]), S("x"), CS_NULL_STR, false};
-    results[NC - 1 - i] = (cs_result){S(ids[i]), S("x"), CS_NULL_STR};
+    results[NC - 1 - i] = (cs_result){.call_id = S(ids[i]), .name = S("x"), .content = CS_NULL_STR};
   }
-  cs_turn turns[2] = {{CS_ROLE_ASSISTANT, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, calls, NC, NULL, 0},
-                      {CS_ROLE_TOOL, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, NULL, 0, results, NC}};
+  cs_turn turns[2] = {{CS_ROLE_ASSISTANT, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, calls, NC, NULL, 0, false},
+                      {CS_ROLE_TOOL, CS_PROV_UNKNOWN, CS_NULL_STR, CS_NULL_STR, NULL, 0, results, NC, false}};
   cs_history_index ix = index_of(turns, 2);
   for (uint32_t r = 0; r < NC; r++)
     cr_assert_eq(ix.pair[r], (int32_t)(NC - 1 - r));
   for (uint32_t i = 0; i < NC; i++) { /* one ID for all, then positional: earliest open first */
     calls[i].id = S("same");
-    results[i] = (cs_result){i % 2 ? S("same") : CS_NULL_STR, S("x"), CS_NULL_STR};
+    results[i] = (cs_result){.call_id = i % 2 ? S("same") : CS_NULL_STR, .name = S("x"), .content = CS_NULL_STR};
   }
   ix = index_of(turns, 2);
   for (uint32_t r = 0; r < NC; r++)

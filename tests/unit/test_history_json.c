@@ -170,6 +170,33 @@ Test(history_json, writer_output_shape) {
                           "{\"role\":\"user\",\"text\":\"x\"}]}");
 }
 
+/* A payload is the tool's own JSON (PROTOCOL.md): an object, array, number or boolean `content` or
+ * `text` is written back as that value, as `args` is, not turned into a string holding its text;
+ * a string payload stays a string, even one that reads like JSON. A clone keeps them as they are. */
+Test(history_json, non_string_payloads_are_written_as_read) {
+  static const char *json =
+      "{\"turns\":[{\"role\":\"user\",\"text\":[\"a\",{\"b\":1}]},"
+      "{\"role\":\"assistant\",\"text\":\"{\\\"c\\\":2}\",\"calls\":[{\"id\":\"x\",\"name\":\"f\"},"
+      "{\"id\":\"y\",\"name\":\"g\"},{\"id\":\"z\",\"name\":\"h\"}]},"
+      "{\"role\":\"tool\",\"results\":[{\"call_id\":\"x\",\"name\":\"f\",\"content\":{\"lines\":3}},"
+      "{\"call_id\":\"y\",\"name\":\"g\",\"content\":[1,true]},"
+      "{\"call_id\":\"z\",\"name\":\"h\",\"content\":\"[1]\"}]}]}";
+  static const char *want =
+      "{\"turns\":[{\"role\":\"user\",\"text\":[\"a\",{\"b\":1}]},"
+      "{\"role\":\"assistant\",\"provider\":\"unknown\",\"text\":\"{\\\"c\\\":2}\",\"calls\":["
+      "{\"id\":\"x\",\"name\":\"f\"},{\"id\":\"y\",\"name\":\"g\"},{\"id\":\"z\",\"name\":\"h\"}]},"
+      "{\"role\":\"tool\",\"results\":[{\"call_id\":\"x\",\"name\":\"f\",\"content\":{\"lines\":3}},"
+      "{\"call_id\":\"y\",\"name\":\"g\",\"content\":[1,true]},"
+      "{\"call_id\":\"z\",\"name\":\"h\",\"content\":\"[1]\"}]}]}";
+  cs_history h;
+  cs_err err;
+  cr_assert_eq(parse(json, &h, &err), 0, "%s", err.msg);
+  cr_assert_str_eq(write_history(&h).ptr, want);
+  cs_history c = cs_history_clone(&h, &A);
+  cr_assert_str_eq(write_history(&c).ptr, want);
+  round_trip(json);
+}
+
 /* ---- malformed input: every one is -1 and one line naming the place ---- */
 
 Test(history_json, truncated_json_names_line_and_column) {
