@@ -6,11 +6,16 @@
 #     64 cases of `callsign fuzz --list-cases`, selectors rotating over targets and op families.
 #   OUT/reader/: the histories of the corpus cases and of tests/e2e/malformed/, and hello and
 #     answer lines (fuzz/fuzz_reader.c).
-# File names are the SHA-1 of the content, as libFuzzer names corpus files.
+# File names are the SHA-1 of the content, as libFuzzer names corpus files. Runs from any
+# directory: OUT and CALLSIGN are taken from the caller's, the corpus from this script's repository;
+# one without corpus files is an error.
 set -eu
 OUT=${1:?usage: fuzz/seeds.sh OUT [CALLSIGN]}
 CS=${2:-}
 mkdir -p "$OUT/properties" "$OUT/reader"
+OUT=$(cd "$OUT" && pwd)
+case "$CS" in */*) CS=$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS") ;; esac
+cd "$(dirname "$0")/.."
 LIST=""
 if [ -n "$CS" ]; then
   LIST=$(mktemp)
@@ -38,8 +43,14 @@ def selector(target, prop):
     fam = families.get(prop.split(".")[0], 0)
     return bytes([t + 7 * fam])
 
+def found(pattern):
+    paths = sorted(glob.glob(pattern))
+    if not paths:
+        sys.exit("fuzz/seeds.sh: no corpus files %s in %s" % (pattern, os.getcwd()))
+    return paths
+
 n = 0
-for path in sorted(glob.glob("corpus/regressions/*/*.json")):
+for path in found("corpus/regressions/*/*.json"):
     try:
         case = json.load(open(path))
     except ValueError:
@@ -57,7 +68,7 @@ if listing:
             put("properties", bytes([i % 21]) + token_bytes(parts[3]))
             n += 1
 put("properties", b"")
-for path in sorted(glob.glob("tests/e2e/malformed/*")):
+for path in found("tests/e2e/malformed/*"):
     put("reader", open(path, "rb").read())
 for line in [
     b'{"seq":0,"protocol":1,"name":"x","version":"1","ops":["emit","canonicalize","normalize"],"targets":["anthropic","mistral"],"scheme":"callsign-canonical-v1"}',

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end tests of `callsign fuzz`: sharding covers exactly the unsharded cases, --jobs finds
 # the same distinct failures as one process, --merge combines shard results, the reference holds,
-# a buggy built-in's failures are saved and replay. Usage: fuzz.sh path/to/callsign
+# a buggy built-in's failures are saved and replay; fuzz/seeds.sh writes the seeds of the fuzz
+# targets from the corpus and the cases `callsign fuzz --list-cases` lists.
+# Usage: fuzz.sh path/to/callsign
 set -u
 CS=${1:-build/san/callsign}
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -735,5 +737,19 @@ check "fuzz: a hang met only by shrinking's tries is a protocol.answer finding s
 rc=$?
 check "fuzz summary of a hostile implementation: exit 1, no ESC, BEL, C1 or bidi control on stdout" \
   "[ $rc -eq 1 ] && grep -q 'FAIL emit' '$T/evil.out' && ! LC_ALL=C grep -q \$'\x1b\\|\x07\\|\xc2\x9b\\|\xe2\x80\xae' '$T/evil.out'"
+
+# fuzz/seeds.sh (make fuzz-seeds) works from any directory on the corpus of its own repository,
+# and fails when it finds no corpus files rather than write next to no seeds.
+repo=$PWD
+sh fuzz/seeds.sh "$T/seeds-here" >"$T/o" 2>"$T/e"
+rc_here=$?
+(cd "$T" && sh "$repo/fuzz/seeds.sh" seeds-there) >"$T/o" 2>"$T/e"
+rc=$?
+check "fuzz/seeds.sh from another directory: the seeds it writes from the repository" \
+  "[ $rc_here -eq 0 ] && [ $rc -eq 0 ] && [ \$(ls '$T/seeds-there/reader' | wc -l) -gt 20 ] &&
+   diff -r '$T/seeds-here' '$T/seeds-there' >/dev/null"
+mkdir -p "$T/bare/fuzz" && cp fuzz/seeds.sh "$T/bare/fuzz/"
+(cd "$T/bare" && sh fuzz/seeds.sh out) >"$T/o" 2>"$T/e"
+check "fuzz/seeds.sh in a tree without corpus files: fails, saying so" "[ $? -ne 0 ] && grep -q 'no corpus' '$T/e'"
 
 finish
