@@ -16,12 +16,16 @@ mkdir -p "$OUT/properties" "$OUT/reader"
 OUT=$(cd "$OUT" && pwd)
 case "$CS" in */*) CS=$(cd "$(dirname "$CS")" && pwd)/$(basename "$CS") ;; esac
 cd "$(dirname "$0")/.."
+# The case listing and the campaign's --out go to a directory of this run's own, removed at exit.
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
 LIST=""
 if [ -n "$CS" ]; then
-  LIST=$(mktemp)
-  trap 'rm -f "$LIST"' EXIT
-  "$CS" fuzz --impl reference --cases 64 --no-corpus --list-cases --quiet --out "$(dirname "$LIST")/callsign-seeds-out" >"$LIST" 2>/dev/null || true
-  rm -rf "$(dirname "$LIST")/callsign-seeds-out"
+  LIST=$WORK/cases
+  "$CS" fuzz --impl reference --cases 64 --no-corpus --list-cases --quiet --out "$WORK/out" >"$LIST" || {
+    echo "fuzz/seeds.sh: $CS fuzz --list-cases failed (exit $?)" >&2
+    exit 1
+  }
 fi
 python3 - "$OUT" "$LIST" <<'PY'
 import base64, glob, hashlib, json, os, sys

@@ -752,4 +752,17 @@ mkdir -p "$T/bare/fuzz" && cp fuzz/seeds.sh "$T/bare/fuzz/"
 (cd "$T/bare" && sh fuzz/seeds.sh out) >"$T/o" 2>"$T/e"
 check "fuzz/seeds.sh in a tree without corpus files: fails, saying so" "[ $? -ne 0 ] && grep -q 'no corpus' '$T/e'"
 
+# Its work files are its own (mktemp, removed at exit): a callsign-seeds-out of someone else's in
+# the temporary directory is left alone. A `callsign fuzz --list-cases` that fails fails the script.
+mkdir -p "$T/tmpd/callsign-seeds-out" && : >"$T/tmpd/callsign-seeds-out/theirs"
+TMPDIR="$T/tmpd" sh fuzz/seeds.sh "$T/seeds-cs" "$CS" >"$T/o" 2>"$T/e"
+rc=$?
+check "fuzz/seeds.sh with callsign: the listed cases seeded, its temporary files gone, no one else's touched" \
+  "[ $rc -eq 0 ] && [ \$(ls '$T/seeds-cs/properties' | wc -l) -gt \$(ls '$T/seeds-here/properties' | wc -l) ] &&
+   [ -e '$T/tmpd/callsign-seeds-out/theirs' ] && [ \"\$(ls -A '$T/tmpd')\" = callsign-seeds-out ]"
+printf '#!/bin/sh\necho "callsign: broken" >&2\nexit 3\n' >"$T/broken-cs" && chmod +x "$T/broken-cs"
+TMPDIR="$T/tmpd" sh fuzz/seeds.sh "$T/seeds-broken" "$T/broken-cs" >"$T/o" 2>"$T/e"
+check "fuzz/seeds.sh with a callsign whose --list-cases fails: fails, with its message" \
+  "[ $? -ne 0 ] && grep -q 'callsign: broken' '$T/e'"
+
 finish
