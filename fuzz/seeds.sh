@@ -6,9 +6,10 @@
 #     64 cases of `callsign fuzz --list-cases`, selectors rotating over targets and op families.
 #   OUT/reader/: the histories of the corpus cases and of tests/e2e/malformed/, and hello and
 #     answer lines (fuzz/fuzz_reader.c).
-# File names are the SHA-1 of the content, as libFuzzer names corpus files. Runs from any
-# directory: OUT and CALLSIGN are taken from the caller's, the corpus from this script's repository;
-# one without corpus files is an error.
+# File names are the SHA-1 of the content, as libFuzzer names corpus files; the files so named that
+# OUT/properties/ and OUT/reader/ held before are removed first. Runs from any directory: OUT and
+# CALLSIGN are taken from the caller's, the corpus from this script's repository; one without
+# corpus files is an error.
 set -eu
 OUT=${1:?usage: fuzz/seeds.sh OUT [CALLSIGN]}
 CS=${2:-}
@@ -28,7 +29,7 @@ if [ -n "$CS" ]; then
   }
 fi
 python3 - "$OUT" "$LIST" <<'PY'
-import base64, glob, hashlib, json, os, sys
+import base64, glob, hashlib, json, os, re, sys
 out, listing = sys.argv[1], sys.argv[2]
 targets = ["anthropic", "openai_chat", "openai_responses", "mistral", "kimi", "gemini", "bedrock"]
 families = {"emit": 0, "canon": 1, "normalize": 2}
@@ -53,8 +54,18 @@ def found(pattern):
         sys.exit("fuzz/seeds.sh: no corpus files %s in %s" % (pattern, os.getcwd()))
     return paths
 
+regressions, malformed = found("corpus/regressions/*/*.json"), found("tests/e2e/malformed/*")
+
+# The seeds of an earlier run go first (a case gone from the corpus takes its seed with it): the
+# files named as this script names them, nothing else in OUT.
+for sub in ("properties", "reader"):
+    for name in os.listdir(os.path.join(out, sub)):
+        path = os.path.join(out, sub, name)
+        if re.fullmatch(r"[0-9a-f]{40}", name) and os.path.isfile(path):
+            os.remove(path)
+
 n = 0
-for path in found("corpus/regressions/*/*.json"):
+for path in regressions:
     try:
         case = json.load(open(path))
     except ValueError:
@@ -72,7 +83,7 @@ if listing:
             put("properties", bytes([i % 21]) + token_bytes(parts[3]))
             n += 1
 put("properties", b"")
-for path in found("tests/e2e/malformed/*"):
+for path in malformed:
     put("reader", open(path, "rb").read())
 for line in [
     b'{"seq":0,"protocol":1,"name":"x","version":"1","ops":["emit","canonicalize","normalize"],"targets":["anthropic","mistral"],"scheme":"callsign-canonical-v1"}',

@@ -765,4 +765,20 @@ TMPDIR="$T/tmpd" sh fuzz/seeds.sh "$T/seeds-broken" "$T/broken-cs" >"$T/o" 2>"$T
 check "fuzz/seeds.sh with a callsign whose --list-cases fails: fails, with its message" \
   "[ $? -ne 0 ] && grep -q 'callsign: broken' '$T/e'"
 
+# A run replaces the seeds it wrote before (files named by a SHA-1, as it names them), so a seed
+# whose case left the corpus does not stay; other files in OUT are not its to remove. The committed
+# fuzz/seeds/ is what the script makes (make fuzz-seeds regenerates it).
+mkdir -p "$T/seeds-stale/properties" "$T/seeds-stale/reader"
+old=0123456789abcdef0123456789abcdef01234567
+: >"$T/seeds-stale/properties/$old" && : >"$T/seeds-stale/reader/$old"
+: >"$T/seeds-stale/reader/NOTES" && : >"$T/seeds-stale/keep"
+sh fuzz/seeds.sh "$T/seeds-stale" >"$T/o" 2>"$T/e"
+rc=$?
+kept=0
+[ -e "$T/seeds-stale/reader/NOTES" ] && [ -e "$T/seeds-stale/keep" ] && kept=1
+rm -f "$T/seeds-stale/reader/NOTES" "$T/seeds-stale/keep"
+check "fuzz/seeds.sh replaces the seeds it wrote before and leaves other files" \
+  "[ $rc -eq 0 ] && [ $kept -eq 1 ] && diff -r '$T/seeds-here' '$T/seeds-stale' >/dev/null"
+check "fuzz/seeds/ is what fuzz/seeds.sh writes (else: make fuzz-seeds)" "diff -r fuzz/seeds '$T/seeds-cs' >/dev/null"
+
 finish
