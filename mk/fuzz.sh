@@ -6,9 +6,11 @@
 #   run BIN SECONDS JOBS SEEDS [LIBFUZZER ARGS...]
 #                         runs a libFuzzer target for SECONDS on JOBS processes (one shared corpus
 #                         in build/fuzz-corpus/NAME, seeded from SEEDS), then prints the executions
-#                         per second summed over the processes and fails on any finding (the
-#                         reproducer stays in build/fuzz-run/NAME/). The input size cap
-#                         (-max_len) is the target's own: the Makefile passes it.
+#                         per second summed over the processes and fails on any finding of its own.
+#                         It runs in build/fuzz-run/NAME/ for a plain build (BIN in build/fuzz/),
+#                         build/fuzz-run/NAME-SANITIZERS/ for one in build/fuzz-SANITIZERS/; the
+#                         reproducers stay there, earlier runs' too (none is removed). The input
+#                         size cap (-max_len) is the target's own: the Makefile passes it.
 set -u
 
 need_root_install() { # $1: packages, $2: what for
@@ -58,10 +60,19 @@ run)
   seeds=$5
   shift 5
   name=$(basename "$bin")
+  flavor=$(basename "$(dirname "$bin")") # the Makefile's FUZZ_DIR: fuzz, or fuzz-<sanitizers>
+  case "$flavor" in
+  fuzz-*) runname=$name-${flavor#fuzz-} ;;
+  *) runname=$name ;;
+  esac
   corpus=build/fuzz-corpus/$name
-  run=build/fuzz-run/$name
+  run=build/fuzz-run/$runname
   mkdir -p "$corpus" "$run"
-  rm -f "$run"/fuzz-*.log "$run"/crash-* "$run"/leak-* "$run"/timeout-* "$run"/oom-*
+  rm -f "$run"/fuzz-*.log
+  # The reproducers of earlier runs stay (a plain run and a sanitizer run have their own directory,
+  # and neither removes a finding): this run reports only those it adds.
+  findings() { ls "$run" | grep -E '^(crash|leak|timeout|oom|slow-unit)-' || true; }
+  findings >"$run/.earlier"
   abs() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
   exe=$(abs "$bin")
   args=""
@@ -105,13 +116,19 @@ run)
     tail -n 3 "$run"/fuzz-0.log >&2
     exit 1
   fi
-  found=$(ls "$run" | grep -E '^(crash|leak|timeout|oom)-' || true)
+  found=$(findings | grep -vxF -f "$run/.earlier" | tr '\n' ' ' | sed 's/ $//')
   if [ -n "$found" ] || grep -qE '^==[0-9]+==ERROR|deadly signal' "$run"/fuzz-*.log 2>/dev/null; then
-    echo "fuzz: $name FOUND a failure; reproducers in $run: $found" >&2
+    echo "fuzz: $name FOUND a failure; reproducers in $run: ${found:-(an input an earlier run found)}" >&2
     grep -hE 'fuzz_(properties|reader):|ERROR' "$run"/fuzz-*.log | head -n 5 >&2
+    echo "fuzz: replay one with: $bin $run/<file>" >&2
     exit 1
   fi
-  echo "fuzz: $name: no finding"
+  earlier=$(wc -l <"$run/.earlier")
+  if [ "$earlier" -gt 0 ]; then
+    echo "fuzz: $name: no new finding ($earlier reproducer(s) of earlier runs kept in $run)"
+  else
+    echo "fuzz: $name: no new finding"
+  fi
   ;;
 *)
   echo "usage: mk/fuzz.sh check libfuzzer|afl | run BIN SECONDS JOBS SEEDS [ARGS...]" >&2

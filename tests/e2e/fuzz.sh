@@ -2,7 +2,8 @@
 # End-to-end tests of `callsign fuzz`: sharding covers exactly the unsharded cases, --jobs finds
 # the same distinct failures as one process, --merge combines shard results, the reference holds,
 # a buggy built-in's failures are saved and replay; fuzz/seeds.sh writes the seeds of the fuzz
-# targets from the corpus and the cases `callsign fuzz --list-cases` lists.
+# targets from the corpus and the cases `callsign fuzz --list-cases` lists; mk/fuzz.sh keeps every
+# reproducer.
 # Usage: fuzz.sh path/to/callsign
 set -u
 CS=${1:-build/san/callsign}
@@ -780,5 +781,27 @@ rm -f "$T/seeds-stale/reader/NOTES" "$T/seeds-stale/keep"
 check "fuzz/seeds.sh replaces the seeds it wrote before and leaves other files" \
   "[ $rc -eq 0 ] && [ $kept -eq 1 ] && diff -r '$T/seeds-here' '$T/seeds-stale' >/dev/null"
 check "fuzz/seeds/ is what fuzz/seeds.sh writes (else: make fuzz-seeds)" "diff -r fuzz/seeds '$T/seeds-cs' >/dev/null"
+
+# mk/fuzz.sh (make fuzz, make fuzz-reader) keeps every reproducer: a run of a sanitizer build and a
+# plain one have their own run directories, and a run removes no earlier finding (it reports only
+# its own). A stand-in for the libFuzzer binary prints the stat lines and, asked to, a crash file.
+mkdir -p "$T/mkf/build/fuzz" "$T/mkf/build/fuzz-address-undefined" "$T/mkf/seeds"
+printf '#!/bin/sh\necho stat::number_of_executed_units: 10\necho stat::average_exec_per_sec: 10\n[ -z "${FAKE_CRASH:-}" ] || echo x >"crash-$FAKE_CRASH"\n' \
+  >"$T/mkf/build/fuzz/fuzz_fake"
+chmod +x "$T/mkf/build/fuzz/fuzz_fake" && cp "$T/mkf/build/fuzz/fuzz_fake" "$T/mkf/build/fuzz-address-undefined/"
+(cd "$T/mkf" && FAKE_CRASH=san1 sh "$repo/mk/fuzz.sh" run build/fuzz-address-undefined/fuzz_fake 1 1 seeds) \
+  >"$T/o" 2>"$T/e"
+rc=$?
+run_san=$T/mkf/build/fuzz-run/fuzz_fake-address-undefined
+check "mk/fuzz.sh: a finding of a sanitizer build fails the run, its reproducer in the sanitizer run's directory" \
+  "[ $rc -eq 1 ] && grep -q 'crash-san1' '$T/e' && [ -f '$run_san/crash-san1' ]"
+(cd "$T/mkf" && sh "$repo/mk/fuzz.sh" run build/fuzz/fuzz_fake 1 1 seeds) >"$T/o" 2>"$T/e"
+rc=$?
+check "mk/fuzz.sh: a plain build's run passes and leaves the sanitizer run's reproducer" \
+  "[ $rc -eq 0 ] && [ -f '$run_san/crash-san1' ]"
+(cd "$T/mkf" && sh "$repo/mk/fuzz.sh" run build/fuzz-address-undefined/fuzz_fake 1 1 seeds) >"$T/o" 2>"$T/e"
+rc=$?
+check "mk/fuzz.sh: the next run of the same build keeps the earlier reproducer and reports only its own findings" \
+  "[ $rc -eq 0 ] && [ -f '$run_san/crash-san1' ] && grep -q 'no new finding' '$T/o'"
 
 finish
