@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/history_json.h"
 #include "core/utf8.h"
+#include "generators/labels.h"
 #include "harness/cli.h"
 #include "providers/target.h"
 
@@ -91,6 +92,39 @@ static int check_expectations(const cJSON *t, const cs_history *h, const char *p
   return 0;
 }
 
+/* A test's comment (a string) and flags (an array of label names, the keys of "notes"): --generate
+ * keeps both and counts the flags, and finds its named tests by their comment. Absent ones are an
+ * error only in a complete file; --generate gives a test it adds both. */
+static int check_comment_flags(const cJSON *t, bool counted, const char *path, int tc, cs_err *err) {
+  const cJSON *cm = cJSON_GetObjectItemCaseSensitive(t, "comment");
+  if (!cm && counted)
+    return cs_err_set(err, "%s: tcId %d has no comment", path, tc);
+  if (cm && !cJSON_IsString(cm))
+    return cs_err_set(err, "%s: tcId %d: comment is not a string", path, tc);
+  const cJSON *fl = cJSON_GetObjectItemCaseSensitive(t, "flags");
+  if (!fl && counted)
+    return cs_err_set(err, "%s: tcId %d has no flags", path, tc);
+  if (fl && !cJSON_IsArray(fl))
+    return cs_err_set(err, "%s: tcId %d: flags is not an array of label names", path, tc);
+  int i = 0;
+  for (const cJSON *f = fl ? fl->child : NULL; f; f = f->next, i++) {
+    int l = 0;
+    while (cJSON_IsString(f) && l < CS_LABEL_COUNT && strcmp(cs_label_name((cs_label)l), f->valuestring))
+      l++;
+    if (!cJSON_IsString(f))
+      return cs_err_set(err, "%s: tcId %d: flags[%d] is not a label name", path, tc, i);
+    if (l == CS_LABEL_COUNT) {
+      char shown[64]; /* printable ASCII only: the message stays one line */
+      size_t n = 0;
+      for (const char *c = f->valuestring; *c && n < 60; c++)
+        shown[n++] = *c >= 0x20 && *c < 0x7f ? *c : '?';
+      shown[n] = 0;
+      return cs_err_set(err, "%s: tcId %d: flags[%d] \"%s\" is not a label name", path, tc, i, shown);
+    }
+  }
+  return 0;
+}
+
 /* A member named twice reads as its first here and its last elsewhere: the file says two things. */
 static int names_once(const cJSON *obj, const char *path, const char *what, int tc, cs_err *err) {
   const char *dup;
@@ -159,6 +193,8 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
       }
       /* Expectations are read only from a complete file; --generate recomputes them. */
       if (counted && check_expectations(t, &h, path, id->valueint, err))
+        goto bad;
+      if (check_comment_flags(t, counted, path, id->valueint, err))
         goto bad;
       for (int k = 0; k < n; k++) /* a few hundred tests: a scan is enough */
         if (ids[k] == id->valueint) {

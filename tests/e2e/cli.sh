@@ -115,6 +115,13 @@ w('longcanon', t0(lambda t: t['canonical']['results'].append(None)))
 w('nowire', t0(lambda t: t.pop('wire')))
 w('wirename', t0(lambda t: t['wire'].update(kimi2=t['wire']['kimi'])))
 w('shortwire', t0(lambda t: t['wire']['gemini']['calls'].pop()))
+# So are a comment that is not a string and flags that are not an array of label names (notes).
+w('numcomment', t0(lambda t: t.update(comment=5)))
+w('nocomment', t0(lambda t: t.pop('comment')))
+w('numflags', t0(lambda t: t.update(flags=5)))
+w('noflags', t0(lambda t: t.pop('flags')))
+w('numflag', t0(lambda t: t['flags'].append(5)))
+w('unknownflag', t0(lambda t: t['flags'].append('id.nosuch')))
 # A member named twice is read as its first copy here and as its last by other readers: refused.
 def twice(name, old, new):
     s = json.dumps(d)
@@ -133,11 +140,22 @@ for v in "empty:holds no test" "count:numberOfTests" "dup:appears twice" "str:no
   "numcanon:tcId 1: canonical.calls.0. is not a string or null" "longcanon:tcId 1: canonical.results holds" \
   "nowire:tcId 1: wire is not an object" "wirename:tcId 1: wire names .kimi2., not a target" \
   "shortwire:tcId 1: wire.gemini.calls holds 1 IDs, the history has 2 calls" \
+  "numcomment:tcId 1: comment is not a string" "nocomment:tcId 1 has no comment" \
+  "numflags:tcId 1: flags is not an array of label names" "noflags:tcId 1 has no flags" \
+  "numflag:tcId 1: flags.1. is not a label name" "unknownflag:tcId 1: flags.1. .id.nosuch. is not a label name" \
   "twicealg:the member .algorithm. occurs twice" "twicetc:tcId 1 names .tcId. twice" \
   "twicecanon:tcId 1 names .canonical. twice" "twicegroup:a test group names .tests. twice" \
   "big:test 1 has no whole tcId from 1 to 1000000000" "other:a test group.s type is .Other., not .CanonicalHistory."; do
   "$CS" vectors --check "$T/v_${v%%:*}.json" >"$T/o" 2>"$T/e"
   check "vectors --check, ${v%%:*} file: exit 2, one line" "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q '${v#*:}' '$T/e'"
+done
+# --generate, which keeps each test's comment and flags, refuses them too rather than write a comment
+# of "" or flags that are not labels; the file is left as it was.
+for v in numcomment numflags unknownflag; do
+  cp "$T/v_$v.json" "$T/v_$v.orig"
+  "$CS" vectors --generate "$T/v_$v.json" >"$T/o" 2>"$T/e"
+  check "vectors --generate, $v file: exit 2, one line naming the test, file unchanged" \
+    "one_line_2 $? '$T/v_$v.json: tcId 1: ' && cmp -s '$T/v_$v.json' '$T/v_$v.orig'"
 done
 for v in nocanon strcanon numcanon shortwire; do
   "$CS" run --no-corpus --impl reference --cases 5 --quiet --property vectors --vectors "$T/v_$v.json" >"$T/o" 2>"$T/e"
