@@ -31,7 +31,8 @@
   X(TWIN_TRUNCATE, "twin.truncate", "IDs equal after truncation at 9/40/53/64")                                        \
   X(TWIN_IMPL, "twin.impl", "implementation-aware twin: another call's output planted as raw ID")                      \
   X(TWIN_JOIN, "twin.join",                                                                                            \
-    "raw ID R|x with tool N, raw ID R with tool x|N, under one turn key: one string joined with '|'")                  \
+    "raw ID R|x with tool N, raw ID R with tool x|N, under one turn key: one string joined with '|' when both are "    \
+    "their turn's first call (a server call before R|x keeps them apart)")                                             \
   X(S_PARALLEL_SAME_NAME, "struct.parallel_same_name", "parallel calls of the same tool")                              \
   X(S_REORDERED, "struct.reordered_results", "results in another order than their calls")                              \
   X(S_ORPHAN, "struct.orphan_result", "a result that answers no call")                                                 \
