@@ -110,9 +110,14 @@ int cs_report_failures(const cs_report *r, FILE *out, cs_err *err) {
     cs_buf_printf(&b, "%s %s%s%s\n", x->property, x->target, x->impl[0] ? " " : "", x->impl);
     listed++;
   }
-  bool checked = false; /* a case ran: "no failures" says something only then */
-  for (size_t k = 0; k < r->nimpls; k++)
-    checked = checked || (!r->impls[k].could_not_run && r->impls[k].cases > 0);
+  /* "no failures" says something only when a cell was judged (held, failed or fixed): a case ran,
+   * or the vectors were checked, by an implementation that ran whole or in part (--jobs). */
+  bool checked = false;
+  for (size_t k = 0; k < r->nimpls && !checked; k++)
+    for (size_t i = 0; i < r->impls[k].ncells && !checked; i++) {
+      cs_verdict v = r->impls[k].cells[i].verdict;
+      checked = v == CS_VERDICT_PASS || v == CS_VERDICT_FIXED || cs_cell_failed(&r->impls[k].cells[i]);
+    }
   if (!listed)
     cs_buf_puts(&b, checked ? "\n# no failures\n"
                             : "\n# nothing was checked (no implementation ran a case): no failure is known\n");

@@ -878,12 +878,20 @@ Test(failures, the_list_reads_back_as_exactly_the_failing_cells) {
   free(doc);
   unlink(path);
 
-  /* An empty list says whether anything was checked: a program that could not start fails nothing. */
-  cs_impl_result ran = {.name = "ok", .cases = 5}, dead = {.name = "dead", .could_not_run = true};
+  /* An empty list says whether anything was checked: a program that could not start fails nothing,
+   * and one whose --jobs run lost a worker (could_not_run) held on the cases the others ran. */
+  cs_cell held = {.property = "emit.pair", .target = "anthropic", .verdict = CS_VERDICT_PASS},
+          unjudged = {.property = "emit.pair", .target = "anthropic", .verdict = CS_VERDICT_UNCHECKED};
+  cs_impl_result ran = {.name = "ok", .cases = 5, .cells = &held, .ncells = 1},
+                 part = {.name = "part", .cases = 200, .could_not_run = true, .cells = &held, .ncells = 1},
+                 dead = {.name = "dead", .could_not_run = true, .cells = &unjudged, .ncells = 1};
   const struct {
     cs_impl_result *impl;
     const char *says;
-  } empties[] = {{NULL, "# nothing was checked"}, {&dead, "# nothing was checked"}, {&ran, "# no failures\n"}};
+  } empties[] = {{NULL, "# nothing was checked"},
+                 {&dead, "# nothing was checked"},
+                 {&ran, "# no failures\n"},
+                 {&part, "# no failures\n"}};
   for (size_t k = 0; k < sizeof empties / sizeof *empties; k++) {
     cs_report empty = {.impls = empties[k].impl, .nimpls = empties[k].impl ? 1 : 0};
     doc = write_tmp(&empty, cs_report_failures, path, ".txt");
