@@ -1341,6 +1341,11 @@ static void report_taken(runner *r) {
 
 static int check_batch(runner *r, size_t n, uint64_t *failures) {
   bool any_new = false;
+  /* A campaign takes every failing case, but a restart that failed after a request's fault in the
+   * same batch is that fault's wake, not a finding: its case replays as a pass. */
+  bool request_fault = false;
+  for (size_t i = 0; r->campaign && r->batch_fault && i < n && !request_fault; i++)
+    request_fault = first_reply(&r->runs[i], is_request_fault, NULL) != NULL;
   for (size_t i = 0; i < n; i++) {
     const cs_caserun *run = &r->runs[i];
     if (run->cut)
@@ -1362,7 +1367,7 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
         snprintf(cell->undecided_why, sizeof cell->undecided_why, "%s", why);
         continue;
       }
-      if (rc < 0)
+      if (rc < 0 || (rc == 0 && request_fault && started_fault(r, cell, run)))
         continue;
       cell->cases++;
       if (rc == 1)

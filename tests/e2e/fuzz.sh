@@ -457,6 +457,37 @@ check "fuzz --time 30 of a program that cannot be restarted: exit 1 in under 15 
    python3 -c \"import json;d=json.load(open('$T/dies/summary.json'))
 assert d['given_up']==['emit anthropic'] and d['cases'] < 1000, (d['given_up'], d['cases'])\""
 
+# The program crashes on a call ID with ':' in it, and every second start of it fails at hello. A
+# campaign takes the crashes; a restart that failed after one in the same batch is its wake, not a
+# finding of its own (each was saved as a case whose replay passes).
+cat >"$T/alt.py" <<'P'
+import json, os, sys
+count = sys.argv[1]
+n = int(open(count).read()) if os.path.exists(count) else 0
+open(count, "w").write(str(n + 1))
+if n % 2 == 1:
+    sys.exit(7)
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["op"] == "hello":
+        print(json.dumps({"seq": 0, "protocol": 1, "name": "alt", "version": "1", "ops": ["emit"],
+                          "targets": ["anthropic"]}), flush=True)
+        continue
+    if req["op"] == "stop":
+        sys.exit(0)
+    turns = req["history"]["turns"]
+    calls = [c.get("id") for t in turns for c in t.get("calls", [])]
+    if any(i and ":" in i for i in calls):
+        sys.exit(3)
+    print(json.dumps({"seq": req["seq"], "calls": calls,
+                      "results": [r.get("call_id") for t in turns for r in t.get("results", [])]}), flush=True)
+P
+rm -f "$T/alt.count"
+"$CS" fuzz --no-corpus --cases 30 --out "$T/alt" --impl-cmd -- python3 "$T/alt.py" "$T/alt.count" >"$T/alt.txt" 2>&1
+alt_rc=$?
+check "fuzz, a crash and every second start failing: the crash is found, no failed restart is a finding" \
+  "[ $alt_rc -eq 1 ] && grep -q 'exited with status 3' '$T/alt.txt' && ! grep -q 'restart failed' '$T/alt.txt'"
+
 # --time holds when the implementation hangs: a request still within its own deadline (5 s) when
 # the time runs out is cut off, and its case is not judged. Before, each of a case's dozens of
 # requests waited out its deadline in turn: `fuzz --time 3` against a hanging adapter ran 173 s.
