@@ -1251,16 +1251,6 @@ static uint64_t *copy_choices(const cs_choices *ch, size_t *n) {
 }
 
 /* The first failure of a run's cell, on case i of the batch: the cell reports it. */
-/* Frees what fail_cell kept of a failure, which another replaces. */
-static void forget_failure(cs_outcome *cell) {
-  free(cell->choices);
-  free(cell->history_json);
-  free(cell->answer_json);
-  free(cell->literal_path);
-  cell->choices = NULL;
-  cell->history_json = cell->answer_json = cell->literal_path = NULL;
-}
-
 /* Did protocol.answer fail on `run` for a fault of the program's start (cs_outcome.start_fault)? */
 static bool started_fault(const runner *r, const cs_outcome *cell, const cs_caserun *run) {
   const cs_reply *f = cs_property_is_answer(cell->prop) ? first_fault(r, run, NULL) : NULL;
@@ -1341,10 +1331,11 @@ static void report_taken(runner *r) {
 
 static int check_batch(runner *r, size_t n, uint64_t *failures) {
   bool any_new = false;
-  /* A campaign takes every failing case, but a restart that failed after a request's fault in the
-   * same batch is that fault's wake, not a finding: its case replays as a pass. */
+  /* A restart that failed after a request's fault in the same batch (case 0's restart check after
+   * a later case's request ended the process) is that fault's wake, not a finding: its case
+   * replays as a pass. The request's fault is the one reported, in a run as in a campaign. */
   bool request_fault = false;
-  for (size_t i = 0; r->campaign && r->batch_fault && i < n && !request_fault; i++)
+  for (size_t i = 0; r->batch_fault && i < n && !request_fault; i++)
     request_fault = first_reply(&r->runs[i], is_request_fault, NULL) != NULL;
   for (size_t i = 0; i < n; i++) {
     const cs_caserun *run = &r->runs[i];
@@ -1352,12 +1343,7 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
       continue;
     for (size_t c = 0; c < r->ncells; c++) {
       cs_outcome *cell = &r->cells[c];
-      /* A fault of the program's start found first (case 0's restart failed after a later case's
-       * request ended the process) gives way to a fault a request caused: that is the one whose
-       * case a replay shows again. */
-      bool start_gives_way = cell->failed && cell->start_fault && !cell->shrunk && r->batch_fault &&
-                             first_reply(run, is_request_fault, NULL);
-      if (!cell->applicable || cell->undecided || (cell->failed && !r->campaign && !start_gives_way))
+      if (!cell->applicable || cell->undecided || (cell->failed && !r->campaign))
         continue;
       char why[600];
       int rc = check_cell(r, cell, run, why, sizeof why);
@@ -1378,8 +1364,6 @@ static int check_batch(runner *r, size_t n, uint64_t *failures) {
           take_failure(r, c, i, why);
         continue;
       }
-      if (start_gives_way)
-        forget_failure(cell);
       fail_cell(r, cell, i, why);
       any_new = true;
     }
