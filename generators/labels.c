@@ -1,6 +1,8 @@
 /* generators/labels.c: names and descriptions of the statistics labels, from the X-macro table. */
 #include "generators/labels.h"
 
+#include <string.h>
+
 static const char *const label_names[CS_LABEL_COUNT] = {
 #define CS_LABEL_NAME(id, name, desc) name,
     CS_LABEL_TABLE(CS_LABEL_NAME)
@@ -21,4 +23,11 @@ const char *cs_label_name(cs_label l) {
 }
 const char *cs_label_desc(cs_label l) {
   return (unsigned)l < CS_LABEL_COUNT ? label_descs[l] : "?";
+}
+
+int cs_label_find(const char *name) {
+  for (int l = 0; l < CS_LABEL_COUNT; l++)
+    if (!strcmp(label_names[l], name))
+      return l;
+  return -1;
 }

@@ -55,6 +55,8 @@ typedef enum {
 
 const char *cs_label_name(cs_label l);
 const char *cs_label_desc(cs_label l);
+/* The label named `name` ("id.missing"), or -1 when none is. */
+int cs_label_find(const char *name);
 
 /* A set of labels (CS_LABEL_COUNT < 64). */
 typedef uint64_t cs_labelset;

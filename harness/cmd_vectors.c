@@ -255,13 +255,6 @@ static void add_test(cJSON *tests, int tc, const char *comment, cJSON *flags, cJ
   cJSON_AddItemToArray(tests, t);
 }
 
-static int label_index(const char *name) {
-  for (int l = 0; l < CS_LABEL_COUNT; l++)
-    if (!strcmp(cs_label_name((cs_label)l), name))
-      return l;
-  return -1;
-}
-
 /* --generate refused: a new test needs a tcId past the largest, and none is left below the limit
  * that --check holds tcIds to. */
 static int no_tcid_left(const char *path, int max_tc) {
@@ -330,8 +323,8 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
       }
       const cJSON *fl = cJSON_GetObjectItemCaseSensitive(t, "flags");
       for (const cJSON *f = fl ? fl->child : NULL; f; f = f->next)
-        if (cJSON_IsString(f) && label_index(f->valuestring) >= 0)
-          per_label[label_index(f->valuestring)]++;
+        if (cJSON_IsString(f) && cs_label_find(f->valuestring) >= 0)
+          per_label[cs_label_find(f->valuestring)]++;
       const cJSON *cm = cJSON_GetObjectItemCaseSensitive(t, "comment");
       add_test(tests, tc, cJSON_IsString(cm) ? cm->valuestring : "", cJSON_Duplicate(fl, 1), cJSON_Duplicate(hj, 1),
                canon, wire);
@@ -372,8 +365,8 @@ static int generate(const char *path, cs_ruleset *rs, const cs_digest *d) {
     snprintf(fl, sizeof fl, "%s", named[i].flags);
     for (char *tok = strtok(fl, " "); tok; tok = strtok(NULL, " ")) {
       cJSON_AddItemToArray(flags, cJSON_CreateString(tok));
-      if (label_index(tok) >= 0)
-        per_label[label_index(tok)]++;
+      if (cs_label_find(tok) >= 0)
+        per_label[cs_label_find(tok)]++;
     }
     add_test(tests, ++max_tc, named[i].comment, flags, history_cjson(&h), canon, wire);
     n++;

@@ -108,12 +108,9 @@ static int check_comment_flags(const cJSON *t, bool counted, const char *path, i
     return cs_err_set(err, "%s: tcId %d: flags is not an array of label names", path, tc);
   int i = 0;
   for (const cJSON *f = fl ? fl->child : NULL; f; f = f->next, i++) {
-    int l = 0;
-    while (cJSON_IsString(f) && l < CS_LABEL_COUNT && strcmp(cs_label_name((cs_label)l), f->valuestring))
-      l++;
     if (!cJSON_IsString(f))
       return cs_err_set(err, "%s: tcId %d: flags[%d] is not a label name", path, tc, i);
-    if (l == CS_LABEL_COUNT) {
+    if (cs_label_find(f->valuestring) < 0) {
       char shown[64]; /* printable ASCII only: the message stays one line */
       size_t n = 0;
       for (const char *c = f->valuestring; *c && n < 60; c++)
