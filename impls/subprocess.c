@@ -563,7 +563,7 @@ static int child_exec(char *const argv[], char *const envp[], const int fds[3], 
     if (dup2(fds[i], i) < 0)
       return errno;
   /* Default SIGPIPE, and default handling of what the harness catches, before the signals blocked
-   * around fork are let in: a handler of callsign's must not run in the program's child. */
+   * around vfork are let in: a handler of callsign's must not run in the program's child. */
   struct sigaction dfl;
   memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;

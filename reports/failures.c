@@ -4,7 +4,7 @@
  * the failures it knows of (and how `make run` checks the built-ins fail as designed).
  * Written: FAIL and EXPECTED_FAIL cells, both tiers (a recommended one is marked in a comment).
  * Left out: FIXED cells (the list shrinks) and implementations that could not run; a list of
- * nothing says whether a case ran ("no failures") or none did. Kept: the
+ * nothing says whether a cell was judged ("no failures") or none was. Kept: the
  * lines of --expect no judged cell answered (written as they were read). A name that
  * --expect could not read back as one word (whitespace, '#', control bytes, over 95 bytes) is
  * left out of the line, which then matches any implementation, and shown escaped in a comment; such
