@@ -143,4 +143,31 @@ run canon "$T/a-directory" </dev/null >"$T/out" 2>"$T/err"
 echo $? >"$T/rc"
 check_refusal "a directory" "$T/a-directory" "cannot read: Is a directory"
 
+# Out of memory: a well-formed history larger than the memory callsign may take is one line and
+# status 2, not a crash. The sanitized binary is limited by the allocator (ulimit -v cannot hold
+# ASan's shadow memory), any other by the address space.
+python3 -c "
+import json, sys
+turns = [{'role': 'user', 'text': 'hi'}]
+for r in range(1500):
+    i = 'call_%d' % r + 'x' * 3000
+    turns.append({'role': 'assistant', 'provider': 'openai_chat', 'calls': [{'id': i, 'name': 'f', 'args': {}}]})
+    turns.append({'role': 'tool', 'results': [{'call_id': i, 'name': 'f', 'content': 'ok'}]})
+json.dump({'turns': turns}, sys.stdout)" >"$T/big.json"
+"$CS" canon "$T/big.json" >"$T/out" 2>"$T/err"
+check "canon of the 9 MB history with memory enough: exit 0" "[ $? -eq 0 ] && [ -s '$T/out' ]"
+if grep -q __asan_init "$CS"; then
+  ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1:max_allocation_size_mb=4:log_path=$T/oom-asan" \
+    "$CS" canon "$T/big.json" >"$T/out" 2>"$T/err.asan"
+  rc=$?
+  # ASan says on stderr, whatever log_path says, that it returned NULL: that line is its, not ours.
+  grep -v '^==[0-9]*==WARNING: AddressSanitizer failed to allocate' "$T/err.asan" >"$T/err"
+  (exit $rc)
+else
+  (ulimit -v 40000 && exec "$CS" canon "$T/big.json") >"$T/out" 2>"$T/err"
+fi
+echo $? >"$T/rc"
+check "canon of the same history out of memory: exit 2, one line" \
+  "[ \$(cat '$T/rc') -eq 2 ] && [ \"\$(cat '$T/err')\" = 'callsign: out of memory' ] && ! [ -s '$T/out' ]"
+
 finish
