@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/fs.h"
@@ -31,7 +32,7 @@ typedef struct {
   uint64_t label_counts[CS_LABEL_COUNT], stat_cases; /* summed over the implementations run */
   const cs_history *literal;                         /* replay of a literal history case: that history alone */
   cs_literal_twin literal_twin;                      /* and its planted twin */
-  const char *literal_path;                          /* and its file (NULL for stdin) */
+  const char *literal_path;                          /* and its file (NULL: stdin, a pipe) */
   cs_arena literal_arena;
 } run_ctx;
 
@@ -649,13 +650,15 @@ int cs_cmd_replay(int argc, char **argv) {
       return cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     }
     /* A case found under another ID bound is regenerated under that bound, or it is another case
-     * (a saved history replayed as it is has no bound to keep). */
-    if (kind == 0 && bound && c.o.max_id_len && c.o.max_id_len != bound) {
+     * (a saved history replayed as it is has no bound to keep). A file without one was found
+     * under the default bound. */
+    uint32_t found_under = bound ? bound : CS_GEN_DEFAULT_MAX_ID_LEN;
+    if (kind == 0 && c.o.max_id_len && c.o.max_id_len != found_under) {
       free(v);
       cs_arena_free(&c.literal_arena);
       return cs_fail(CS_EXIT_USAGE,
-                     "replay: %s was found under --max-id-len %u; --max-id-len %u would replay another case", arg,
-                     bound, c.o.max_id_len);
+                     "replay: %s was found under --max-id-len %u; --max-id-len %u would replay another case",
+                     strcmp(arg, "-") ? arg : "stdin", found_under, c.o.max_id_len);
     }
     if (kind == 0 && bound)
       c.o.max_id_len = bound;
@@ -666,7 +669,9 @@ int cs_cmd_replay(int argc, char **argv) {
               strcmp(arg, "-") ? arg : "stdin");
     if (kind >= 1)
       c.literal = lit; /* a planted or saved history: run as it is */
-    c.literal_path = strcmp(arg, "-") ? arg : NULL;
+    /* Named in the replay command only when it can be read again: not stdin, a pipe or a FIFO. */
+    struct stat st;
+    c.literal_path = strcmp(arg, "-") && stat(arg, &st) == 0 && S_ISREG(st.st_mode) ? arg : NULL;
     /* A saved case names its property and target: check those unless told otherwise. */
     if (!c.o.nonly && prop[0] && cs_property_find(prop))
       c.o.only[c.o.nonly++] = cs_property_find(prop)->name;

@@ -113,11 +113,6 @@ static int kind_of(const cJSON *root, const char *path, cs_err *err) {
   return cs_err_set(err, "%s: not a callsign case (no \"token\" and no \"history\")", path);
 }
 
-static bool is_literal(const cJSON *root) {
-  cs_err ignored = {{0}};
-  return kind_of(root, "", &ignored) == 1;
-}
-
 static int token_of(const cJSON *root, const char *path, uint64_t **v, size_t *n, cs_err *err) {
   if (cs_choices_parse_token(cJSON_GetObjectItemCaseSensitive(root, "token")->valuestring, v, n, err)) {
     cs_err_prefix(err, "%s", path);
@@ -500,48 +495,76 @@ void cs_corpus_free(cs_corpus *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* True when `file` already holds this case: the same choices (`v1_key`, the token's cs1 form: a
- * file saved with a cs1 token holds the case as well as one with its cs2 token), or for a literal
- * case the same history. Its message may differ (an implementation with random IDs words each
- * failure anew), and a committed corpus must not change each time a run finds a case it already has. */
-static bool holds_case(const char *file, const cs_str *v1_key, const char *history_json) {
+/* What a case file found under a candidate name holds. */
+typedef enum {
+  FILE_ABSENT, /* nothing there: the case is written there */
+  FILE_SAME,   /* this case: left as it is */
+  FILE_OTHER,  /* another case, kept: the next name is tried */
+  FILE_BROKEN, /* not a case callsign can read: replaced */
+} case_file;
+
+/* What `file` holds, compared with this case: a token case's choices (`v1_key`, the token's cs1
+ * form: a file saved with a cs1 token holds the case as well as one with its cs2 token) under the
+ * same ID bound and still making its saved history, or a literal case's history. The message may
+ * differ (an implementation with random IDs words each failure anew), and a committed corpus must
+ * not change each time a run finds a case it already has. A stale file with the same token is
+ * another case: it keeps replaying its saved history, and the failure its token makes now is new. */
+static case_file file_holds(const char *file, const cs_str *v1_key, uint32_t max_id_len, const char *property,
+                            const char *history_json) {
   struct stat st;
   if (stat(file, &st))
-    return false;
+    return errno == ENOENT ? FILE_ABSENT : FILE_BROKEN;
   cs_err ignored = {{0}};
   cJSON *old = load_corpus_case(file, &ignored), *hist = NULL;
-  bool same = false;
-  if (old && v1_key) {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(old, "token");
+  int kind = old ? kind_of(old, file, &ignored) : -1;
+  case_file held = kind < 0 ? FILE_BROKEN : FILE_OTHER;
+  if (kind == 0 && v1_key) {
     uint64_t *v = NULL;
     size_t n = 0;
-    if (cJSON_IsString(t) && cs_choices_parse_token(t->valuestring, &v, &n, &ignored) == 0) {
+    uint32_t bound = 0;
+    cs_arena a = {0};
+    cs_history saved;
+    if (token_of(old, file, &v, &n, &ignored) || bound_of(old, file, &bound, &ignored)) {
+      held = FILE_BROKEN;
+    } else {
       cs_buf k = {0};
       cs_choices_token_v1(v, n, &k);
-      same = k.len == v1_key->len && !memcmp(k.data, v1_key->ptr, k.len);
+      if (k.len == v1_key->len && !memcmp(k.data, v1_key->ptr, k.len) &&
+          (bound ? bound : CS_GEN_DEFAULT_MAX_ID_LEN) == (max_id_len ? max_id_len : CS_GEN_DEFAULT_MAX_ID_LEN) &&
+          !token_is_stale(old, file, v, n, bound, property, &a, &saved))
+        held = FILE_SAME;
       cs_buf_free(&k);
     }
     free(v);
-  } else if (old && history_json && (hist = cJSON_Parse(history_json))) {
-    same = is_literal(old) && cJSON_Compare(cJSON_GetObjectItemCaseSensitive(old, "history"), hist, true);
+    cs_arena_free(&a);
+  } else if (kind == 1 && history_json && (hist = cJSON_Parse(history_json))) {
+    if (cJSON_Compare(cJSON_GetObjectItemCaseSensitive(old, "history"), hist, true))
+      held = FILE_SAME;
   }
   cJSON_Delete(hist);
   cJSON_Delete(old);
-  return same;
+  return held;
 }
 
-/* One case file: dir/<impl>/<property>@<target>-<first 4 bytes of SHA-256(name_key), hex>.json,
- * holding the names, the token (literal cases have none), the message and the history (JSON text,
- * or null); left as it is when it already holds the case. Its path (heap) goes to *path_out when
- * path_out is not NULL. */
+/* Names a case file may take before the case is refused: the first comes from its key alone (so a
+ * committed corpus keeps its names), the others only when a file there holds another case. */
+enum { CASE_NAMES = 16 };
+
+/* One case file: dir/<impl>/<property>@<target>-<hex>.json, hex the first 4 bytes of SHA-256 of
+ * name_key (of name_key, '#' and k for the k-th other name), holding the names, the token (literal
+ * cases have none), the message and the history (JSON text, or null). Left as it is when a file
+ * already holds the case; a file holding another case (a stale one of the same token, one of
+ * another ID bound, one whose hash begins alike) is kept and the next name tried. Its path (heap)
+ * goes to *path_out when path_out is not NULL. */
 static int write_case(const char *dir, const char *impl, const char *property, const char *target_name, cs_str name_key,
                       const cs_str *token, uint32_t max_id_len, const char *message, const char *history_json,
                       const char *twin_json, char **path_out, cs_err *err) {
   char *path = impl_dir(dir, impl), hex[65];
-  cs_buf file = {0}, body = {0};
+  cs_buf file = {0}, body = {0}, key = {0};
   uint8_t d[32];
   cs_hasher *hs = NULL;
   int rc = -1;
+  case_file held = FILE_OTHER;
   if (cs_mkdir_p(path, NULL, err))
     goto cleanup;
   hs = cs_hasher_new();
@@ -549,12 +572,23 @@ static int write_case(const char *dir, const char *impl, const char *property, c
     cs_err_set(err, "OpenSSL provides no SHA-256");
     goto cleanup;
   }
-  cs_sha256(hs, name_key.ptr, name_key.len, d);
-  cs_hasher_free(hs);
-  cs_hex(d, 4, hex);
-  cs_buf_printf(&file, "%s/%s@%s-%s.json", path, property, target_name, hex);
-  if (holds_case(file.data, token ? &name_key : NULL, history_json)) {
+  for (int k = 0; k < CASE_NAMES && held == FILE_OTHER; k++) {
+    cs_buf_clear(&key);
+    cs_buf_put(&key, name_key.ptr, name_key.len);
+    if (k)
+      cs_buf_printf(&key, "#%d", k);
+    cs_sha256(hs, key.data, key.len, d);
+    cs_hex(d, 4, hex);
+    cs_buf_clear(&file);
+    cs_buf_printf(&file, "%s/%s@%s-%s.json", path, property, target_name, hex);
+    held = file_holds(file.data, token ? &name_key : NULL, max_id_len, property, history_json);
+  }
+  if (held == FILE_SAME) {
     rc = 0;
+    goto cleanup;
+  }
+  if (held == FILE_OTHER) {
+    cs_err_set(err, "%s: this name and %d others hold other cases: the case is not saved", file.data, CASE_NAMES - 1);
     goto cleanup;
   }
   cs_buf_puts(&body, "{\n  \"impl\": ");
@@ -589,8 +623,10 @@ cleanup:
     *path_out = file.data; /* handed over, not freed */
     file = (cs_buf){0};
   }
+  cs_hasher_free(hs);
   cs_buf_free(&file);
   cs_buf_free(&body);
+  cs_buf_free(&key);
   free(path);
   return rc;
 }

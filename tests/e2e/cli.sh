@@ -363,6 +363,22 @@ check "--max-id-len 8: failures found, nothing saved to the corpus, one note say
   "[ $? -eq 1 ] && [ -z \"\$(ls -A '$T/bound')\" ] && [ \$(grep -c 'note: --max-id-len 8: the regression corpus is neither replayed nor saved' '$T/e') -eq 1 ]"
 "$CS" run --impl prefix-swap --cases 300 --quiet --max-id-len 65536 --corpus "$T/bound" >"$T/o" 2>"$T/e"
 check "--max-id-len 65536 (the default): the corpus is used" "[ $? -eq 1 ] && [ -n \"\$(ls -A '$T/bound')\" ] && ! grep -q note '$T/e'"
+# A case saved under the default bound replayed under another one is another case: refused, as
+# the other way round is (it ran and passed). A file read from a pipe is no replay command's.
+bcase=$(ls "$T"/bound/prefix-swap/*.json | head -n 1)
+"$CS" replay --impl prefix-swap --max-id-len 10 "$bcase" >"$T/o" 2>"$T/e"
+check "replay of a default-bound case with --max-id-len 10: exit 2, one line" \
+  "one_line_2 $? 'was found under --max-id-len 65536; --max-id-len 10 would replay another case'"
+"$CS" replay --impl prefix-swap --max-id-len 65536 "$bcase" >"$T/o" 2>"$T/e"
+check "and with --max-id-len 65536 it replays (exit 1)" "[ $? -eq 1 ]"
+bproperty=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['property'])" "$bcase")
+printf '{"property":"%s","history":%s}' "$bproperty" \
+  "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['history']))" "$bcase")" >"$T/lit.json"
+"$CS" replay --impl prefix-swap "$T/lit.json" >"$T/o" 2>"$T/e"
+check "a literal case file replayed: its replay command names the file" "[ $? -eq 1 ] && grep -q 'replay: .*lit.json' '$T/o'"
+"$CS" replay --impl prefix-swap <(cat "$T/lit.json") >"$T/o" 2>"$T/e"
+check "the same case read from a pipe: it fails, and no replay command names the pipe" \
+  "[ $? -eq 1 ] && grep -q FAIL '$T/o' && ! grep -q 'replay: ' '$T/o'"
 
 # A timeout under a short --deadline is reproduced only under it: the replay command carries it.
 "$CS" run --cases 2 --no-corpus --quiet --deadline 100 --target anthropic --property emit.regex \

@@ -79,6 +79,44 @@ static char *slurp(const char *path) {
   return text;
 }
 
+/* The history `v` makes, as a case file saves it (heap): a token case's saved history is its own. */
+static char *made_json(const uint64_t *v, size_t n) {
+  cs_choices c = {0};
+  cs_arena a = {0};
+  cs_gen_case g;
+  cs_choices_replay(&c, v, n);
+  cs_gen_history(&c, NULL, &a, &g);
+  cs_buf b = {0};
+  cs_history_write(&b, &g.h);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
+  return b.data;
+}
+
+/* The case files of `impl`, counted. */
+static int count_files(const char *impl) {
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "ls %s/%s/*.json 2>/dev/null | wc -l", dir, impl);
+  FILE *ls = popen(cmd, "r");
+  cr_assert_not_null(ls);
+  int n = -1;
+  cr_assert_eq(fscanf(ls, "%d", &n), 1);
+  pclose(ls);
+  return n;
+}
+
+/* The only case file of `impl`, into path. */
+static void only_file(const char *impl, char *path, size_t cap) {
+  char cmd[200];
+  cr_assert_eq(count_files(impl), 1);
+  snprintf(cmd, sizeof cmd, "ls %s/%s/*.json", dir, impl);
+  FILE *ls = popen(cmd, "r");
+  cr_assert_not_null(ls);
+  cr_assert_not_null(fgets(path, (int)cap, ls));
+  pclose(ls);
+  path[strcspn(path, "\n")] = 0;
+}
+
 Test(corpus, literal_case_round_trip) {
   cs_arena a = {0};
   cs_history h;
@@ -218,7 +256,7 @@ Test(corpus, a_case_saved_again_keeps_its_file) {
   uint64_t choices[] = {1, 0, 1};
   cs_outcome oc = {.prop = cs_property_find("emit.unique"), .choices = choices, .nchoices = 3};
   snprintf(oc.message, sizeof oc.message, "calls 0 and 1 get the same wire ID \"a1b2\"");
-  oc.history_json = (char *)pair_json;
+  oc.history_json = made_json(choices, 3);
   cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
   char pattern[200], path[300] = "";
   snprintf(pattern, sizeof pattern, "ls %s/rand/*.json", dir);
@@ -234,7 +272,10 @@ Test(corpus, a_case_saved_again_keeps_its_file) {
   /* a different case under the same property and target is a file of its own */
   uint64_t other[] = {2, 0, 1};
   oc.choices = other;
+  free(oc.history_json);
+  oc.history_json = made_json(other, 3);
   cr_assert_eq(cs_corpus_save(dir, "rand", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  free(oc.history_json);
   snprintf(pattern, sizeof pattern, "test $(ls %s/rand/*.json | wc -l) -eq 2", dir);
   cr_assert_eq(system(pattern), 0);
   /* a literal case found again keeps its file too */
@@ -669,4 +710,75 @@ Test(corpus, a_token_case_is_saved_with_its_planted_twin) {
   cr_assert_eq(cs_corpus_save(dir, "none", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
   snprintf(cmd, sizeof cmd, "! grep -q planted_twin %s/none/*.json", dir);
   cr_assert_eq(system(cmd), 0, "a planted_twin written for a case without one");
+}
+
+/* A file under the name a case would take that holds another case keeps it, and the case gets a
+ * name of its own, once: a stale case of the same token (which replays its saved history, while the
+ * token now makes a failure of its own), the same token found under another ID bound, another token
+ * whose name hashes alike. Saving either again changes nothing; a file callsign cannot read as a
+ * case is replaced. */
+Test(corpus, a_file_holding_another_case_keeps_it_and_the_case_gets_its_own_name) {
+  cs_err err = {{0}};
+  uint64_t s = seed_with_twins(1, false);
+  cs_choices c = {0};
+  cs_choices_record(&c, s);
+  cs_arena a = {0};
+  cs_gen_case g;
+  cs_gen_history(&c, NULL, &a, &g);
+  cs_outcome oc = {.prop = cs_property_find("emit.unique"), .choices = c.v, .nchoices = c.n};
+  snprintf(oc.message, sizeof oc.message, "found");
+  oc.history_json = made_json(c.v, c.n);
+  char path[512], text[8192];
+  cr_assert_eq(cs_corpus_save(dir, "st", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  only_file("st", path, sizeof path);
+
+  /* stale: the same token with a history it does not make */
+  cs_history other;
+  cs_arena oa = {0};
+  cr_assert_eq(cs_history_parse(cs_str_c(pair_json), NULL, &oa, &other, &err), 0, "%s", err.msg);
+  write_seed_case(path, s, NULL, &other, NULL, NULL);
+  snprintf(text, sizeof text, "%s", slurp(path));
+  for (int round = 0; round < 2; round++) {
+    cr_assert_eq(cs_corpus_save(dir, "st", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+    cr_assert_eq(count_files("st"), 2, "round %d", round);
+    cr_assert_str_eq(slurp(path), text, "the stale case was overwritten");
+  }
+  cs_corpus corpus;
+  cr_assert_eq(cs_corpus_load(dir, "st", &corpus, &err), 0, "%s", err.msg);
+  cr_assert_eq(corpus.n, 1, "the token case that fails now");
+  cr_assert_eq(corpus.nlit, 1, "the stale case, replayed as saved");
+  cs_corpus_free(&corpus);
+
+  /* another ID bound: the default-bound file stays, the bound one gets a name */
+  cr_assert_eq(cs_corpus_save(dir, "bd", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  only_file("bd", path, sizeof path);
+  snprintf(text, sizeof text, "%s", slurp(path));
+  for (int round = 0; round < 2; round++) {
+    cr_assert_eq(cs_corpus_save(dir, "bd", &oc, "anthropic", 50, &err), 0, "%s", err.msg);
+    cr_assert_eq(cs_corpus_save(dir, "bd", &oc, "anthropic", CS_GEN_DEFAULT_MAX_ID_LEN, &err), 0, "%s", err.msg);
+    cr_assert_eq(count_files("bd"), 2, "round %d", round);
+    cr_assert_str_eq(slurp(path), text, "the default-bound case was overwritten");
+  }
+
+  /* another token in the case's first name */
+  cr_assert_eq(cs_corpus_save(dir, "ot", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  only_file("ot", path, sizeof path);
+  write_seed_case(path, s + 1, NULL, NULL, NULL, NULL);
+  snprintf(text, sizeof text, "%s", slurp(path));
+  cr_assert_eq(cs_corpus_save(dir, "ot", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  cr_assert_eq(count_files("ot"), 2);
+  cr_assert_str_eq(slurp(path), text, "another token's case was overwritten");
+
+  /* not a case: replaced */
+  cr_assert_eq(cs_corpus_save(dir, "br", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  only_file("br", path, sizeof path);
+  write_file(path, "{ not json");
+  cr_assert_eq(cs_corpus_save(dir, "br", &oc, "anthropic", 0, &err), 0, "%s", err.msg);
+  cr_assert_eq(count_files("br"), 1);
+  cr_assert(strstr(slurp(path), "\"found\"") != NULL, "%s", slurp(path));
+
+  free(oc.history_json);
+  cs_arena_free(&oa);
+  cs_arena_free(&a);
+  cs_choices_free(&c);
 }
