@@ -263,20 +263,20 @@ static int push(const char **list, size_t *n, const char *v, const char *what, c
   return push_max(list, n, CS_MAX_LIST, v, what, err);
 }
 
-/* An output directory that exists as something else: refused before hours of work, not after.
- * One that does not exist yet is made when the first file is written. */
-static bool not_a_directory(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
-}
-
 /* A directory option's value: '-' is stdin or stdout elsewhere, so a directory made under that
- * name would surprise; an existing file that is not a directory is refused before any work. */
+ * name would surprise. A path that exists as something else, lies below a file, or is a symbolic
+ * link to nothing can never be made: refused before hours of work, not after. One that does not
+ * exist yet is made when the first file is written. */
 static int directory_value(const char *option, const char *v, cs_err *err) {
+  struct stat st;
   if (!strcmp(v, "-"))
     return cs_err_set(err, "--%s -: names a directory, and '-' (standard input or output) is none", option);
-  if (not_a_directory(v))
+  if (stat(v, &st) == 0 && !S_ISDIR(st.st_mode))
     return cs_err_set(err, "--%s: '%s' is not a directory", option, v);
+  if (stat(v, &st) != 0 && errno == ENOTDIR)
+    return cs_err_set(err, "--%s: '%s' lies below a file, not a directory", option, v);
+  if (stat(v, &st) != 0 && errno == ENOENT && lstat(v, &st) == 0)
+    return cs_err_set(err, "--%s: '%s' is a symbolic link to nothing", option, v);
   return 0;
 }
 

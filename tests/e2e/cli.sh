@@ -206,6 +206,13 @@ check "fuzz --out where root cannot write: refused before the campaign" \
   "one_line_2 $? '--out: /proc/summary.json: cannot write: '"
 "$CS" fuzz --merge "$T/a-file" "$T/a-dir" >"$T/o" 2>"$T/e"
 check "fuzz --merge naming a file: exit 2, one line" "one_line_2 $? \"--merge: '$T/a-file' is not a directory\""
+# Paths that can never be made: under a file, or a symbolic link to nothing (the run used to warn
+# afterwards that none of its failures could be saved).
+ln -s "$T/nowhere" "$T/dangling"
+"$CS" run --impl reference --cases 10 --corpus "$T/a-file/sub" >"$T/o" 2>"$T/e"
+check "--corpus below a file: exit 2, one line" "one_line_2 $? \"--corpus: '$T/a-file/sub' lies below a file, not a directory\""
+"$CS" fuzz --impl reference --time 1s --no-corpus --out "$T/dangling" >"$T/o" 2>"$T/e"
+check "fuzz --out naming a dangling link: exit 2, one line" "one_line_2 $? \"--out: '$T/dangling' is a symbolic link to nothing\""
 # A merge only joins result directories: a campaign's options given with it would be ignored.
 "$CS" fuzz --impl reference --cases 10 --no-corpus --quiet --out "$T/res" >"$T/o" 2>"$T/e"
 for a in "--impl reference --jobs 4 --out $T/x" "--quiet" "--jobs=4" "--impl-cmd -- build/adapter-c"; do
@@ -334,7 +341,9 @@ check "probe refused for a missing key: neither report nor cassette directory ma
 check "probe --replay naming a file: exit 2, one line" "one_line_2 $? \"$T/a-file: cannot replay: not a directory\""
 "$CS" probe --provider anthropic --replay "$T/no-such-dir" >"$T/o" 2>"$T/e"
 check "probe --replay naming nothing: exit 2, one line" "one_line_2 $? \"$T/no-such-dir: cannot replay: No such file or directory\""
-"$CS" run --impl reference --cases 5 --quiet --corpus "$T/a-file/corpus" >"$T/o" 2>"$T/e"
+# A corpus whose implementation directory is a file (the run's own --corpus is refused below a file).
+mkdir -p "$T/file-corpus" && : >"$T/file-corpus/reference"
+"$CS" run --impl reference --cases 5 --quiet --corpus "$T/file-corpus" >"$T/o" 2>"$T/e"
 check "a corpus that cannot be written: one warning counting the failures not saved, not one per failure" \
   "[ \$(grep -c 'warning: reference: [0-9]* failures not saved to the corpus' '$T/e') -eq 1 ] && [ \$(wc -l <'$T/e') -eq 2 ] &&
    grep -q 'cannot read the corpus directory .*: Not a directory' '$T/e'"

@@ -249,7 +249,8 @@ check "a kimi collision: planted for normalize.injective, which the pair fails" 
    grep -q '(one turn): normalize.injective on kimi FAILS' '$T/k.txt'"
 
 # A corpus that cannot be written is refused before the search, not found out after it.
-"$CS" collide --impl anthropic-sanitize --target anthropic --corpus /proc/version/x >"$T/o" 2>"$T/e"
+mkdir -p "$T/file-corpus" && : >"$T/file-corpus/anthropic-sanitize"
+"$CS" collide --impl anthropic-sanitize --target anthropic --corpus "$T/file-corpus" >"$T/o" 2>"$T/e"
 check "an unwritable corpus: exit 2 before any search, one line" \
   "[ $? -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'collide: the corpus' '$T/e' && ! grep -q COLLISION '$T/o'"
 

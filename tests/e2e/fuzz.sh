@@ -22,7 +22,7 @@ start=$(date +%s)
 "$CS" fuzz --impl reference --time 30s --no-corpus --quiet --out "$T/plain-file/below" >"$T/o" 2>"$T/e"
 rc=$?
 check "fuzz --out that cannot be made: exit 2 at once, one line with the reason" \
-  "[ $rc -eq 2 ] && [ \$(( \$(date +%s) - $start )) -lt 10 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q 'cannot create: Not a directory' '$T/e'"
+  "[ $rc -eq 2 ] && [ \$(( \$(date +%s) - $start )) -lt 10 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF \"'$T/plain-file/below' lies below a file, not a directory\" '$T/e'"
 # So is an --out whose cases/ is not a directory (the shrunk cases could not be written after it).
 mkdir -p "$T/casesfile" && : >"$T/casesfile/cases"
 start=$(date +%s)
