@@ -853,7 +853,8 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     cs_buf_free(&num);
     goto cleanup;
   }
-  if (err) {
+  /* "error": null is what many serializers write for "no error": an answer, not a rejection. */
+  if (err && !cJSON_IsNull(err)) {
     snprintf(why, wn, "hello answered with an error: %.200s",
              cJSON_IsString(err) ? err->valuestring : "(not a string)");
     goto cleanup;
@@ -870,8 +871,13 @@ int cs_subprocess_parse_hello(cs_str line, cs_impl_info *info, char **name, char
     snprintf(why, wn, "hello answer has an empty \"name\"");
     goto cleanup;
   }
-  if (!cJSON_IsArray(ops) || !cJSON_IsArray(targets)) {
-    snprintf(why, wn, "hello answer needs array fields \"ops\" and \"targets\"");
+  if (!cJSON_IsArray(ops)) {
+    snprintf(why, wn, "hello answer needs an array field \"ops\"");
+    goto cleanup;
+  }
+  /* Absent: no target, as a canonicalize-only program may well leave it out. */
+  if (targets && !cJSON_IsArray(targets)) {
+    snprintf(why, wn, "hello answer: \"targets\" must be an array");
     goto cleanup;
   }
   memset(info, 0, sizeof *info);
@@ -1195,7 +1201,7 @@ cs_reply_status cs_subprocess_parse_answer(size_t max_line, const cs_request *r,
     goto cleanup;
   }
   const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
-  if (err) {
+  if (err && !cJSON_IsNull(err)) { /* null: no error, as in hello */
     if (!cJSON_IsString(err)) {
       snprintf(why, wn, "\"error\" is not a string");
       goto cleanup;

@@ -975,3 +975,30 @@ Test(subprocess, stderr_tail_starts_at_a_line) {
   cr_assert(memcmp(tail.ptr + tail.len - (sizeof last - 1), last, sizeof last - 1) == 0);
   cs_impl_destroy(im);
 }
+
+/* "error": null is many serializers' way of writing no error (Pydantic, serde without skip): the
+ * answer is an answer, in hello and after it; any other non-string error is still a fault. */
+Test(subprocess, a_null_error_is_no_error) {
+  answer_taken("{\"seq\":5,\"ids\":[\"x\"],\"error\":null}", 5);
+  const char *why;
+  cr_assert_eq(answer_why("{\"seq\":5,\"error\":\"no\"}", 5, &why), CS_REPLY_REJECTED);
+  answer_refused("{\"seq\":5,\"ids\":[\"x\"],\"error\":5}", 5, "\"error\" is not a string");
+  hello_taken("{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],"
+              "\"targets\":[\"anthropic\"],\"error\":null}");
+  hello_refused("{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"],"
+                "\"targets\":[\"anthropic\"],\"error\":\"down\"}",
+                "hello answered with an error: down");
+}
+
+/* A canonicalize-only program may leave "targets" out; given, it must be an array, and emit or
+ * normalize without one has nothing callsign can check. */
+Test(subprocess, hello_without_targets_is_a_program_without_targets) {
+  hello_taken("{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"canonicalize\"]}");
+  hello_refused("{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"emit\"]}",
+                "nothing callsign can check");
+  hello_refused("{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"ops\":[\"canonicalize\"],"
+                "\"targets\":\"anthropic\"}",
+                "\"targets\" must be an array");
+  hello_refused("{\"seq\":0,\"protocol\":1,\"name\":\"x\",\"version\":\"1\",\"targets\":[]}",
+                "hello answer needs an array field \"ops\"");
+}
