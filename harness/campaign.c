@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1157,7 +1158,9 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     cs_err_set(err, "%s: not a regular file", path);
     goto cleanup;
   }
-  root = cs_read_json_object(path, "a callsign fuzz summary", err);
+  /* A summary keeps each answer whole (up to 64 MiB each, many findings): whatever size callsign
+   * wrote, it reads back, or a merge, or a --jobs campaign's parent, would lose the findings. */
+  root = cs_read_json_object(path, "a callsign fuzz summary", SIZE_MAX, err);
   if (!root)
     goto cleanup;
   const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "callsign_fuzz");
@@ -1174,8 +1177,11 @@ int cs_findings_read(const char *dir, cs_findings *out, cs_err *err) {
     goto cleanup;
   }
   if (ver->valuedouble != CS_FUZZ_SUMMARY_VERSION) {
-    cs_err_set(err, "%s: callsign_fuzz %g is not the version this callsign reads (%d)", path, ver->valuedouble,
+    cs_buf v = {0}; /* the shortest text that reads back: %g showed 2.0000001 as 2 */
+    cs_buf_double(&v, ver->valuedouble);
+    cs_err_set(err, "%s: callsign_fuzz %s is not the version this callsign reads (%d)", path, v.data,
                CS_FUZZ_SUMMARY_VERSION);
+    cs_buf_free(&v);
     goto cleanup;
   }
   const char *impl = str_or(root, "impl", "");

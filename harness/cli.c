@@ -691,7 +691,7 @@ void cs_options_inline_profile(cs_options *o, const cs_ruleset *rs, cs_arena *a)
   cs_buf_free(&text);
 }
 
-int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
+int cs_read_input(const char *path, size_t max_bytes, cs_buf *b, cs_err *err) {
   bool std = !path || !strcmp(path, "-");
   if (!std && !*path) /* "cannot open" would name nothing */
     return cs_err_set(err, "an empty file name (give a file, or - for stdin)");
@@ -700,7 +700,7 @@ int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
     return cs_err_set(err, "%s: cannot open: %s", path, strerror(errno));
   char chunk[65536];
   size_t n;
-  const size_t limit = (size_t)256 << 20;
+  const size_t limit = max_bytes ? max_bytes : (size_t)256 << 20;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
     if (b->len + n > limit) {
       if (!std)
@@ -719,13 +719,13 @@ int cs_read_input(const char *path, cs_buf *b, cs_err *err) {
   return 0;
 }
 
-cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err) {
+cJSON *cs_read_json_object(const char *path, const char *what, size_t max_bytes, cs_err *err) {
   cs_buf b = {0};
   cJSON *root = NULL;
   const char *label = !path || !strcmp(path, "-") ? "stdin" : path; /* as cs_read_input names it */
-  if (cs_read_input(path, &b, err))
+  if (cs_read_input(path, max_bytes, &b, err))
     goto cleanup;
-  root = cs_json_parse_strict(cs_buf_view(&b), 0, "the JSON value", err);
+  root = cs_json_parse_strict(cs_buf_view(&b), max_bytes, "the JSON value", err);
   if (!root) {
     cs_err_prefix(err, "%s", label);
     goto cleanup;

@@ -100,12 +100,13 @@ cs_ruleset *cs_cli_ruleset(const cs_options *o, cs_err *err);
  * on the directory and machine it ran in, and on later edits of the file. The texts live in `a`.
  * Nothing changes without --profile. */
 void cs_options_inline_profile(cs_options *o, const cs_ruleset *rs, cs_arena *a);
-/* Reads a whole file ("-" or NULL: stdin) into `b`. */
-int cs_read_input(const char *path, cs_buf *b, cs_err *err);
+/* Reads a whole file ("-" or NULL: stdin) of at most max_bytes (0: 256 MiB) into `b`. */
+int cs_read_input(const char *path, size_t max_bytes, cs_buf *b, cs_err *err);
 /* Reads ("-" or NULL: stdin, named "stdin" in errors) and parses a JSON file whose top level is an object, strictly
- * (cs_json_parse_strict: a NUL byte, bad UTF-8 or trailing data is an error at line:column). Returns it (cJSON_Delete
- * it), or NULL with `err` naming the file. `what` names the kind of file in the error: "a callsign case". */
-struct cJSON *cs_read_json_object(const char *path, const char *what, cs_err *err);
+ * (cs_json_parse_strict: a NUL byte, bad UTF-8 or trailing data is an error at line:column), of at most max_bytes
+ * (0: the parser's default, 64 MiB; SIZE_MAX: as much as memory holds). Returns it (cJSON_Delete it), or NULL with
+ * `err` naming the file. `what` names the kind of file in the error: "a callsign case". */
+struct cJSON *cs_read_json_object(const char *path, const char *what, size_t max_bytes, cs_err *err);
 /* Appends `root` as indented JSON text and a newline, hidden characters escaped as in the reports
  * (cs_esc_json_text; docs/report-schema.md). 0, or -1 (nothing appended) when cJSON runs out of memory. */
 int cs_json_text(cs_buf *out, const struct cJSON *root);

@@ -80,7 +80,7 @@ static int canon_or_emit(int argc, char **argv, cs_cmd_bit cmd) {
     cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     goto cleanup;
   }
-  if (cs_read_input(path, &in, &err)) {
+  if (cs_read_input(path, 0, &in, &err)) {
     cs_fail(CS_EXIT_USAGE, "%s", err.msg);
     goto cleanup;
   }

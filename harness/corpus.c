@@ -61,7 +61,7 @@ void cs_corpus_dirname(const char *impl, char *out, size_t len) {
 }
 
 static cJSON *load_case(const char *path, cs_err *err) {
-  return cs_read_json_object(path, "a callsign case", err);
+  return cs_read_json_object(path, "a callsign case", 0, err);
 }
 
 /* A corpus file must be a regular file: opening a FIFO would wait for a writer (a run would hang). */

@@ -138,7 +138,7 @@ cJSON *cs_vectors_load(const char *path, bool counted, cs_err *err) {
   const char *what = "a callsign-canonical-v1 vector file";
   int n = 0, *ids = NULL; /* the tcIds seen */
   cs_arena a = {0};       /* each history, parsed to check it and dropped */
-  cJSON *root = cs_read_json_object(path, what, err);
+  cJSON *root = cs_read_json_object(path, what, 0, err);
   if (!root)
     return NULL;
   if (names_once(root, path, "the file", 0, err))

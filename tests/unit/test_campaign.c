@@ -235,6 +235,39 @@ Test(campaign, results_directory_round_trip) {
   cs_findings_free(&big);
 }
 
+/* A summary keeps answers whole, and an answer may take up to 64 MiB: one such finding made a summary
+ * past the JSON reader's default limit, which a merge, and the parent of a --jobs campaign, refused,
+ * losing every finding. What callsign writes, it reads back. */
+Test(campaign, a_summary_past_64_mib_is_read_back) {
+  char dir[64];
+  snprintf(dir, sizeof dir, "/tmp/cs-campaign-XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  cs_findings f = campaign(0, 0, 100), back;
+  cr_assert(f.n > 0);
+  const size_t id_len = (size_t)65 << 20;
+  char *answer = malloc(id_len + 32);
+  cr_assert_not_null(answer);
+  size_t o = (size_t)sprintf(answer, "{\"ids\":[\"");
+  memset(answer + o, 'x', id_len);
+  o += id_len;
+  strcpy(answer + o, "\"]}");
+  free(f.f[0].answer_json);
+  f.f[0].answer_json = answer;
+  cs_err err = {{0}};
+  cr_assert_eq(cs_findings_write(dir, &f, false, &err), 0, "%s", err.msg);
+  cr_assert_eq(cs_findings_read(dir, &back, &err), 0, "%s", err.msg);
+  cr_assert_eq(back.n, f.n);
+  bool found = false;
+  for (size_t i = 0; i < back.n; i++)
+    found |= back.f[i].answer_json && strlen(back.f[i].answer_json) == strlen(answer);
+  cr_assert(found, "the 65 MiB answer did not come back whole");
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  cr_assert_eq(system(cmd), 0);
+  cs_findings_free(&f);
+  cs_findings_free(&back);
+}
+
 Test(campaign, reading_a_non_summary_is_an_error) {
   cs_findings f;
   cs_err err = {{0}};
@@ -631,6 +664,8 @@ Test(campaign, a_summary_with_settings_no_campaign_has_is_an_error) {
       {"\"callsign_fuzz\":\t2", "\"callsign_fuzz\":\t1",
        "summary.json: callsign_fuzz 1, from an earlier callsign, does not record the settings a merge compares"},
       {"\"callsign_fuzz\":\t2", "\"callsign_fuzz\":\t3", "callsign_fuzz 3 is not the version this callsign reads (2)"},
+      {"\"callsign_fuzz\":\t2", "\"callsign_fuzz\":\t2.0000001",
+       "callsign_fuzz 2.0000001 is not the version this callsign reads (2)"},
       {"\"max_id_len\":\t65536", "\"max_id_len\":\t0", "summary.json: max_id_len is not a length of 1 to 1048576"},
       {"\"max_id_len\":\t65536", "\"max_id_len\":\t1048577", "max_id_len is not a length of 1 to 1048576"},
       {"\"max_id_len\":\t65536,", "", "max_id_len is not a length of 1 to 1048576"},
