@@ -430,6 +430,16 @@ static size_t print_summary(const cs_options *o, const cs_findings *f, cs_expect
     }
     free(v);
   }
+  /* A campaign that does not meet a listed failure does not show it fixed (run --expect judges that),
+   * so such lines change no status; they are counted, not passed over in silence. */
+  size_t unmet = 0;
+  for (size_t i = 0; expect && i < expect->n; i++)
+    unmet += !expect->e[i].matched && (!expect->e[i].impl[0] || !strcmp(expect->e[i].impl, f->impl));
+  if (unmet)
+    cs_buf_printf(&b,
+                  "  %zu line%s of --expect met no finding of this campaign: not judged (run --expect says whether "
+                  "a listed failure is fixed)\n",
+                  unmet, unmet == 1 ? "" : "s");
   fwrite(b.data ? b.data : "", 1, b.len, stdout);
   cs_buf_free(&b);
   free(idx);

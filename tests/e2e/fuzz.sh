@@ -835,4 +835,14 @@ rc=$?
 check "mk/fuzz.sh: the next run of the same build keeps the earlier reproducer and reports only its own findings" \
   "[ $rc -eq 0 ] && [ -f '$run_san/crash-san1' ] && grep -q 'no new finding' '$T/o'"
 
+# --expect excuses the failures it lists; a listed one the campaign does not meet is counted in a
+# note, not passed over in silence, and changes no status (a campaign cannot show it fixed).
+"$CS" fuzz --impl prefix-swap --cases 600 --no-corpus --out "$T/fx" --quiet >"$T/o" 2>"$T/e"
+awk '$1 == "FAIL" {print $2, $4}' "$T/o" | sort -u >"$T/fx.expect"
+printf 'emit.deterministic kimi\n' >>"$T/fx.expect"
+"$CS" fuzz --impl prefix-swap --cases 600 --no-corpus --out "$T/fx" --quiet --expect "$T/fx.expect" >"$T/o" 2>"$T/e"
+check "fuzz --expect listing every failure and one more: exit 0, the one counted in a note" \
+  "[ $? -eq 0 ] && [ \$(wc -l <'$T/fx.expect') -gt 3 ] && ! grep -q '  FAIL ' '$T/o' && grep -q '^  expected ' '$T/o' &&
+   grep -q '^  1 line of --expect met no finding of this campaign: not judged' '$T/o'"
+
 finish
